@@ -1,0 +1,68 @@
+"""``SpawnAction`` and ``SpreadAction``, and their engine action ids."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..games.infexion.engine import ACTION_CELL, ACTION_DIR, BOARD_N, DIRECTIONS, SPREAD_BASE
+from .hex import HEX_DIRS, HexDir, HexPos, hex_pos
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnAction:
+    cell: HexPos
+
+    def __str__(self) -> str:
+        return f"SPAWN({self.cell.r}, {self.cell.q})"
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadAction:
+    cell: HexPos
+    direction: HexDir
+
+    def __str__(self) -> str:
+        return f"SPREAD({self.cell.r}, {self.cell.q}, {self.direction.r}, {self.direction.q})"
+
+
+Action = SpawnAction | SpreadAction
+
+_DIR_BY_VECTOR = {d: i for i, d in enumerate(DIRECTIONS)}
+
+
+def to_engine_action(action: object) -> int | None:
+    """The engine's action id for an agent's action object, or ``None``.
+
+    ``None`` means the object is not an Infexion action at all (wrong type,
+    a cell that is not a ``HexPos``, a direction that is not one of the six).
+    """
+    kind = type(action)
+    if kind is SpawnAction:
+        cell = action.cell  # type: ignore[union-attr]
+        if not isinstance(cell, HexPos):
+            return None
+        return cell.r * BOARD_N + cell.q
+    if kind is SpreadAction:
+        cell, direction = action.cell, action.direction  # type: ignore[union-attr]
+        if not isinstance(cell, HexPos):
+            return None
+        index = getattr(direction, "index", None) if isinstance(direction, HexDir) else None
+        if index is None:
+            try:
+                index = _DIR_BY_VECTOR.get((direction.r, direction.q))
+            except AttributeError:
+                return None
+            if index is None:
+                return None
+        return SPREAD_BASE + (cell.r * BOARD_N + cell.q) * 6 + index
+    return None
+
+
+_FROM_ENGINE: tuple[SpawnAction | SpreadAction, ...] = tuple(
+    SpawnAction(hex_pos(a)) if a < SPREAD_BASE else SpreadAction(hex_pos(ACTION_CELL[a]), HEX_DIRS[ACTION_DIR[a]])
+    for a in range(len(ACTION_CELL))
+)
+
+
+def from_engine_action(action: int) -> SpawnAction | SpreadAction:
+    """The action object for an engine action id (cached, immutable)."""
+    return _FROM_ENGINE[action]

@@ -1,0 +1,158 @@
+"""The small interface every game implements.
+
+The referee, the bundled search agents and the tests touch a game only through
+this surface: whose turn it is, the legal actions, a checked and an unchecked
+apply, undo and copy, the outcome, a hashable key and the canonical text of an
+action.  Game modules are pure: no I/O, no clocks, no randomness of their own.
+
+Actions are opaque hashable values chosen by each game (small ints for
+Infexion), so search code never looks inside them.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterable, Mapping
+
+RED = 0
+BLUE = 1
+PLAYER_NAMES = ("RED", "BLUE")
+
+Action = Hashable
+
+
+class GameRuleError(Exception):
+    """Base of the rule-level errors a game raises."""
+
+
+class IllegalActionError(GameRuleError):
+    """A well-formed action that the rules do not allow in this position."""
+
+    def __init__(self, action_text: str, reason: str):
+        super().__init__(f"illegal action {action_text}: {reason}")
+        self.action_text = action_text
+        self.reason = reason
+
+
+class NotationError(GameRuleError, ValueError):
+    """Text that is not an action of this game at all."""
+
+
+class GameOptionError(GameRuleError, ValueError):
+    """A game option (board size, ...) that the game does not accept."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended, as far as the rules are concerned.
+
+    ``winner`` is ``RED``, ``BLUE`` or ``None`` for a draw; ``reason`` is a
+    short lower-case word such as ``elimination`` or ``turn_limit``.
+    """
+
+    winner: int | None
+    reason: str
+
+    @property
+    def winner_name(self) -> str | None:
+        return None if self.winner is None else PLAYER_NAMES[self.winner]
+
+
+class GameState(ABC):
+    """One position of a game, mutable in place by ``apply``/``undo``."""
+
+    @property
+    @abstractmethod
+    def current_player(self) -> int:
+        """``RED`` or ``BLUE``: who acts next."""
+
+    @property
+    @abstractmethod
+    def move_count(self) -> int:
+        """How many actions have been applied since the start."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """Every legal action for the player to move (empty once over)."""
+
+    @abstractmethod
+    def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` may be applied now."""
+
+    @abstractmethod
+    def apply(self, action: Action) -> None:
+        """Apply a legal action without checking it (fast path for search)."""
+
+    def apply_checked(self, action: Action) -> None:
+        """Apply an action from an untrusted source.
+
+        Raises :class:`IllegalActionError` naming the action and the reason.
+        """
+        reason = self.illegal_reason(action)
+        if reason is not None:
+            raise IllegalActionError(self.action_to_str(action), reason)
+        self.apply(action)
+
+    @abstractmethod
+    def illegal_reason(self, action: Action) -> str | None:
+        """Why ``action`` is illegal now, or ``None`` when it is legal."""
+
+    @abstractmethod
+    def undo(self) -> None:
+        """Take back the last applied action."""
+
+    @abstractmethod
+    def copy(self) -> "GameState":
+        """An independent state equal to this one (undo history included)."""
+
+    @property
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The result once the game is over, else ``None``."""
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @abstractmethod
+    def key(self) -> Hashable:
+        """A hashable, exact key of the position and the player to move."""
+
+    @abstractmethod
+    def action_to_str(self, action: Action) -> str:
+        """The canonical text of an action; ``parse_action`` reads it back."""
+
+    @abstractmethod
+    def parse_action(self, text: str) -> Action:
+        """Read an action's text; raises :class:`NotationError` if malformed."""
+
+    def render(self, use_color: bool = False, use_unicode: bool = False) -> str:
+        """A text drawing of the position."""
+        return repr(self)
+
+
+class Game(ABC):
+    """A game's rules with their options: makes initial states."""
+
+    name: str = ""
+    #: Game-specific verdict reasons (besides the referee's own).
+    reasons: tuple[str, ...] = ()
+
+    def __init__(self, **options: Any):
+        self.options: dict[str, Any] = dict(options)
+
+    @abstractmethod
+    def new_state(self) -> GameState:
+        """The starting position."""
+
+    @property
+    def agent_kwargs(self) -> Mapping[str, Any]:
+        """Extra keyword arguments every agent receives (e.g. board size)."""
+        return {}
+
+
+def check_options(game: str, options: Mapping[str, Any], allowed: Iterable[str]) -> None:
+    """Reject options a game does not know, naming them."""
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise GameOptionError(f"{game}: unknown option(s) {', '.join(unknown)}")

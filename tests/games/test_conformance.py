@@ -1,0 +1,95 @@
+"""The conformance suite every game runs: seeded random games to the end.
+
+It uses only the generic game interface (referee.games.base), so a new game
+joins by adding a line to ``GAME_CONFIGS``.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee.games import load_game
+from referee.games.base import IllegalActionError
+
+#: (game name, options, maximum number of actions a game can last)
+GAME_CONFIGS = [
+    ("infexion", {}, 343),
+]
+
+GAMES_PER_CONFIG = 12
+
+
+def _ids(config):
+    name, options, _ = config
+    return name + "".join(f"-{k}{v}" for k, v in options.items())
+
+
+@pytest.fixture(params=GAME_CONFIGS, ids=_ids)
+def config(request):
+    return request.param
+
+
+def test_random_games_conform(config):
+    name, options, max_actions = config
+    game = load_game(name, **options)
+    allowed_reasons = set(game.reasons)
+    for seed in range(GAMES_PER_CONFIG):
+        rng = random.Random(seed)
+        state = game.new_state()
+        actions_played = 0
+        while not state.is_over:
+            legal = state.legal_actions()
+            assert legal, "a game that is not over has a legal action"
+            assert len(set(legal)) == len(legal), "no action listed twice"
+            for action in legal:
+                text = state.action_to_str(action)
+                assert state.parse_action(text) == action, f"{text} must parse back"
+                assert state.is_legal(action)
+            before_key, before_player = state.key(), state.current_player
+            before_count = state.move_count
+            snapshot = state.copy()
+            assert snapshot == state and snapshot.key() == state.key()
+
+            action = rng.choice(legal)
+            state.apply(action)
+            assert state.move_count == before_count + 1
+            assert snapshot.key() == before_key, "a copy is independent of the original"
+            state.undo()
+            assert state == snapshot and state.key() == before_key
+            assert state.current_player == before_player
+            state.apply_checked(action)
+            actions_played += 1
+            assert actions_played <= max_actions
+
+        outcome = state.outcome
+        assert outcome is not None and outcome.reason in allowed_reasons
+        assert outcome.winner in (0, 1, None)
+        assert state.legal_actions() == []
+        with pytest.raises(IllegalActionError):
+            state.apply_checked(action)
+
+
+def test_illegal_actions_are_rejected_with_the_action_named(config):
+    name, options, _ = config
+    game = load_game(name, **options)
+    state = game.new_state()
+    rng = random.Random(1)
+    for _ in range(6):
+        state.apply(rng.choice(state.legal_actions()))
+    legal = set(state.legal_actions())
+    # Any action that was legal somewhere in a game but is not legal now.
+    probe = game.new_state()
+    seen = set()
+    while not probe.is_over and len(seen) < 500:
+        seen.update(probe.legal_actions())
+        probe.apply(rng.choice(probe.legal_actions()))
+    illegal = [a for a in seen if a not in legal]
+    assert illegal
+    for action in illegal[:20]:
+        assert not state.is_legal(action)
+        with pytest.raises(IllegalActionError) as err:
+            state.apply_checked(action)
+        assert state.action_to_str(action) in str(err.value)
+    for junk in (None, "x", -1, 10**9, 1.5):
+        assert not state.is_legal(junk)
