@@ -137,6 +137,11 @@ class Game(ABC):
     name: str = ""
     #: Game-specific verdict reasons (besides the referee's own).
     reasons: tuple[str, ...] = ()
+    #: Import path of the module holding the action types agents see, with
+    #: ``to_engine_action(obj) -> action | None`` and
+    #: ``from_engine_action(action) -> obj``.  A string, so that game modules
+    #: stay free of imports from the rest of the framework.
+    agent_types_module: str = ""
 
     def __init__(self, **options: Any):
         self.options: dict[str, Any] = dict(options)
