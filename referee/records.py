@@ -1,0 +1,155 @@
+"""The game record: one value per finished game, and its JSON form.
+
+Everything downstream (logs, tournament tables, ratings, replays) reads
+records and nothing else.  The JSON written by ``--record`` and appended to a
+tournament's ``games.jsonl`` is exactly :meth:`GameRecord.to_json`.
+
+Schema (``schema_version`` 1):
+
+==================  ==========================================================
+``schema_version``  1
+``game``            game name, e.g. ``"infexion"``
+``game_options``    the game's options, e.g. ``{"n": 7}`` for Cachex
+``red``/``blue``    the agents' package specs as given (``agents.minimax``)
+``red_name`` ...    display names (a tournament's agent names; else the spec)
+``winner``          ``"RED"``, ``"BLUE"`` or ``null`` for a draw
+``reason``          one of :data:`REASONS` (a game may add its own)
+``message``         one human-readable sentence about the ending
+``turns``           number of actions applied
+``actions``         every applied action's canonical text, in order
+``moves``           ``{"RED": n, "BLUE": m}``: actions each agent chose
+``time_used``       ``{"RED": s, "BLUE": s}``: CPU seconds each agent used
+``peak_memory_mb``  ``{"RED": mb, "BLUE": mb}``: peak memory above baseline
+``error``           ``{"RED": null | {...}, "BLUE": ...}``: the failure of an
+                    agent, ``{"kind", "message", "traceback"}``, bounded
+``seed``            the seed given to the agents (or ``null``)
+``time_limit``      CPU seconds per agent per game (``null``: none)
+``space_limit``     MB per agent (``null``: none)
+``started_at``      UTC start time, ISO 8601
+``duration``        wall seconds from start to result
+``referee_version`` the version that refereed
+``extra``           free-form context, e.g. a tournament's game index
+==================  ==========================================================
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+SCHEMA_VERSION = 1
+
+COLORS = ("RED", "BLUE")
+
+#: Reasons the referee itself gives; games add theirs (``connection``, ...).
+RULE_REASONS = ("elimination", "turn_limit", "no_tokens", "connection", "repetition", "capital")
+AGENT_FAILURE_REASONS = (
+    "illegal_action",
+    "time_limit",
+    "space_limit",
+    "agent_error",
+    "agent_crashed",
+    "protocol_error",
+    "load_error",
+)
+REASONS = RULE_REASONS + AGENT_FAILURE_REASONS
+
+#: Bound on any error text kept in a record (tracebacks can be huge).
+MAX_ERROR_CHARS = 4000
+
+
+class RecordError(ValueError):
+    """A record (JSON) that does not follow the schema."""
+
+
+def bounded(text: str | None, limit: int = MAX_ERROR_CHARS) -> str | None:
+    """Keep the start and the end of a long text, which hold what matters."""
+    if text is None or len(text) <= limit:
+        return text
+    half = limit // 2
+    return text[:half] + f"\n... [{len(text) - limit} characters cut] ...\n" + text[-half:]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    game: str
+    red: str
+    blue: str
+    winner: str | None
+    reason: str
+    turns: int
+    actions: list[str]
+    time_used: dict[str, float]
+    peak_memory_mb: dict[str, float]
+    error: dict[str, dict[str, Any] | None]
+    moves: dict[str, int] = field(default_factory=lambda: {"RED": 0, "BLUE": 0})
+    message: str = ""
+    red_name: str = ""
+    blue_name: str = ""
+    game_options: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    time_limit: float | None = None
+    space_limit: float | None = None
+    started_at: str = ""
+    duration: float = 0.0
+    referee_version: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    # -- convenience -----------------------------------------------------------
+
+    def name_of(self, color: str) -> str:
+        """Display name of the agent playing ``color`` (``"RED"``/``"BLUE"``)."""
+        if color == "RED":
+            return self.red_name or self.red
+        return self.blue_name or self.blue
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+    @property
+    def loser(self) -> str | None:
+        if self.winner is None:
+            return None
+        return "BLUE" if self.winner == "RED" else "RED"
+
+    @property
+    def forfeit(self) -> bool:
+        """Whether the game ended because an agent failed (not by the rules)."""
+        return self.reason in AGENT_FAILURE_REASONS
+
+    # -- JSON ----------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        """One line of JSON (what ``games.jsonl`` holds, one per game)."""
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "GameRecord":
+        if not isinstance(data, Mapping):
+            raise RecordError(f"a record must be a JSON object, not {type(data).__name__}")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise RecordError(f"unsupported record schema_version {version!r} (this referee reads {SCHEMA_VERSION})")
+        known = set(cls.__dataclass_fields__)
+        required = {"game", "red", "blue", "winner", "reason", "turns", "actions", "time_used", "peak_memory_mb", "error"}
+        missing = sorted(required - set(data))
+        if missing:
+            raise RecordError(f"record is missing {', '.join(missing)}")
+        if data["winner"] not in (None, "RED", "BLUE"):
+            raise RecordError(f"record winner must be RED, BLUE or null, not {data['winner']!r}")
+        if not isinstance(data["actions"], list) or not all(isinstance(a, str) for a in data["actions"]):
+            raise RecordError("record actions must be a list of strings")
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON: {exc}") from None
+        return cls.from_dict(data)
