@@ -20,11 +20,16 @@ def game_names() -> list[str]:
     return sorted(GAMES)
 
 
-def load_game(name: str, **options: Any) -> Game:
-    """Make the named game with its options; raises GameOptionError if unknown."""
+def game_class(name: str) -> type[Game]:
+    """The class of the named game; raises GameOptionError if unknown."""
     try:
         path = GAMES[name]
     except KeyError:
         raise GameOptionError(f"unknown game {name!r}; known games: {', '.join(game_names())}") from None
     module_name, _, class_name = path.partition(":")
-    return getattr(import_module(module_name), class_name)(**options)
+    return getattr(import_module(module_name), class_name)
+
+
+def load_game(name: str, **options: Any) -> Game:
+    """Make the named game with its options; raises GameOptionError if unknown."""
+    return game_class(name)(**options)

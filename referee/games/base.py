@@ -150,6 +150,15 @@ class Game(ABC):
     def new_state(self) -> GameState:
         """The starting position."""
 
+    @classmethod
+    def add_arguments(cls, parser: Any) -> None:
+        """Add this game's own command-line options (an argparse parser)."""
+
+    @classmethod
+    def options_from_args(cls, args: Any) -> dict[str, Any]:
+        """The game options given by the parsed command line."""
+        return {}
+
     @property
     def agent_kwargs(self) -> Mapping[str, Any]:
         """Extra keyword arguments every agent receives (e.g. board size)."""
