@@ -130,6 +130,10 @@ class GameState(ABC):
         """A text drawing of the position."""
         return repr(self)
 
+    def summary(self) -> str:
+        """One line on the standing of the game (e.g. each side's material)."""
+        return ""
+
 
 class Game(ABC):
     """A game's rules with their options: makes initial states."""

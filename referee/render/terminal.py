@@ -97,6 +97,9 @@ class ConsoleObserver(MatchObserver):
         self.emit(1, f"turn {state.move_count}: {self.color(PLAYER_NAMES[color])} plays action {text}")
         if self.verbosity >= 2:
             self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
+            summary = state.summary()
+            if summary:
+                self.emit(2, summary)
         if self.wait < 0:
             try:
                 input("(press Enter for the next turn)")
