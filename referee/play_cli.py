@@ -95,6 +95,7 @@ def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
     game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
     game.add_argument("--seed", type=_seed, default=None, help="seed passed to both agents (kwarg 'seed')")
     game.add_argument("--record", metavar="PATH", default=None, help="write the game record (JSON) to PATH")
+    game.add_argument("--html", metavar="OUT.html", default=None, help="write an HTML replay of the game at the end")
     try:
         game_class(game_name).add_arguments(game)
     except GameOptionError:
@@ -132,10 +133,9 @@ def main(argv: list[str]) -> int:
         game_class(args.game)(**options)
     except GameOptionError as exc:
         return _usage_error(parser, str(exc))
-    if args.record:
-        record_dir = Path(args.record).resolve().parent
-        if not record_dir.is_dir():
-            return _usage_error(parser, f"--record: folder {record_dir} does not exist")
+    for option, path in (("--record", args.record), ("--html", args.html)):
+        if path and not Path(path).resolve().parent.is_dir():
+            return _usage_error(parser, f"{option}: folder {Path(path).resolve().parent} does not exist")
     verbosity = 3 if args.debug else args.verbosity
     tty = sys.stdout.isatty()
     use_color = tty and os.environ.get("NO_COLOR") is None if args.color is None else args.color
@@ -168,10 +168,17 @@ def main(argv: list[str]) -> int:
     finally:
         if log is not None:
             log.close()
+    outputs = []
     if args.record:
+        outputs.append((args.record, lambda: json.dumps(record.to_dict(), indent=1) + "\n"))
+    if args.html:
+        from .render.html_replay import replay_html
+
+        outputs.append((args.html, lambda: replay_html(record)))
+    for path, content in outputs:
         try:
-            Path(args.record).write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")
+            Path(path).write_text(content(), encoding="utf-8")
         except OSError as exc:
-            print(f"* referee @ could not write the record to {args.record}: {exc.strerror}", file=sys.stderr)
+            print(f"* referee @ could not write {path}: {exc.strerror}", file=sys.stderr)
             return EXIT_INTERNAL
     return EXIT_RESULT
