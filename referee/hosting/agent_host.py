@@ -69,6 +69,20 @@ def agent_traceback(exc: BaseException) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
+def import_hint(exc: BaseException, module_name: str) -> str:
+    """Why an agent package may fail to import after being moved, if that fits."""
+    missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if not missing or module_name == missing or module_name.startswith(missing + "."):
+        return ""
+    top = missing.split(".")[0]
+    if "." in module_name and top not in sys.modules:
+        return (
+            f" (the agent imports '{missing}' by an absolute name; if that is its own package under an "
+            "old name, import it relatively: 'from .module import name')"
+        )
+    return ""
+
+
 def describe_exception(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -113,7 +127,8 @@ class Host:
         try:
             module = import_module(module_name)
         except BaseException as exc:  # noqa: BLE001
-            return failure("load", f"cannot import {module_name}: {describe_exception(exc)}", agent_traceback(exc))
+            message = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
+            return failure("load", message, agent_traceback(exc))
         cls = getattr(module, class_name, None)
         if cls is None:
             return failure("load", f"{module_name} has no class {class_name}")

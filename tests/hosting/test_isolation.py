@@ -246,3 +246,10 @@ def test_interrupting_the_referee_stops_the_agents(tmp_path):
     assert "interrupted" in err and "Traceback" not in err
     time.sleep(0.1)
     assert not [p for p in map(int, pids_file.read_text().split()) if alive(p)]
+
+
+def test_moved_agent_importing_its_old_name_gets_a_clear_message(tmp_path):
+    record = assert_verdict(
+        referee(tmp_path, "tests.hosting.fixture_agents.moved_agent", RANDOM), "BLUE", "load_error", "No module named 'agent'"
+    )
+    assert "import it relatively" in record["error"]["RED"]["message"]
