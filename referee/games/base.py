@@ -10,12 +10,15 @@ Infexion), so search code never looks inside them.
 """
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Mapping
 
 RED = 0
 BLUE = 1
+#: ``current_player`` of a state where chance acts next (a chaos event).
+CHANCE = -1
 PLAYER_NAMES = ("RED", "BLUE")
 
 Action = Hashable
@@ -64,7 +67,11 @@ class GameState(ABC):
     @property
     @abstractmethod
     def current_player(self) -> int:
-        """``RED`` or ``BLUE``: who acts next."""
+        """``RED``, ``BLUE`` or ``CHANCE``: who acts next.
+
+        Nothing assumes the players alternate: a game may let one player act
+        several times in a row, so callers always ask.
+        """
 
     @property
     @abstractmethod
@@ -96,6 +103,15 @@ class GameState(ABC):
     @abstractmethod
     def illegal_reason(self, action: Action) -> str | None:
         """Why ``action`` is illegal now, or ``None`` when it is legal."""
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """The chance action to apply when ``current_player == CHANCE``.
+
+        Randomness is injected: the referee passes an RNG seeded from the
+        game's seed (so a game is reproducible), search agents pass their own.
+        Games without chance never reach a chance state.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no chance events")
 
     @abstractmethod
     def undo(self) -> None:
