@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any, Mapping
 
 from . import __version__
 from .games import load_game
-from .games.base import BLUE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
+from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
 from .hosting.process import CallStats, HostedAgent, Limits
 from .records import GameRecord, bounded
@@ -154,6 +155,9 @@ class _Match:
         self.actions: list[str] = []
         self.moves = [0, 0]
         self.agents: list[HostedAgent] = []
+        # Chance (chaos events) draws from the game's seed, apart from the
+        # agents' randomness, so a seeded game is reproducible.
+        self.chance_rng = random.Random(f"chance:{settings.seed}" if settings.seed is not None else None)
 
     def kwargs(self, color: int) -> dict[str, Any]:
         return call_kwargs(self.game, self.settings, self.entries[color], self.agents[color])
@@ -207,10 +211,23 @@ class _Match:
                 },
             )
 
+    def chance(self) -> str:
+        """Let chance act (e.g. a chaos event); returns the action's text."""
+        action = self.state.sample_chance(self.chance_rng)
+        self.state.apply_checked(action)
+        return self.state.action_to_str(action)
+
     def play(self) -> None:
         state = self.state
         while not state.is_over:
             mover = state.current_player
+            if mover == CHANCE:
+                text = self.chance()
+                self.actions.append(text)
+                self.observer.action(CHANCE, text, state)
+                if not state.is_over:
+                    self.tell_both(None, text)
+                continue
             reply = self.call(mover, {"op": "action", "kwargs": self.kwargs(mover)})
             if reply.action is None:
                 raise _Colored(mover, AgentProtocolError("the reply to action() carried no action"))
@@ -228,11 +245,12 @@ class _Match:
             self.observer.action(mover, text, state)
             if state.is_over:
                 break
-            for color in (RED, BLUE):
-                self.call(
-                    color,
-                    {"op": "turn", "color": PLAYER_NAMES[mover], "action": text, "kwargs": self.kwargs(color)},
-                )
+            self.tell_both(PLAYER_NAMES[mover], text)
+
+    def tell_both(self, color_name: str | None, text: str) -> None:
+        """``turn()`` on Red's agent, then Blue's (``color_name`` None: chance)."""
+        for color in (RED, BLUE):
+            self.call(color, {"op": "turn", "color": color_name, "action": text, "kwargs": self.kwargs(color)})
 
     def close(self) -> None:
         for agent in self.agents:

@@ -118,7 +118,11 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
 
 def main(argv: list[str]) -> int:
     game_name = _game_name(argv)
-    parser = build_parser(game_name)
+    try:
+        parser = build_parser(game_name)
+    except GameOptionError as exc:  # e.g. a malformed REFEREE_GAMES
+        print(f"python -m referee: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)

@@ -16,7 +16,7 @@ import sys
 import time
 from typing import TextIO
 
-from ..games.base import PLAYER_NAMES, Game, GameState
+from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
 from ..hosting.failures import AgentFailure
 from ..hosting.process import CallStats
 from ..match import AgentEntry, MatchObserver
@@ -94,7 +94,10 @@ class ConsoleObserver(MatchObserver):
         self.emit(1, f"playing {game.name}: {red_name} is {red.display_name}, {blue_name} is {blue.display_name}")
 
     def action(self, color: int, text: str, state: GameState) -> None:
-        self.emit(1, f"turn {state.move_count}: {self.color(PLAYER_NAMES[color])} plays action {text}")
+        if color == CHANCE:
+            self.emit(1, f"turn {state.move_count}: chance: {text}")
+        else:
+            self.emit(1, f"turn {state.move_count}: {self.color(PLAYER_NAMES[color])} plays action {text}")
         if self.verbosity >= 2:
             self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
             summary = state.summary()
