@@ -14,9 +14,12 @@ chosen for speed in plain Python:
 * the board is also kept as one exact integer, two bits per cell, updated as
   stones come and go: it counts repetitions and makes :meth:`CachexState.key`
   without scanning the board;
-* the connection test is a flood fill from the stone just placed, run only
-  once the mover has ``n`` stones (a union-find cannot survive captures and
-  undo as cheaply; ``docs/cachex.md`` gives the measurements).
+* each player's groups are kept in a union-find (union by size, no path
+  compression, so every union can be taken back from a log): the win test
+  is one lookup of the sides the new stone's group touches.  Captures split
+  the victim's groups, which a union-find cannot do: the groups next to the
+  captured stones are relabelled by a flood fill, logged for undo
+  (``docs/cachex.md`` compares this with other ways, measured).
 """
 from __future__ import annotations
 
@@ -121,6 +124,9 @@ class Layout:
         #: ``diamonds[c]``: ``(far, mid1, mid2)`` for every diamond with a corner at ``c``.
         self.diamonds = tuple(diamonds)
         self.mirror = tuple(mirror)
+        # forward[c]: the neighbours with a larger index, so that visiting
+        # them from every cell visits each pair of neighbours once.
+        self.forward = tuple(tuple(nb for nb in neighbours[c] if nb > c) for c in range(self.size))
         # side_flags[player][c]: 1 on the player's first side, 2 on the second
         # (3 for a cell on both, which only n = 1 would have).
         red_sides = bytearray(self.size)
@@ -203,7 +209,10 @@ class CachexState(GameState):
     counts that position once (its earlier history is unknown).
     """
 
-    __slots__ = ("n", "layout", "board", "turn", "code", "stones", "repetitions", "_outcome", "_history")
+    __slots__ = (
+        "n", "layout", "board", "turn", "code", "stones", "repetitions", "_outcome", "_history",
+        "_parent", "_group_size", "_group_sides",
+    )
 
     def __init__(self, n: int = DEFAULT_N, cells: Mapping[tuple[int, int], int] | None = None, turn: int = 0):
         """``cells`` maps ``(r, q)`` to ``RED``/``BLUE``; empty board by default.
@@ -217,7 +226,15 @@ class CachexState(GameState):
         self.turn = turn
         self.stones = [0, 0]
         self.code = 0
-        self._history: list[tuple[int, tuple[int, ...], int, Outcome | None]] = []
+        # Per action: (action, cells emptied, board integer before, outcome
+        # before, unions made as (child root, new root, its sides before),
+        # the victim's union-find entries a capture overwrote).
+        self._history: list[tuple[int, tuple[int, ...], int, Outcome | None, tuple, tuple]] = []
+        # Union-find per player over cell indices: parent links, and the
+        # size and side flags of each group at its root.
+        self._parent = [list(range(lay.size)), list(range(lay.size))]
+        self._group_size = [[1] * lay.size, [1] * lay.size]
+        self._group_sides = [bytearray(lay.size), bytearray(lay.size)]
         for (r, q), player in (cells or {}).items():
             if not (0 <= r < n and 0 <= q < n):
                 raise ValueError(f"cell ({r}, {q}) is off the {n}x{n} board")
@@ -233,6 +250,8 @@ class CachexState(GameState):
             raise ValueError("before the first action the board must be empty")
         if turn == 1 and self.stones != [1, 0]:
             raise ValueError("after one action the board holds exactly one red stone")
+        self._rebuild(RED)
+        self._rebuild(BLUE)
         self.repetitions: dict[int, int] = {self.code: 1}
         mover, waiting = (turn - 1) & 1, turn & 1
         if self.connected(waiting):
@@ -357,7 +376,7 @@ class CachexState(GameState):
         """
         if not self._history:
             return None
-        action, removed, _, _ = self._history[-1]
+        action, removed = self._history[-1][:2]
         if action == STEAL:
             return action, self.layout.mirror[removed[0]], removed
         return action, action, removed
@@ -371,6 +390,7 @@ class CachexState(GameState):
         v = me + 1
         prior_code = self.code
         stone_code = lay.stone_code
+        stones = self.stones
         if action == STEAL:
             src = b.index(RED_STONE)
             dst = lay.mirror[src]
@@ -378,19 +398,23 @@ class CachexState(GameState):
             b[dst] = BLUE_STONE
             code = prior_code - stone_code[RED_STONE][src] + stone_code[BLUE_STONE][dst]
             removed: tuple[int, ...] = (src,)
-            self.stones[RED] -= 1
-            self.stones[BLUE] += 1
+            stones[RED] -= 1
+            stones[BLUE] += 1
+            # Red is left with no stone; Blue's stone is a group of its own.
+            self._parent[BLUE][dst] = dst
+            self._group_size[BLUE][dst] = 1
+            self._group_sides[BLUE][dst] = lay.side_flags[BLUE][dst]
+            unions: tuple = ()
+            overwritten: tuple = ()
             won = False
         else:
             b[action] = v
             code = prior_code + stone_code[v][action]
             o = 2 - me
-            caught = [
-                cell
-                for far, m1, m2 in lay.diamonds[action]
-                if b[m1] == o and b[m2] == o and b[far] == v
-                for cell in (m1, m2)
-            ]
+            caught: list[int] = []
+            for far, m1, m2 in lay.diamonds[action]:
+                if b[m1] == o and b[m2] == o and b[far] == v:
+                    caught += (m1, m2)
             if caught:
                 # Collect first, then remove: a stone in two diamonds goes once.
                 removed = tuple(set(caught))
@@ -398,14 +422,35 @@ class CachexState(GameState):
                 for cell in removed:
                     b[cell] = EMPTY
                     code -= opponent_code[cell]
-                self.stones[1 - me] -= len(removed)
+                stones[1 - me] -= len(removed)
+                overwritten = self._split_groups(1 - me, removed)
             else:
-                removed = ()
-            mine = self.stones[me] + 1
-            self.stones[me] = mine
-            won = mine >= self.n and self._group_flags(action, v) == 3
+                removed = overwritten = ()
+            stones[me] += 1
+            # Join the new stone to the groups of its neighbours.
+            parent = self._parent[me]
+            size = self._group_size[me]
+            sides = self._group_sides[me]
+            parent[action] = root = action
+            size[action] = 1
+            sides[action] = lay.side_flags[me][action]
+            made = []
+            for nb in lay.neighbours[action]:
+                if b[nb] == v:
+                    other = nb
+                    while parent[other] != other:
+                        other = parent[other]
+                    if other != root:
+                        if size[other] > size[root]:
+                            other, root = root, other
+                        parent[other] = root
+                        size[root] += size[other]
+                        made.append((other, root, sides[root]))
+                        sides[root] |= sides[other]
+            unions = tuple(made)
+            won = sides[root] == 3
         self.code = code
-        self._history.append((action, removed, prior_code, self._outcome))
+        self._history.append((action, removed, prior_code, self._outcome, unions, overwritten))
         seen = self.repetitions.get(code, 0) + 1
         self.repetitions[code] = seen
         self.turn += 1
@@ -418,10 +463,78 @@ class CachexState(GameState):
         else:
             self._outcome = None
 
+    def _split_groups(self, player: int, removed: tuple[int, ...]) -> tuple:
+        """Relabel ``player``'s groups that lost the ``removed`` stones.
+
+        What is left of a group that lost stones touches a lost stone, so a
+        flood fill from the lost stones' neighbours finds every new group.
+        Returns the overwritten entries ``(cell, parent, size, sides)``,
+        the lost stones' included, so that undo can put them back.
+        """
+        b = self.board
+        lay = self.layout
+        v = player + 1
+        neighbours = lay.neighbours
+        flags = lay.side_flags[player]
+        parent = self._parent[player]
+        size = self._group_size[player]
+        sides = self._group_sides[player]
+        saved = [(c, parent[c], size[c], sides[c]) for c in removed]
+        labelled: set[int] = set()
+        for lost in removed:
+            for start in neighbours[lost]:
+                if b[start] != v or start in labelled:
+                    continue
+                labelled.add(start)
+                group = [start]
+                touched = 0
+                for c in group:  # grows while it is read: a breadth-first fill
+                    saved.append((c, parent[c], size[c], sides[c]))
+                    parent[c] = start
+                    touched |= flags[c]
+                    for nb in neighbours[c]:
+                        if b[nb] == v and nb not in labelled:
+                            labelled.add(nb)
+                            group.append(nb)
+                size[start] = len(group)
+                sides[start] = touched
+        return tuple(saved)
+
+    def _rebuild(self, player: int) -> None:
+        """Build ``player``'s union-find from the board."""
+        b = self.board
+        lay = self.layout
+        v = player + 1
+        parent = self._parent[player]
+        size = self._group_size[player]
+        sides = self._group_sides[player]
+        flags = lay.side_flags[player]
+        own = [c for c in lay.cells if b[c] == v]
+        for c in own:
+            parent[c] = c
+            size[c] = 1
+            sides[c] = flags[c]
+        forward = lay.forward
+        for c in own:
+            for nb in forward[c]:
+                if b[nb] == v:
+                    x = c
+                    while parent[x] != x:
+                        x = parent[x]
+                    y = nb
+                    while parent[y] != y:
+                        y = parent[y]
+                    if x != y:
+                        if size[x] > size[y]:
+                            x, y = y, x
+                        parent[x] = y
+                        size[y] += size[x]
+                        sides[y] |= sides[x]
+
     def undo(self) -> None:
         if not self._history:
             raise IndexError("no action to undo")
-        action, removed, prior_code, self._outcome = self._history.pop()
+        action, removed, prior_code, self._outcome, unions, overwritten = self._history.pop()
         counts = self.repetitions
         seen = counts[self.code] - 1
         if seen:
@@ -438,14 +551,32 @@ class CachexState(GameState):
             b[src] = RED_STONE
             self.stones[RED] += 1
             self.stones[BLUE] -= 1
+            self._parent[RED][src] = src
+            self._group_size[RED][src] = 1
+            self._group_sides[RED][src] = self.layout.side_flags[RED][src]
             return
         b[action] = EMPTY
         self.stones[me] -= 1
+        if unions:
+            parent = self._parent[me]
+            size = self._group_size[me]
+            sides = self._group_sides[me]
+            for child, root, root_sides in reversed(unions):
+                parent[child] = child
+                size[root] -= size[child]
+                sides[root] = root_sides
         if removed:
             o = 2 - me
             for cell in removed:
                 b[cell] = o
             self.stones[1 - me] += len(removed)
+            parent = self._parent[1 - me]
+            size = self._group_size[1 - me]
+            sides = self._group_sides[1 - me]
+            for cell, cell_parent, cell_size, cell_sides in overwritten:
+                parent[cell] = cell_parent
+                size[cell] = cell_size
+                sides[cell] = cell_sides
 
     def copy(self) -> "CachexState":
         other = self.copy_without_history()
@@ -467,6 +598,9 @@ class CachexState(GameState):
         other.repetitions = self.repetitions.copy()
         other._outcome = self._outcome
         other._history = []
+        other._parent = [self._parent[0].copy(), self._parent[1].copy()]
+        other._group_size = [self._group_size[0].copy(), self._group_size[1].copy()]
+        other._group_sides = [bytearray(self._group_sides[0]), bytearray(self._group_sides[1])]
         return other
 
     # -- random play (MCTS and benchmarks) ----------------------------------
@@ -496,14 +630,89 @@ class CachexState(GameState):
     def random_playout(self, rng: Random) -> Outcome:
         """Play uniformly random actions to the end, in place; returns the outcome.
 
-        Keeps no undo records: the undo history is cleared, so play out a
-        copy (``copy_without_history``) when the position is still needed.
+        The same actions as calling ``apply(random_action(rng))`` until the
+        end (the tests check so), with :meth:`apply` inlined and no undo
+        records: this loop is what MCTS and the benchmark spend their time
+        in.  The undo history is cleared, so play out a copy
+        (``copy_without_history``) when the position is still needed.
         """
         self._history.clear()
-        while self._outcome is None:
+        while self._outcome is None and self.turn < 2:
             self.apply(self.random_action(rng))
         self._history.clear()
-        return self._outcome
+        if self._outcome is not None:
+            return self._outcome
+        b = self.board
+        lay = self.layout
+        cells = lay.cells
+        k = len(cells)
+        rand = rng.random
+        diamonds = lay.diamonds
+        neighbours = lay.neighbours
+        stone_code = lay.stone_code
+        side_flags = lay.side_flags
+        stones = self.stones
+        counts = self.repetitions
+        parents, group_sizes, group_sides = self._parent, self._group_size, self._group_sides
+        code = self.code
+        turn = self.turn
+        result = None
+        while result is None:
+            for _ in range(8):
+                action = cells[int(rand() * k)]
+                if not b[action]:
+                    break
+            else:
+                empty = list(compress(range(lay.size), b.translate(FREE_CELL)))
+                action = empty[int(rand() * len(empty))]
+            me = turn & 1
+            v = me + 1
+            o = 2 - me
+            b[action] = v
+            code += stone_code[v][action]
+            caught = []
+            for far, m1, m2 in diamonds[action]:
+                if b[m1] == o and b[m2] == o and b[far] == v:
+                    caught += (m1, m2)
+            if caught:
+                removed = tuple(set(caught))
+                opponent_code = stone_code[o]
+                for cell in removed:
+                    b[cell] = EMPTY
+                    code -= opponent_code[cell]
+                stones[1 - me] -= len(removed)
+                self._split_groups(1 - me, removed)
+            stones[me] += 1
+            parent = parents[me]
+            size = group_sizes[me]
+            sides = group_sides[me]
+            parent[action] = root = action
+            size[action] = 1
+            sides[action] = side_flags[me][action]
+            for nb in neighbours[action]:
+                if b[nb] == v:
+                    other = nb
+                    while parent[other] != other:
+                        other = parent[other]
+                    if other != root:
+                        if size[other] > size[root]:
+                            other, root = root, other
+                        parent[other] = root
+                        size[root] += size[other]
+                        sides[root] |= sides[other]
+            seen = counts.get(code, 0) + 1
+            counts[code] = seen
+            turn += 1
+            if sides[root] == 3:
+                result = WIN_BY_CONNECTION[me]
+            elif seen >= REPETITION_LIMIT:
+                result = DRAW_BY_REPETITION
+            elif turn >= MAX_ACTIONS:
+                result = DRAW_BY_TURN_LIMIT
+        self.code = code
+        self.turn = turn
+        self._outcome = result
+        return result
 
     # -- position text --------------------------------------------------------
 

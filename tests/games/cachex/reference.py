@@ -125,6 +125,8 @@ def perft(game: RefGame, depth: int) -> int:
     """Number of action sequences of exactly ``depth`` actions."""
     if depth == 0:
         return 1
+    if depth == 1:
+        return len(game.legal())
     total = 0
     for action in game.legal():
         child = game.copy()

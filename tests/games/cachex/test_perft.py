@@ -1,0 +1,75 @@
+"""Data-driven tables: position -> legal-action count and perft at depth 2 (and 3).
+
+``data/perft.tsv`` was produced by ``make_tables.py`` from the simple
+reference implementation.  The engine must match the file, and the file must
+match the reference (re-checked here at depth 1 and 2, which are quick).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.games.cachex import CachexState
+
+from . import reference
+
+TABLE = Path(__file__).parent / "data" / "perft.tsv"
+
+
+def rows() -> list:
+    out = []
+    for line in TABLE.read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        position, d1, d2, d3, note = line.split("\t")
+        out.append(pytest.param(position, int(d1), int(d2), None if d3 == "-" else int(d3), id=note))
+    return out
+
+
+def engine_perft(state: CachexState, depth: int) -> int:
+    if depth == 0:
+        return 1
+    if depth == 1:
+        return len(state.legal_actions())
+    total = 0
+    for action in state.legal_actions():
+        state.apply(action)
+        total += engine_perft(state, depth - 1)
+        state.undo()
+    return total
+
+
+def test_table_is_not_trivial():
+    params = rows()
+    assert len(params) >= 60
+    assert sum(1 for p in params if p.values[3] is not None) >= 20
+    sizes = {CachexState.from_text(p.values[0]).n for p in params}
+    assert sizes == set(range(3, 16)), "every board size appears"
+    assert sum(1 for p in params if p.values[1] > 0) >= 50, "most positions are live"
+
+
+@pytest.mark.parametrize("position, d1, d2, d3", rows())
+def test_engine_matches_table(position, d1, d2, d3):
+    state = CachexState.from_text(position)
+    before = (state.to_text(), state.key(), dict(state.repetitions))
+    assert len(state.legal_actions()) == d1
+    assert engine_perft(state, 2) == d2
+    if d3 is not None:
+        assert engine_perft(state, 3) == d3
+    assert (state.to_text(), state.key(), state.repetitions) == before, "perft leaves the position as it found it"
+
+
+@pytest.mark.parametrize("position, d1, d2, d3", rows())
+def test_table_matches_reference(position, d1, d2, d3):
+    game = reference.from_text(position)
+    assert reference.perft(game, 1) == d1
+    assert reference.perft(game, 2) == d2
+
+
+@pytest.mark.parametrize("position, d1, d2, d3", rows())
+def test_legal_action_texts_match_reference(position, d1, d2, d3):
+    state = CachexState.from_text(position)
+    engine_texts = sorted(state.action_to_str(a) for a in state.legal_actions())
+    reference_texts = sorted(reference.action_text(a) for a in reference.from_text(position).legal())
+    assert engine_texts == reference_texts
