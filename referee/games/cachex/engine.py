@@ -163,7 +163,7 @@ def layout(n: int) -> Layout:
 # ---------------------------------------------------------------------------
 # Action text
 
-_PLACE_RE = re.compile(r"^\s*PLACE\s*\(\s*([+-]?\d+)\s*,\s*([+-]?\d+)\s*\)\s*$")
+_PLACE_RE = re.compile(r"^\s*PLACE\s*\(\s*([+-]?[0-9]+)\s*,\s*([+-]?[0-9]+)\s*\)\s*$")
 _STEAL_RE = re.compile(r"^\s*STEAL\s*$")
 _WORD_RE = re.compile(r"^\s*([A-Za-z_]+)")
 
@@ -293,6 +293,10 @@ class CachexState(GameState):
             if b[c]:
                 yield c // STRIDE, c % STRIDE, b[c] - 1
 
+    def occurrences(self) -> int:
+        """How often the current board has occurred so far, this time included."""
+        return self.repetitions.get(self.code, 0)
+
     def connected(self, player: int) -> bool:
         """Whether some group of ``player``'s stones touches both its sides (slow, any time)."""
         b, lay = self.board, self.layout
@@ -417,7 +421,7 @@ class CachexState(GameState):
                     caught += (m1, m2)
             if caught:
                 # Collect first, then remove: a stone in two diamonds goes once.
-                removed = tuple(set(caught))
+                removed = tuple(sorted(set(caught)))
                 opponent_code = stone_code[o]
                 for cell in removed:
                     b[cell] = EMPTY
