@@ -298,30 +298,10 @@ class CachexState(GameState):
         return self.repetitions.get(self.code, 0)
 
     def connected(self, player: int) -> bool:
-        """Whether some group of ``player``'s stones touches both its sides (slow, any time)."""
-        b, lay = self.board, self.layout
-        flags = lay.side_flags[player]
-        return any(
-            self._group_flags(c, player + 1) == 3 for c in lay.cells if b[c] == player + 1 and flags[c] & 1
-        )
-
-    def _group_flags(self, start: int, v: int) -> int:
-        """The side flags of the group of ``v`` stones at ``start``; stops once both are seen."""
-        b = self.board
-        neighbours = self.layout.neighbours
-        sides = self.layout.side_flags[v - 1]
-        touched = sides[start]
-        seen = {start}
-        todo = [start]
-        while todo:
-            for nb in neighbours[todo.pop()]:
-                if b[nb] == v and nb not in seen:
-                    seen.add(nb)
-                    todo.append(nb)
-                    touched |= sides[nb]
-            if touched == 3:
-                break
-        return touched
+        """Whether some group of ``player``'s stones touches both of its sides."""
+        b, v = self.board, player + 1
+        parent, sides = self._parent[player], self._group_sides[player]
+        return any(b[c] == v and parent[c] == c and sides[c] == 3 for c in self.layout.cells)
 
     def legal_actions(self) -> list[int]:
         if self._outcome is not None:
