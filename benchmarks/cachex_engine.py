@@ -15,45 +15,35 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from typing import Callable
 
+from tabulate import tabulate
+
+from benchmarks.engine import best_rate
+from referee.cachex.legacy import to_legacy
 from referee.games.cachex import CachexState
 from tests.games.cachex import reference
 
 
 def record_games(n: int, count: int, seed: int) -> list[list[int]]:
-    games = []
+    """The actions of ``count`` uniformly random games on an ``n x n`` board."""
     rng = random.Random(seed)
+    games = []
     for _ in range(count):
         state = CachexState(n)
         actions = []
         while not state.is_over:
-            action = rng.choice(state.legal_actions())
-            state.apply(action)
-            actions.append(action)
+            actions.append(state.random_action(rng))
+            state.apply(actions[-1])
         games.append(actions)
     return games
 
 
-def best_rate(run: Callable[[], int], seconds: float) -> float:
-    """Units per second: the best of repeated runs within the time budget."""
-    best = 0.0
-    deadline = time.perf_counter() + seconds
-    while True:
-        start = time.perf_counter()
-        units = run()
-        elapsed = time.perf_counter() - start
-        best = max(best, units / elapsed)
-        if time.perf_counter() > deadline:
-            return best
-
-
-def measure(n: int, games_count: int, seconds: float) -> dict[str, float]:
+def measure(n: int, games_count: int, seconds: float) -> list[tuple]:
+    """Table rows ``(n, what, engine rate, baseline rate, engine / baseline)`` for one size."""
     games = record_games(n, games_count, seed=n)
     total_actions = sum(map(len, games))
-    probe = CachexState(n)
-    tuple_games = [[_reference_action(probe.action_to_str(a)) for a in g] for g in games]
+    # The reference's actions are the 2022 tuples.
+    tuple_games = [[to_legacy(a) for a in g] for g in games]
 
     def engine_apply() -> int:
         for actions in games:
@@ -82,13 +72,12 @@ def measure(n: int, games_count: int, seconds: float) -> dict[str, float]:
 
     rng = random.Random(2)
     playout_batch = max(1, 2000 // (n * n))
+    reference_batch = max(1, playout_batch // 10)
 
     def engine_playouts() -> int:
         for _ in range(playout_batch):
             CachexState(n).random_playout(rng)
         return playout_batch
-
-    reference_batch = max(1, playout_batch // 10)
 
     def reference_playouts() -> int:
         for _ in range(reference_batch):
@@ -97,32 +86,15 @@ def measure(n: int, games_count: int, seconds: float) -> dict[str, float]:
                 game.play(rng.choice(game.legal()))
         return reference_batch
 
-    print(f"n = {n}: {len(games)} recorded random games, {total_actions / len(games):.0f} actions on average")
-    rows = [
-        ("fast engine: apply", engine_apply, "actions/s"),
-        ("fast engine: apply + undo + apply", engine_apply_undo, "actions/s"),
-        ("baseline (dict reference): play", reference_apply, "actions/s"),
-        ("fast engine: random playouts from empty", engine_playouts, "games/s"),
-        ("baseline (dict reference): random playouts", reference_playouts, "games/s"),
+    apply_rate, base_apply = best_rate(engine_apply, seconds), best_rate(reference_apply, seconds)
+    undo_rate = best_rate(engine_apply_undo, seconds)
+    playout_rate, base_playout = best_rate(engine_playouts, seconds), best_rate(reference_playouts, seconds)
+    length = f"{total_actions / len(games):.0f}"
+    return [
+        (n, f"actions/s: apply ({length} per game)", apply_rate, base_apply, apply_rate / base_apply),
+        (n, "actions/s: apply, undo, apply again", undo_rate, None, None),
+        (n, "random playouts/s from the empty board", playout_rate, base_playout, playout_rate / base_playout),
     ]
-    results = {}
-    for label, run, unit in rows:
-        results[label] = rate = best_rate(run, seconds)
-        print(f"  {label:<44} {rate:>12,.0f} {unit}")
-    apply_ratio = results["fast engine: apply"] / results["baseline (dict reference): play"]
-    playout_ratio = results["fast engine: random playouts from empty"] / results[
-        "baseline (dict reference): random playouts"
-    ]
-    print(f"  engine apply vs baseline:    {apply_ratio:6.1f}x")
-    print(f"  engine playouts vs baseline: {playout_ratio:6.1f}x\n")
-    return results
-
-
-def _reference_action(text: str) -> tuple:
-    if text == "STEAL":
-        return ("STEAL",)
-    r, q = text[len("PLACE(") : -1].split(",")
-    return ("PLACE", int(r), int(q))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -131,8 +103,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=100, help="recorded random games to replay per size")
     parser.add_argument("--seconds", type=float, default=1.5, help="time per measurement")
     args = parser.parse_args(argv)
+    rows = []
     for n in args.sizes:
-        measure(n, args.games, args.seconds)
+        rows += measure(n, args.games, args.seconds)
+    print(f"{args.games} recorded random games per size; best of repeated runs of {args.seconds} s each")
+    print(
+        tabulate(
+            rows,
+            headers=("n", "measure", "engine", "baseline (reference)", "engine / baseline"),
+            floatfmt=(None, None, ",.0f", ",.0f", ".1f"),
+            missingval="-",
+        )
+    )
 
 
 if __name__ == "__main__":

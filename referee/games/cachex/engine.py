@@ -64,6 +64,17 @@ DRAW_BY_REPETITION = Outcome(None, "repetition")
 DRAW_BY_TURN_LIMIT = Outcome(None, "turn_limit")
 REASONS = ("connection", "repetition", "turn_limit")
 
+def outcome_after(mover: int, won: bool, occurrences: int, actions: int) -> Outcome | None:
+    """The end-of-game test after an action: connection, repetition, limit, in that order."""
+    if won:
+        return WIN_BY_CONNECTION[mover]
+    if occurrences >= REPETITION_LIMIT:
+        return DRAW_BY_REPETITION
+    if actions >= MAX_ACTIONS:
+        return DRAW_BY_TURN_LIMIT
+    return None
+
+
 # FREE_CELL[v] is 1 for an empty cell: ``board.translate(FREE_CELL)`` marks
 # the cells a stone may go on, for ``compress``.
 FREE_CELL = bytes([1] + [0] * 255)
@@ -124,9 +135,6 @@ class Layout:
         #: ``diamonds[c]``: ``(far, mid1, mid2)`` for every diamond with a corner at ``c``.
         self.diamonds = tuple(diamonds)
         self.mirror = tuple(mirror)
-        # forward[c]: the neighbours with a larger index, so that visiting
-        # them from every cell visits each pair of neighbours once.
-        self.forward = tuple(tuple(nb for nb in neighbours[c] if nb > c) for c in range(self.size))
         # side_flags[player][c]: 1 on the player's first side, 2 on the second
         # (3 for a cell on both, which only n = 1 would have).
         red_sides = bytearray(self.size)
@@ -250,8 +258,8 @@ class CachexState(GameState):
             raise ValueError("before the first action the board must be empty")
         if turn == 1 and self.stones != [1, 0]:
             raise ValueError("after one action the board holds exactly one red stone")
-        self._rebuild(RED)
-        self._rebuild(BLUE)
+        for player in (RED, BLUE):
+            self._label_groups(player, lay.cells, [])
         self.repetitions: dict[int, int] = {self.code: 1}
         mover, waiting = (turn - 1) & 1, turn & 1
         if self.connected(waiting):
@@ -368,84 +376,88 @@ class CachexState(GameState):
     # -- changes ------------------------------------------------------------
 
     def apply(self, action: int) -> None:
-        b = self.board
-        lay = self.layout
         me = self.turn & 1
-        v = me + 1
         prior_code = self.code
-        stone_code = lay.stone_code
-        stones = self.stones
         if action == STEAL:
-            src = b.index(RED_STONE)
-            dst = lay.mirror[src]
-            b[src] = EMPTY
-            b[dst] = BLUE_STONE
-            code = prior_code - stone_code[RED_STONE][src] + stone_code[BLUE_STONE][dst]
-            removed: tuple[int, ...] = (src,)
-            stones[RED] -= 1
-            stones[BLUE] += 1
-            # Red is left with no stone; Blue's stone is a group of its own.
-            self._parent[BLUE][dst] = dst
-            self._group_size[BLUE][dst] = 1
-            self._group_sides[BLUE][dst] = lay.side_flags[BLUE][dst]
+            code, removed = self._steal(prior_code)
             unions: tuple = ()
             overwritten: tuple = ()
             won = False
         else:
-            b[action] = v
-            code = prior_code + stone_code[v][action]
-            o = 2 - me
-            caught: list[int] = []
-            for far, m1, m2 in lay.diamonds[action]:
-                if b[m1] == o and b[m2] == o and b[far] == v:
-                    caught += (m1, m2)
-            if caught:
-                # Collect first, then remove: a stone in two diamonds goes once.
-                removed = tuple(sorted(set(caught)))
-                opponent_code = stone_code[o]
-                for cell in removed:
-                    b[cell] = EMPTY
-                    code -= opponent_code[cell]
-                stones[1 - me] -= len(removed)
-                overwritten = self._split_groups(1 - me, removed)
-            else:
-                removed = overwritten = ()
-            stones[me] += 1
-            # Join the new stone to the groups of its neighbours.
-            parent = self._parent[me]
-            size = self._group_size[me]
-            sides = self._group_sides[me]
-            parent[action] = root = action
-            size[action] = 1
-            sides[action] = lay.side_flags[me][action]
-            made = []
-            for nb in lay.neighbours[action]:
-                if b[nb] == v:
-                    other = nb
-                    while parent[other] != other:
-                        other = parent[other]
-                    if other != root:
-                        if size[other] > size[root]:
-                            other, root = root, other
-                        parent[other] = root
-                        size[root] += size[other]
-                        made.append((other, root, sides[root]))
-                        sides[root] |= sides[other]
-            unions = tuple(made)
-            won = sides[root] == 3
+            code, removed, unions, overwritten, won = self._place(action, me, prior_code)
         self.code = code
         self._history.append((action, removed, prior_code, self._outcome, unions, overwritten))
         seen = self.repetitions.get(code, 0) + 1
         self.repetitions[code] = seen
         self.turn += 1
-        if won:
-            self._outcome = WIN_BY_CONNECTION[me]
-        elif seen >= REPETITION_LIMIT:
-            self._outcome = DRAW_BY_REPETITION
-        elif self.turn >= MAX_ACTIONS:
-            self._outcome = DRAW_BY_TURN_LIMIT
+        self._outcome = outcome_after(me, won, seen, self.turn)
+
+    def _steal(self, code: int) -> tuple[int, tuple[int, ...]]:
+        """Turn Red's one stone into Blue's on the mirror cell; (board integer, emptied cells)."""
+        b = self.board
+        lay = self.layout
+        src = b.index(RED_STONE)
+        dst = lay.mirror[src]
+        b[src] = EMPTY
+        b[dst] = BLUE_STONE
+        self.stones[RED] -= 1
+        self.stones[BLUE] += 1
+        # Red is left with no stone; Blue's stone is a group of its own.
+        self._parent[BLUE][dst] = dst
+        self._group_size[BLUE][dst] = 1
+        self._group_sides[BLUE][dst] = lay.side_flags[BLUE][dst]
+        return code - lay.stone_code[RED_STONE][src] + lay.stone_code[BLUE_STONE][dst], (src,)
+
+    def _place(self, action: int, me: int, code: int) -> tuple[int, tuple[int, ...], tuple, tuple, bool]:
+        """Put ``me``'s stone on ``action``, capture, join groups.
+
+        Returns the new board integer, the captured cells, the unions made
+        and the union-find entries the captures overwrote (both for undo),
+        and whether the new stone's group joins the mover's sides.
+        """
+        b = self.board
+        lay = self.layout
+        v = me + 1
+        o = 2 - me
+        b[action] = v
+        code += lay.stone_code[v][action]
+        caught: list[int] = []
+        for far, m1, m2 in lay.diamonds[action]:
+            if b[m1] == o and b[m2] == o and b[far] == v:
+                caught += (m1, m2)
+        if caught:
+            # Collect first, then remove: a stone in two diamonds goes once.
+            removed = tuple(sorted(set(caught)))
+            opponent_code = lay.stone_code[o]
+            for cell in removed:
+                b[cell] = EMPTY
+                code -= opponent_code[cell]
+            self.stones[1 - me] -= len(removed)
+            overwritten = self._split_groups(1 - me, removed)
         else:
-            self._outcome = None
+            removed = overwritten = ()
+        self.stones[me] += 1
+        # Join the new stone to the groups of its neighbours.
+        parent = self._parent[me]
+        size = self._group_size[me]
+        sides = self._group_sides[me]
+        parent[action] = root = action
+        size[action] = 1
+        sides[action] = lay.side_flags[me][action]
+        made = []
+        for nb in lay.neighbours[action]:
+            if b[nb] == v:
+                other = nb
+                while parent[other] != other:
+                    other = parent[other]
+                if other != root:
+                    if size[other] > size[root]:
+                        other, root = root, other
+                    parent[other] = root
+                    size[root] += size[other]
+                    made.append((other, root, sides[root]))
+                    sides[root] |= sides[other]
+        return code, removed, tuple(made), overwritten, sides[root] == 3
 
     def _split_groups(self, player: int, removed: tuple[int, ...]) -> tuple:
         """Relabel ``player``'s groups that lost the ``removed`` stones.
@@ -455,65 +467,44 @@ class CachexState(GameState):
         Returns the overwritten entries ``(cell, parent, size, sides)``,
         the lost stones' included, so that undo can put them back.
         """
-        b = self.board
-        lay = self.layout
-        v = player + 1
-        neighbours = lay.neighbours
-        flags = lay.side_flags[player]
         parent = self._parent[player]
         size = self._group_size[player]
         sides = self._group_sides[player]
         saved = [(c, parent[c], size[c], sides[c]) for c in removed]
-        labelled: set[int] = set()
-        for lost in removed:
-            for start in neighbours[lost]:
-                if b[start] != v or start in labelled:
-                    continue
-                labelled.add(start)
-                group = [start]
-                touched = 0
-                for c in group:  # grows while it is read: a breadth-first fill
-                    saved.append((c, parent[c], size[c], sides[c]))
-                    parent[c] = start
-                    touched |= flags[c]
-                    for nb in neighbours[c]:
-                        if b[nb] == v and nb not in labelled:
-                            labelled.add(nb)
-                            group.append(nb)
-                size[start] = len(group)
-                sides[start] = touched
+        neighbours = self.layout.neighbours
+        self._label_groups(player, [nb for lost in removed for nb in neighbours[lost]], saved)
         return tuple(saved)
 
-    def _rebuild(self, player: int) -> None:
-        """Build ``player``'s union-find from the board."""
+    def _label_groups(self, player: int, starts: Iterable[int], saved: list) -> None:
+        """Make each group of ``player``'s holding a start cell one flat tree.
+
+        Start cells that are not ``player``'s stones are skipped; the
+        entries overwritten are appended to ``saved``.
+        """
         b = self.board
-        lay = self.layout
         v = player + 1
+        neighbours = self.layout.neighbours
+        flags = self.layout.side_flags[player]
         parent = self._parent[player]
         size = self._group_size[player]
         sides = self._group_sides[player]
-        flags = lay.side_flags[player]
-        own = [c for c in lay.cells if b[c] == v]
-        for c in own:
-            parent[c] = c
-            size[c] = 1
-            sides[c] = flags[c]
-        forward = lay.forward
-        for c in own:
-            for nb in forward[c]:
-                if b[nb] == v:
-                    x = c
-                    while parent[x] != x:
-                        x = parent[x]
-                    y = nb
-                    while parent[y] != y:
-                        y = parent[y]
-                    if x != y:
-                        if size[x] > size[y]:
-                            x, y = y, x
-                        parent[x] = y
-                        size[y] += size[x]
-                        sides[y] |= sides[x]
+        labelled: set[int] = set()
+        for start in starts:
+            if b[start] != v or start in labelled:
+                continue
+            labelled.add(start)
+            group = [start]
+            touched = 0
+            for c in group:  # grows while it is read: a breadth-first fill
+                saved.append((c, parent[c], size[c], sides[c]))
+                parent[c] = start
+                touched |= flags[c]
+                for nb in neighbours[c]:
+                    if b[nb] == v and nb not in labelled:
+                        labelled.add(nb)
+                        group.append(nb)
+            size[start] = len(group)
+            sides[start] = touched
 
     def undo(self) -> None:
         if not self._history:
@@ -615,9 +606,9 @@ class CachexState(GameState):
         """Play uniformly random actions to the end, in place; returns the outcome.
 
         The same actions as calling ``apply(random_action(rng))`` until the
-        end (the tests check so), with :meth:`apply` inlined and no undo
-        records: this loop is what MCTS and the benchmark spend their time
-        in.  The undo history is cleared, so play out a copy
+        end (the tests check so), without undo records and with the random
+        choice inlined: this loop is what MCTS and the benchmark spend their
+        time in.  The undo history is cleared, so play out a copy
         (``copy_without_history``) when the position is still needed.
         """
         self._history.clear()
@@ -631,13 +622,8 @@ class CachexState(GameState):
         cells = lay.cells
         k = len(cells)
         rand = rng.random
-        diamonds = lay.diamonds
-        neighbours = lay.neighbours
-        stone_code = lay.stone_code
-        side_flags = lay.side_flags
-        stones = self.stones
+        place = self._place
         counts = self.repetitions
-        parents, group_sizes, group_sides = self._parent, self._group_size, self._group_sides
         code = self.code
         turn = self.turn
         result = None
@@ -650,49 +636,11 @@ class CachexState(GameState):
                 empty = list(compress(range(lay.size), b.translate(FREE_CELL)))
                 action = empty[int(rand() * len(empty))]
             me = turn & 1
-            v = me + 1
-            o = 2 - me
-            b[action] = v
-            code += stone_code[v][action]
-            caught = []
-            for far, m1, m2 in diamonds[action]:
-                if b[m1] == o and b[m2] == o and b[far] == v:
-                    caught += (m1, m2)
-            if caught:
-                removed = tuple(set(caught))
-                opponent_code = stone_code[o]
-                for cell in removed:
-                    b[cell] = EMPTY
-                    code -= opponent_code[cell]
-                stones[1 - me] -= len(removed)
-                self._split_groups(1 - me, removed)
-            stones[me] += 1
-            parent = parents[me]
-            size = group_sizes[me]
-            sides = group_sides[me]
-            parent[action] = root = action
-            size[action] = 1
-            sides[action] = side_flags[me][action]
-            for nb in neighbours[action]:
-                if b[nb] == v:
-                    other = nb
-                    while parent[other] != other:
-                        other = parent[other]
-                    if other != root:
-                        if size[other] > size[root]:
-                            other, root = root, other
-                        parent[other] = root
-                        size[root] += size[other]
-                        sides[root] |= sides[other]
+            code, _, _, _, won = place(action, me, code)
             seen = counts.get(code, 0) + 1
             counts[code] = seen
             turn += 1
-            if sides[root] == 3:
-                result = WIN_BY_CONNECTION[me]
-            elif seen >= REPETITION_LIMIT:
-                result = DRAW_BY_REPETITION
-            elif turn >= MAX_ACTIONS:
-                result = DRAW_BY_TURN_LIMIT
+            result = outcome_after(me, won, seen, turn)
         self.code = code
         self.turn = turn
         self._outcome = result

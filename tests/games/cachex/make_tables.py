@@ -9,12 +9,14 @@ and positions reached by seeded random play on every board size.
 """
 from __future__ import annotations
 
+import csv
 import random
 from pathlib import Path
 
 from .reference import RefGame, perft, to_text
 
 OUT = Path(__file__).parent / "data" / "perft.tsv"
+COLUMNS = ("position", "legal", "perft2", "perft3", "note")
 
 
 def position(n: int, red: list, blue: list, turn: int) -> RefGame:
@@ -88,16 +90,17 @@ def random_positions(seed: int, count: int) -> list[tuple[str, RefGame]]:
 
 
 def main() -> None:
-    positions = hand_made() + random_positions(2022, 40)
-    lines = ["# position\tdepth1\tdepth2\tdepth3\tnote  (depth 3 is '-' where the reference would take too long)"]
-    for note, g in positions:
-        d1 = perft(g, 1)
-        d2 = perft(g, 2)
-        d3 = perft(g, 3) if d1 <= 60 else "-"
-        lines.append(f"{to_text(g)}\t{d1}\t{d2}\t{d3}\t{note}")
-        print(lines[-1], flush=True)
+    #: Perft 3 only where the position has few legal actions (the reference is slow).
+    deepest = 60
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
+    with OUT.open("w", newline="") as out:
+        table = csv.writer(out, delimiter="\t", lineterminator="\n")
+        table.writerow(COLUMNS)
+        for note, game in hand_made() + random_positions(2022, 40):
+            legal = perft(game, 1)
+            row = [to_text(game), legal, perft(game, 2), perft(game, 3) if legal <= deepest else "-", note]
+            table.writerow(row)
+            print(*row, sep="\t", flush=True)
 
 
 if __name__ == "__main__":

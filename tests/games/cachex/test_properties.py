@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from typing import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,21 @@ def outcome_as_reference(state: CachexState):
     if outcome is None:
         return None
     return (None if outcome.winner is None else "rb"[outcome.winner], outcome.reason)
+
+
+def steps(state: CachexState, choices: list[int]) -> Iterator[None]:
+    """Apply the legal action each number picks, yielding after each, until the game ends."""
+    for pick in choices:
+        legal = state.legal_actions()
+        if not legal:
+            return
+        state.apply(legal[pick % len(legal)])
+        yield
+
+
+def play_picks(state: CachexState, choices: list[int]) -> None:
+    for _ in steps(state, choices):
+        pass
 
 
 def reference_action(ref: reference.RefGame, text: str) -> tuple:
@@ -77,11 +93,7 @@ def test_apply_and_undo_in_any_order_match_the_reference(n, ops):
 def test_undo_walks_back_through_the_whole_game(n, choices):
     state = CachexState(n)
     trail = [(state.to_text(), state.key(), dict(state.repetitions), state.summary())]
-    for pick in choices:
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(legal[pick % len(legal)])
+    for _ in steps(state, choices):
         trail.append((state.to_text(), state.key(), dict(state.repetitions), state.summary()))
     while len(trail) > 1:
         trail.pop()
@@ -94,11 +106,7 @@ def test_undo_walks_back_through_the_whole_game(n, choices):
 @given(sizes, picks)
 def test_key_is_the_board_and_side_to_move(n, choices):
     state = CachexState(n)
-    for pick in choices:
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(legal[pick % len(legal)])
+    for _ in steps(state, choices):
         rebuilt = CachexState.from_text(state.to_text())
         assert rebuilt.key() == state.key()
         assert rebuilt.outcome == state.outcome or state.outcome.reason == "repetition"
@@ -110,19 +118,11 @@ def test_key_is_the_board_and_side_to_move(n, choices):
 @given(sizes, picks, picks)
 def test_copies_are_independent(n, before, after):
     state = CachexState(n)
-    for pick in before:
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(legal[pick % len(legal)])
+    play_picks(state, before)
     for copied in (state.copy(), state.copy_without_history()):
         snapshot = (state.to_text(), state.key(), dict(state.repetitions))
         assert copied == state
-        for pick in after:
-            legal = copied.legal_actions()
-            if not legal:
-                break
-            copied.apply(legal[pick % len(legal)])
+        play_picks(copied, after)
         assert (state.to_text(), state.key(), state.repetitions) == snapshot
         if state.move_count and state.outcome is None:
             state.apply(state.legal_actions()[0])
@@ -134,11 +134,7 @@ def test_copies_are_independent(n, before, after):
 @given(sizes, picks, st.integers(min_value=0, max_value=2**32))
 def test_random_playout_is_random_actions_applied(n, choices, seed):
     state = CachexState(n)
-    for pick in choices[: len(choices) // 3]:
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(legal[pick % len(legal)])
+    play_picks(state, choices[: len(choices) // 3])
     slow = state.copy()
     fast = state.copy_without_history()
     rng = random.Random(seed)
