@@ -463,8 +463,11 @@ class InfexionState(GameState):
         """Play uniformly random actions to the end (no undo records kept).
 
         The same rules as :meth:`apply`, inlined: this loop is what MCTS and
-        the engine benchmark spend their time in.
+        the engine benchmark spend their time in.  Afterwards the state cannot
+        be undone (the history is cleared, so ``undo`` raises rather than
+        restoring a wrong position): play out a copy to keep the original.
         """
+        self._history = []
         b = self.board
         turn = self.turn
         rp, bp = self.red_power, self.blue_power
