@@ -97,11 +97,14 @@ class Host:
 
         self.game = load_game(game_name, **options)
         self.state = self.game.new_state()  # only for parsing/formatting action text
-        types = import_module(self.game.agent_types_module)
-        self.to_engine: Callable[[Any], Any] = types.to_engine_action
-        self.from_engine: Callable[[Any], Any] = types.from_engine_action
+        self.types = import_module(self.game.agent_types_module)
+        self.to_engine: Callable[[Any], Any] = self.types.to_engine_action
+        self.from_engine: Callable[[Any], Any] = self.types.from_engine_action
         self.colors = {c.name: c for c in PlayerColor}
         self.agent: Any = None
+        #: The course's 2022 protocol (Cachex): ``Player(player, n)``,
+        #: ``action()`` returning a tuple, ``turn(player, tuple)``.
+        self.legacy = False
 
     def guarded(self, kind_on_error: str, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         try:
@@ -130,10 +133,18 @@ class Host:
             message = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
             return failure("load", message, agent_traceback(exc))
         cls = getattr(module, class_name, None)
+        legacy_ok = hasattr(self.types, "from_legacy")
+        if cls is None and class_name == "Agent" and legacy_ok and hasattr(module, "Player"):
+            class_name, cls = "Player", module.Player  # a 2022 agent: detected by its class name
         if cls is None:
             return failure("load", f"{module_name} has no class {class_name}")
+        self.legacy = legacy_ok and class_name == "Player"
         try:
-            self.agent = cls(color=self.colors[message["color"]], **kwargs)
+            if self.legacy:
+                color_index = self.colors[message["color"]].value
+                self.agent = cls(self.types.LEGACY_PLAYER_NAMES[color_index], self.game.agent_kwargs["n"])
+            else:
+                self.agent = cls(color=self.colors[message["color"]], **kwargs)
         except MemoryError:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -141,8 +152,14 @@ class Host:
         return {"ok": True}
 
     def action(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        result = self.agent.action(**kwargs)
-        engine_action = self.to_engine(result)
+        if self.legacy:
+            result = self.agent.action()
+            engine_action = self.types.from_legacy(result)
+            if engine_action is None:
+                return failure("bad_return", f"action() returned {self.types.describe_legacy(result)}")
+        else:
+            result = self.agent.action(**kwargs)
+            engine_action = self.to_engine(result)
         if engine_action is None:
             shown = repr(result)
             shown = shown if len(shown) <= 120 else shown[:117] + "..."
@@ -154,8 +171,12 @@ class Host:
 
     def turn(self, message: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         color = message.get("color")
-        action = self.from_engine(self.state.parse_action(message["action"]))
-        self.agent.turn(None if color is None else self.colors[color], action, **kwargs)
+        engine_action = self.state.parse_action(message["action"])
+        if self.legacy:
+            player = self.types.LEGACY_PLAYER_NAMES[self.colors[color].value]
+            self.agent.turn(player, self.types.to_legacy(engine_action))
+        else:
+            self.agent.turn(None if color is None else self.colors[color], self.from_engine(engine_action), **kwargs)
         return {"ok": True}
 
 

@@ -84,7 +84,7 @@ def _infexion(record: GameRecord, state: GameState) -> Frames:
     return frames
 
 
-def _xy(r: int, q: int) -> tuple[float, float]:
+def _xy(r: float, q: float) -> tuple[float, float]:
     # Unit distance between neighbouring centres; flat-topped hexes.
     x = (r + q) * SQRT3 / 2
     y = -(r - q) / 2
@@ -100,8 +100,52 @@ def _apply(state: GameState, text: str, index: int):
     return action
 
 
+def _cachex(record: GameRecord, state: GameState) -> Frames:
+    from ..games.cachex.engine import STRIDE
+
+    n = state.n
+    order = [r * STRIDE + q for r in range(n) for q in range(n)]  # engine cell -> frame index
+    index = {cell: i for i, cell in enumerate(order)}
+    cells = []
+    for r in range(n):
+        for q in range(n):
+            x, y = _xy(r, q)
+            cells.append({"r": r, "q": q, "x": x, "y": y})
+    edge = 0.62  # how far outside the outer cells a side is drawn
+    sides = [
+        {"color": "red", "points": [_xy(-edge, q) for q in range(n)]},
+        {"color": "red", "points": [_xy(n - 1 + edge, q) for q in range(n)]},
+        {"color": "blue", "points": [_xy(r, -edge) for r in range(n)]},
+        {"color": "blue", "points": [_xy(r, n - 1 + edge) for r in range(n)]},
+    ]
+    frames = Frames("cachex", cells, sides)
+
+    def board_string() -> str:
+        b = state.board
+        return "".join(cell_char(None if b[c] == 0 else b[c] - 1, 1) for c in order)
+
+    frames.boards.append(board_string())
+    for i, text in enumerate(record.actions):
+        mover = state.current_player
+        _apply(state, text, i)
+        _, placed, emptied = state.last_action_effect()
+        steal = text == "STEAL"
+        frames.steps.append(
+            {
+                "player": "RED" if mover == 0 else "BLUE",
+                "action": text,
+                "source": index[placed],
+                "path": [],
+                "captured": [] if steal else [index[c] for c in emptied],
+                "removed": [index[c] for c in emptied] if steal else [],
+            }
+        )
+        frames.boards.append(board_string())
+    return frames
+
+
 #: Per-game frame builders; a game without one cannot be replayed as HTML yet.
-ADAPTERS: dict[str, Callable[[GameRecord, GameState], Frames]] = {"infexion": _infexion}
+ADAPTERS: dict[str, Callable[[GameRecord, GameState], Frames]] = {"infexion": _infexion, "cachex": _cachex}
 
 
 def build_frames(record: GameRecord) -> Frames:

@@ -78,7 +78,7 @@ _PAGE = """<!DOCTYPE html>
     <p class="legend"><span class="key source"></span> the acting cell
       <span class="key touched"></span> cells it reached
       <span class="key captured"></span> taken from the opponent
-      <span class="key removed"></span> stack removed;
+      <span class="key removed"></span> emptied;
       keys: &larr; &rarr; Home End Space</p>
   </section>
   <aside>

@@ -182,3 +182,28 @@ def test_replay_from_a_games_jsonl_line(browser, game, tmp_path):
     assert "second game" in page.locator("#players").inner_text()
     assert problems == []
     page.close()
+
+
+def test_cachex_replay_shows_the_rhombus_and_the_final_board(browser, tmp_path):
+    from referee.games.cachex import CachexState
+
+    record_path, html_path = tmp_path / "cachex.json", tmp_path / "cachex.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "6", "-v", "0", "--seed", "4",
+         "--record", str(record_path), "--html", str(html_path), "agents.random_agent", "agents.random_agent"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = GameRecord.from_json(record_path.read_text())
+    page, problems, requests = open_page(browser, html_path)
+    assert page.locator("svg#board g.cell").count() == 36
+    assert page.locator("svg#board polyline.side.red").count() == 2
+    assert page.locator("svg#board polyline.side.blue").count() == 2
+    page.keyboard.press("End")
+    state = CachexState(6)
+    for text in record.actions:
+        state.apply_checked(state.parse_action(text))
+    expected = {(r, q): ("red" if p == 0 else "blue", 1) for r, q, p in state.cells()}
+    assert board_shown(page) == expected
+    assert problems == [] and requests == [html_path.as_uri()]
+    page.close()
