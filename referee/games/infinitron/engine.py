@@ -1345,6 +1345,9 @@ class InfinitronState(GameState):
         Position set-up only: it clears the undo history.
         """
         spec = define(hp, move, dmg, range_, ability)[1:]
+        problem = _define_problem(*spec)
+        if problem:
+            raise ValueError(problem)
         self.templates[player] = self.templates[player] + (TEMPLATES[spec],)
         self._history.clear()
         self._reach = {}
