@@ -748,3 +748,24 @@ def test_without_chaos_there_are_no_chance_actions():
     assert "none is due now" in reason(state, "ASTEROID(0, 0)")
     with pytest.raises(ValueError, match="no chaos roll"):
         state.sample_chance(random.Random(1))
+
+
+def test_building_enters_no_cell_so_no_lava_damage_and_no_fish():
+    state = empty_state()
+    state.rp[RED] = 10
+    state.setup_template(RED, 0, 1, 3, "MELEE", "NONE")  # 20 HP
+    state.setup_ground("LAVA", 4, -1)
+    state.setup_ground("FISH", 3, -1)
+    play(state, "BUILD(0, 4, -1)", "BUILD(0, 3, -1)")
+    assert state.unit(RED, 0)[1] == 20 and state.rp[RED] == 4
+    assert state.terrain_at(3, -1) == "FISH"
+
+
+def test_a_unit_killed_by_lava_captures_nothing():
+    state = empty_state(cities=[[0, 2]])
+    state.setup_template(RED, 0, 2, 2, "MELEE", "NONE")  # 20 HP, Move 2
+    state.setup_unit(RED, 0, 0, 0)
+    state.setup_ground("LAVA", 0, 1)
+    play(state, "MOVE(0, 0, 2)")
+    assert state.units[RED] == {} and state.city_owner[2] == -1
+    assert not any(state.terrain_points[2:])
