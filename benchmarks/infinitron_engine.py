@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from typing import Callable
 
+from benchmarks.engine import best_rate
 from referee.games.base import CHANCE
 from referee.games.infinitron import Infinitron
 from referee.games.infinitron.engine import CELLS
@@ -40,19 +39,6 @@ def record_games(game: Infinitron, count: int, seed: int) -> list[list[tuple[int
             actions.append(action)
         games.append(actions)
     return games
-
-
-def best_rate(run: Callable[[], int], seconds: float) -> float:
-    """Units per second: the best of repeated runs within the time budget."""
-    best = 0.0
-    deadline = time.perf_counter() + seconds
-    while True:
-        start = time.perf_counter()
-        units = run()
-        elapsed = time.perf_counter() - start
-        best = max(best, units / elapsed)
-        if time.perf_counter() > deadline:
-            return best
 
 
 def main(argv: list[str] | None = None) -> None:

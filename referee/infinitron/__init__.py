@@ -18,7 +18,7 @@ the engine's actions (``referee.games.infinitron``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, Union
+from typing import ClassVar, NamedTuple, Union
 
 from ..game.player import PlayerColor
 from ..games.base import NotationError
@@ -65,36 +65,36 @@ class Build:
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
+class _UnitCommand:
+    """A command to one of the player's units: ``WORD(u, r, q)``."""
+
+    unit: int
+    cell: Cell
+    word: ClassVar[str] = ""
+
+    def __str__(self) -> str:
+        return f"{self.word}({self.unit}, {Cell(*self.cell)})"
+
+
+class Move(_UnitCommand):
     """``MOVE(u, r, q)``: unit ``unit`` goes to ``cell``."""
 
-    unit: int
-    cell: Cell
-
-    def __str__(self) -> str:
-        return f"MOVE({self.unit}, {Cell(*self.cell)})"
+    __slots__ = ()
+    word = "MOVE"
 
 
-@dataclass(frozen=True, slots=True)
-class Attack:
+class Attack(_UnitCommand):
     """``ATTACK(u, r, q)``: unit ``unit`` attacks the enemy unit on ``cell``."""
 
-    unit: int
-    cell: Cell
-
-    def __str__(self) -> str:
-        return f"ATTACK({self.unit}, {Cell(*self.cell)})"
+    __slots__ = ()
+    word = "ATTACK"
 
 
-@dataclass(frozen=True, slots=True)
-class Ability:
+class Ability(_UnitCommand):
     """``ABILITY(u, r, q)``: unit ``unit`` uses its HEAL or BLAST on ``cell``."""
 
-    unit: int
-    cell: Cell
-
-    def __str__(self) -> str:
-        return f"ABILITY({self.unit}, {Cell(*self.cell)})"
+    __slots__ = ()
+    word = "ABILITY"
 
 
 @dataclass(frozen=True, slots=True)

@@ -280,20 +280,19 @@ def _cell_text(cell: int) -> str:
     return _CELL_TEXT[cell]
 
 
+#: The commands written ``WORD(number, r, q)``: a template or unit number and a cell.
+_NUMBERED_WORDS = {BUILD: "BUILD", MOVE: "MOVE", ATTACK: "ATTACK", ABILITY: "ABILITY"}
+_NUMBERED_KINDS = {word: kind for kind, word in _NUMBERED_WORDS.items()}
+
+
 def _format(a: tuple[int, ...]) -> str:
     kind = a[0]
     if kind == END:
         return "END_TURN"
     if kind == DEFINE:
         return f"DEFINE({a[1]}, {a[2]}, {a[3]}, {RANGE_NAMES[a[4]]}, {ABILITY_NAMES[a[5]]})"
-    if kind == BUILD:
-        return f"BUILD({a[1]}, {_CELL_TEXT[a[2]]})"
-    if kind == MOVE:
-        return f"MOVE({a[1]}, {_CELL_TEXT[a[2]]})"
-    if kind == ATTACK:
-        return f"ATTACK({a[1]}, {_CELL_TEXT[a[2]]})"
-    if kind == ABILITY:
-        return f"ABILITY({a[1]}, {_CELL_TEXT[a[2]]})"
+    if kind in _NUMBERED_WORDS:
+        return f"{_NUMBERED_WORDS[kind]}({a[1]}, {_CELL_TEXT[a[2]]})"
     if kind == TERRAIN:
         return f"TERRAIN({TERRAIN_NAMES[a[1]]}, {_CELL_TEXT[a[2]]})"
     if kind == NO_EVENT:
@@ -430,8 +429,7 @@ def parse_action(text: str) -> tuple[int, ...]:
     number = _int(args[0], "the template number" if word == "BUILD" else "the unit number", word)
     if number < 0:
         raise NotationError(f"{word}: numbers are 0 or more, not {number}")
-    kind = {"BUILD": BUILD, "MOVE": MOVE, "ATTACK": ATTACK, "ABILITY": ABILITY}[word]
-    return (kind, number, _cell(args[1], args[2], word))
+    return (_NUMBERED_KINDS[word], number, _cell(args[1], args[2], word))
 
 
 # ---------------------------------------------------------------------------
