@@ -16,6 +16,7 @@ from .base import Game, GameOptionError
 GAMES: dict[str, str] = {
     "infexion": "referee.games.infexion:Infexion",
     "cachex": "referee.games.cachex:Cachex",
+    "infinitron": "referee.games.infinitron:Infinitron",
 }
 
 #: Games from outside this package: ``REFEREE_GAMES="name=module:Class,..."``
