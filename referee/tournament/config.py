@@ -119,16 +119,17 @@ class _Document:
         finally:
             loader.dispose()
 
-    def _walk(self, node: yaml.Node, path: tuple) -> None:
-        self.lines[path] = node.start_mark.line + 1
+    def _walk(self, node: yaml.Node, path: tuple, line: int | None = None) -> None:
+        # A mapping's value is placed at its key's line (a block list starts below it).
+        self.lines[path] = line or node.start_mark.line + 1
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()
             for key_node, value_node in node.value:
                 key = key_node.value
                 if key in seen:
-                    raise ConfigError(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))} is given twice")
+                    raise ConfigError(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice")
                 seen.add(key)
-                self._walk(value_node, path + (key,))
+                self._walk(value_node, path + (key,), key_node.start_mark.line + 1)
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
                 self._walk(item, path + (index,))
