@@ -170,15 +170,15 @@ def _number(doc: _Document, path: tuple, value: Any, *, what: str) -> float | No
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise doc.fail(path, f"{what} must be a number of 0 or more (0 or empty: no limit), not {_describe(value)}")
+        raise doc.fail(path, f"must be a number of 0 or more ({what}; 0 or empty: no limit), not {_describe(value)}")
     return float(value) or None
 
 
-def _whole(doc: _Document, path: tuple, value: Any, *, what: str, minimum: int | None = None) -> int:
+def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise doc.fail(path, f"{what} must be a whole number, not {_describe(value)}")
+        raise doc.fail(path, f"must be a whole number, not {_describe(value)}")
     if minimum is not None and value < minimum:
-        raise doc.fail(path, f"{what} must be at least {minimum}, not {value}")
+        raise doc.fail(path, f"must be at least {minimum}, not {value}")
     return value
 
 
@@ -186,7 +186,7 @@ def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise doc.fail(path, f"options must be a mapping of keyword arguments, not {_describe(value)}")
+        raise doc.fail(path, f"must be a mapping of keyword arguments, not {_describe(value)}")
     for key in value:
         if not isinstance(key, str) or not _IDENTIFIER.match(key):
             raise doc.fail(path + (key,), "an option's name must be a Python identifier (it becomes a keyword argument)")
@@ -195,7 +195,7 @@ def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
     try:
         json.dumps(value)
     except (TypeError, ValueError):
-        raise doc.fail(path, "options must hold plain values (numbers, strings, lists, mappings)") from None
+        raise doc.fail(path, "must hold plain values (numbers, strings, lists, mappings)") from None
     return dict(value)
 
 
@@ -209,7 +209,7 @@ def default_name(spec: str) -> str:
 def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
     if not isinstance(value, str) or not _NAME.match(value):
         raise doc.fail(
-            path, f"an agent's name must be letters, digits and _ . + - (starting with a letter, digit or _), not {_describe(value)}"
+            path, f"must be letters, digits and _ . + - (starting with a letter, digit or _), not {_describe(value)}"
         )
     return value
 
@@ -235,13 +235,13 @@ def _agent(doc: _Document, index: int, item: Any) -> AgentConfig | DiscoverConfi
         _check_fields(doc, path, item, DISCOVER_FIELDS)
         folder = item["discover"]
         if not isinstance(folder, str) or not folder.strip():
-            raise doc.fail(path + ("discover",), f"discover must be a folder path, not {_describe(folder)}")
+            raise doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}")
         class_name = item.get("class", "Agent")
         if not isinstance(class_name, str) or not _IDENTIFIER.match(class_name):
-            raise doc.fail(path + ("class",), f"class must be a class name, not {_describe(class_name)}")
+            raise doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}")
         on_error = item.get("on_error", "exclude")
         if on_error not in ON_ERROR:
-            raise doc.fail(path + ("on_error",), f"on_error must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")
+            raise doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")
         return DiscoverConfig(
             Path(folder.strip()), class_name, on_error, _options(doc, path + ("options",), item.get("options")), doc.where(*path)
         )
@@ -258,7 +258,7 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
         return None
     path = ("sprt",)
     if not isinstance(value, dict):
-        raise doc.fail(path, f"sprt must be a mapping {{elo0, elo1, alpha, beta}}, not {_describe(value)}")
+        raise doc.fail(path, f"must be a mapping {{elo0, elo1, alpha, beta}}, not {_describe(value)}")
     _check_fields(doc, path, value, SPRT_FIELDS)
     numbers = {}
     for key, default in (("elo0", None), ("elo1", None), ("alpha", 0.05), ("beta", 0.05)):
@@ -266,13 +266,13 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
         if number is None:
             raise doc.fail(path, f"sprt needs {key}")
         if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            raise doc.fail(path + (key,), f"{key} must be a number, not {_describe(number)}")
+            raise doc.fail(path + (key,), f"must be a number, not {_describe(number)}")
         numbers[key] = float(number)
     if numbers["elo0"] >= numbers["elo1"]:
-        raise doc.fail(path + ("elo1",), f"elo1 must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")
+        raise doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")
     for key in ("alpha", "beta"):
         if not 0 < numbers[key] < 0.5:
-            raise doc.fail(path + (key,), f"{key} must be between 0 and 0.5, not {numbers[key]:g}")
+            raise doc.fail(path + (key,), f"must be between 0 and 0.5, not {numbers[key]:g}")
     return SprtSettings(**numbers)
 
 
@@ -287,14 +287,14 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
 
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not _NAME.match(name):
-        raise doc.fail(("name",), f"name must be letters, digits and _ . + - (it names the output folder), not {_describe(name)}")
+        raise doc.fail(("name",), f"must be letters, digits and _ . + - (it names the output folder), not {_describe(name)}")
 
     game = data.get("game", "infexion")
     if not isinstance(game, str) or game not in game_names():
         raise doc.fail(("game",), f"unknown game {_describe(game)}; known games: {', '.join(game_names())}")
     game_options = data.get("game_options") or {}
     if not isinstance(game_options, dict):
-        raise doc.fail(("game_options",), f"game_options must be a mapping, not {_describe(game_options)}")
+        raise doc.fail(("game_options",), f"must be a mapping, not {_describe(game_options)}")
     try:
         load_game(game, **game_options)
     except (GameOptionError, TypeError, ValueError) as exc:
@@ -302,7 +302,7 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
 
     items = data.get("agents")
     if not isinstance(items, list) or not items:
-        raise doc.fail(("agents",), f"agents must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
+        raise doc.fail(("agents",), f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
     agents = tuple(_agent(doc, index, item) for index, item in enumerate(items))
     names: dict[str, int] = {}
     for index, agent in enumerate(agents):
@@ -318,7 +318,7 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
 
     fmt = data.get("format", "round_robin")
     if fmt not in FORMATS:
-        raise doc.fail(("format",), f"format must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
+        raise doc.fail(("format",), f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
     challenger = data.get("challenger")
     if fmt == "gauntlet":
         if not isinstance(challenger, str) or not challenger:
@@ -326,17 +326,17 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
     elif challenger is not None:
         raise doc.fail(("challenger",), "challenger is only used by format: gauntlet")
 
-    games_per_pair = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), what="games_per_pair", minimum=2)
+    games_per_pair = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
     if games_per_pair % 2:
-        raise doc.fail(("games_per_pair",), f"games_per_pair must be even so each pairing plays both colours equally, not {games_per_pair}")
+        raise doc.fail(("games_per_pair",), f"must be even so each pairing plays both colours equally, not {games_per_pair}")
 
     workers = data.get("workers")
     if workers is not None:
-        workers = _whole(doc, ("workers",), workers, what="workers", minimum=1)
-    seed = _whole(doc, ("seed",), data.get("seed", 0), what="seed")
+        workers = _whole(doc, ("workers",), workers, minimum=1)
+    seed = _whole(doc, ("seed",), data.get("seed", 0))
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
-        raise doc.fail(("output",), f"output must be a folder path, not {_describe(output)}")
+        raise doc.fail(("output",), f"must be a folder path, not {_describe(output)}")
 
     return TournamentConfig(
         path=path,
@@ -347,8 +347,8 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         format=fmt,
         challenger=challenger,
         games_per_pair=games_per_pair,
-        time_limit=_number(doc, ("time_limit",), data.get("time_limit"), what="time_limit (CPU seconds per agent per game)"),
-        space_limit=_number(doc, ("space_limit",), data.get("space_limit"), what="space_limit (MB per agent)"),
+        time_limit=_number(doc, ("time_limit",), data.get("time_limit"), what="CPU seconds per agent per game"),
+        space_limit=_number(doc, ("space_limit",), data.get("space_limit"), what="MB per agent"),
         workers=workers,
         seed=seed,
         output=Path(output.strip()) if output else Path("results") / name,

@@ -32,6 +32,10 @@ PlayFunction = Callable[[AgentEntry, AgentEntry, MatchSettings], GameRecord]
 POLL_INTERVAL = 0.2
 #: How long an abandoned worker gets to kill its agents before it is killed.
 DISCARD_GRACE = 10.0
+#: Workers dying this many times in a row (no game finishing in between) stop
+#: the run: something is wrong with starting them, and retrying every game
+#: of a long schedule would only repeat the failure.
+MAX_DEATHS_IN_A_ROW = 3
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,7 @@ class LocalExecutor(Executor):
         pending = iter(jobs)
         exhausted = False
         pool: list[_Worker] = []
-        started = 0
+        started = deaths_in_a_row = 0
         try:
             while True:
                 if not self._stopping and not exhausted:
@@ -192,11 +196,15 @@ class LocalExecutor(Executor):
                             pass  # died while replying: handled below as a dead worker
                         else:
                             worker.job = None
+                            deaths_in_a_row = 0
                             yield Finished(job, record, error)
                             continue
                     if worker.process.sentinel in ready or not worker.process.is_alive():
                         worker.process.join()
                         pool.remove(worker)
+                        deaths_in_a_row += 1
+                        if deaths_in_a_row >= MAX_DEATHS_IN_A_ROW * self.workers:
+                            self.stop()
                         yield Finished(job, None, f"the worker process died (exit code {worker.process.exitcode})")
         finally:
             self._shutdown(pool)

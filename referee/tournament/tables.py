@@ -136,6 +136,8 @@ def all_tables(results: Results) -> list[Table]:
 
 def render(results: Results, sprt: SprtSettings | None = None) -> str:
     """What the command prints."""
+    if not results.games:
+        return "No games recorded yet."
     parts = []
     for table in all_tables(results):
         if table.stem == "pairs" or (table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT):

@@ -76,3 +76,8 @@ def play_slowly(red: AgentEntry, blue: AgentEntry, settings: MatchSettings) -> G
     """Like play_by_seed, after a pause given (in seconds) by the env var FAKE_GAME_SECONDS."""
     time.sleep(float(os.environ.get("FAKE_GAME_SECONDS", "0.2")))
     return play_by_seed(red, blue, settings)
+
+
+def play_and_die(red: AgentEntry, blue: AgentEntry, settings: MatchSettings) -> GameRecord:
+    """The worker process dies in every game (as if it could not work at all)."""
+    os._exit(3)

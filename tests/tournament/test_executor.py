@@ -79,3 +79,9 @@ def test_discard_kills_the_agents_of_a_real_game(monkeypatch):
     threading.Thread(target=discard_once_agents_run).start()
     assert list(executor.run(play_match, schedule(plan(agents=agents)))) == []
     assert wait_until_gone(mark, 10) == []
+
+
+def test_workers_that_keep_dying_stop_the_run():
+    finished = list(LocalExecutor(2).run(fakes.play_and_die, schedule(plan(4, 10))))
+    assert 6 <= len(finished) < 60  # three deaths per worker in a row, then no new games
+    assert all(f.record is None and "worker process died (exit code 3)" in f.error for f in finished)
