@@ -59,8 +59,8 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _run(args, argv)
-    except KeyboardInterrupt:
-        print("\ninterrupted before any game started", file=sys.stderr)
+    except KeyboardInterrupt:  # while checking agents or writing tables (games handle Ctrl-C themselves)
+        print("\ninterrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
@@ -83,10 +83,10 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
     plan = lineup.plan
 
     folder = OutputFolder(output, plan)
+    if args.resume and not folder.holds_a_run():
+        return _error(f"--resume: {output} holds no tournament to continue")
     try:
         with FolderLock(output):
-            if args.resume and not folder.holds_a_run():
-                return _error(f"--resume: {output} holds no tournament to continue")
             broken = [{"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken]
             done, recorded = folder.open({"config": str(config.path), "broken_agents": broken})
             for note in folder.notes:
