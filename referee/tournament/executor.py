@@ -188,10 +188,12 @@ class LocalExecutor(Executor):
                     return
                 ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=POLL_INTERVAL)
                 for worker in busy:
+                    if self._discarding:
+                        break  # results that arrive after a discard are discarded too
                     job = worker.job
                     if worker.conn in ready:
                         try:
-                            index, record, error = worker.conn.recv()
+                            _index, record, error = worker.conn.recv()
                         except (EOFError, OSError):
                             pass  # died while replying: handled below as a dead worker
                         else:

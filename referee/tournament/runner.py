@@ -194,8 +194,8 @@ def run_plan(
     total = plan.total_games
     two_agents = len(plan.agents) == 2
     tally = Tally(tested_agent(plan) if two_agents else None)
-    for summary in recorded:
-        tally.add(summary)
+    for game in recorded:
+        tally.add(game)
     summary = RunSummary(total=total, recorded=len(done), played=0)
 
     def sprt_state() -> SprtResult | None:
