@@ -15,6 +15,7 @@ from .base import Game, GameOptionError
 
 GAMES: dict[str, str] = {
     "infexion": "referee.games.infexion:Infexion",
+    "cachex": "referee.games.cachex:Cachex",
 }
 
 #: Games from outside this package: ``REFEREE_GAMES="name=module:Class,..."``

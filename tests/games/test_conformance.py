@@ -15,6 +15,7 @@ from referee.games.base import IllegalActionError
 #: (game name, options, maximum number of actions a game can last)
 GAME_CONFIGS = [
     ("infexion", {}, 343),
+    *(("cachex", {"n": n}, 343) for n in (4, 5, 7, 11)),
 ]
 
 GAMES_PER_CONFIG = 12
