@@ -32,7 +32,8 @@ def _tabulate(table: Table, style: str) -> str:
 
 
 def _elo(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.1f}"
+    # round, then + 0.0: a rating of -0.04 shows as +0.0, never as -0.0
+    return "—" if value is None else f"{round(value, 1) + 0.0:+.1f}"
 
 
 def _ci(value: float | None, rated: bool) -> str:

@@ -39,7 +39,9 @@ def test_counts_points_and_colours():
 
 def test_equal_points_share_a_rank():
     results = aggregate([make_record("a", "b", None), make_record("b", "a", None)])
-    assert [row[0] for row in standings_table(results).rows] == [1, 1]
+    rows = standings_table(results).rows
+    assert [row[0] for row in rows] == [1, 1]
+    assert [row[8] for row in rows] == ["+0.0", "+0.0"]  # no "-0.0"
 
 
 def test_failures_count_for_the_agent_that_failed():
