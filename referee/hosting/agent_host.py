@@ -70,17 +70,25 @@ def agent_traceback(exc: BaseException) -> str:
 
 
 def import_hint(exc: BaseException, module_name: str) -> str:
-    """Why an agent package may fail to import after being moved, if that fits."""
+    """A hint when an agent seems to import its own package by an old name.
+
+    That is when the missing module is ``agent`` (the course template's
+    package name) or a module that sits in the agent's own folder but was
+    imported absolutely; a third-party module that is not installed gets no
+    hint.
+    """
     missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-    if not missing or module_name == missing or module_name.startswith(missing + "."):
+    if not missing or "." not in module_name or module_name == missing or module_name.startswith(missing + "."):
         return ""
     top = missing.split(".")[0]
-    if "." in module_name and top not in sys.modules:
-        return (
-            f" (the agent imports '{missing}' by an absolute name; if that is its own package under an "
-            "old name, import it relatively: 'from .module import name')"
-        )
-    return ""
+    folder = os.path.join(os.getcwd(), *module_name.split("."))
+    own = os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top))
+    if top != "agent" and not own:
+        return ""
+    return (
+        f" (the agent imports '{missing}' by an absolute name; if that is its own package or module under "
+        "an old name, import it relatively: 'from .module import name')"
+    )
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -255,3 +255,11 @@ def test_moved_agent_importing_its_old_name_gets_a_clear_message(tmp_path):
         referee(tmp_path, "tests.hosting.fixture_agents.moved_agent", RANDOM), "BLUE", "load_error", "No module named 'agent'"
     )
     assert "import it relatively" in record["error"]["RED"]["message"]
+
+
+def test_missing_third_party_library_gets_no_old_name_hint(tmp_path):
+    record = assert_verdict(
+        referee(tmp_path, "tests.hosting.fixture_agents.needs_a_library", RANDOM),
+        "BLUE", "load_error", "No module named 'a_package_nobody_installed'",
+    )
+    assert "relatively" not in record["error"]["RED"]["message"]
