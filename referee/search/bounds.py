@@ -1,0 +1,257 @@
+"""Admissible lower bounds on the number of SPREADs a Part A position needs.
+
+Each bound is a relaxation: a problem that every real solution also solves,
+so its optimum can only be smaller.  ``docs/search.md`` gives the argument
+for each one.  All of them are cached on what they depend on, because a
+search meets the same blue set (and the same multiset of stack powers) again
+and again.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..games.infexion.engine import BLUE_FLAG, EFFECTS, MAX_CELL_POWER, RED
+from .tables import COLLINEAR, LINES_BY_ORIENTATION, NEAR_REACH, REACH
+
+#: What one red token turns a cell of each value into (the engine's table).
+RED_TOKEN_RESULT: bytes = EFFECTS[RED][0]
+
+SIX = MAX_CELL_POWER
+
+#: Cell values of red stacks of power 1..6, then of blue ones.
+STACK_VALUES = tuple(range(1, SIX + 1)) + tuple(range(BLUE_FLAG + 1, BLUE_FLAG + SIX + 1))
+
+#: A bound meaning "cannot be won from here".
+INFINITE = 1 << 20
+
+
+def line_ceiling(mask: int) -> int:
+    """An upper bound on the largest independent set in ``mask``: the fewest
+    lines of one orientation holding every cell (independent cells sit on
+    distinct lines of every orientation)."""
+    best = 7
+    for lines in LINES_BY_ORIENTATION:
+        used = 0
+        for line in lines:
+            if line & mask:
+                used += 1
+        if used < best:
+            best = used
+    return best
+
+
+class Bounds:
+    """The lower bounds for one search, with their caches."""
+
+    def __init__(self, counting_budget: int = 20000) -> None:
+        self._independent: dict[int, int] = {}
+        self._counting: dict[tuple[int, ...], int] = {}
+        self._greedy: dict[tuple[int, ...], int] = {}
+        self.counting_budget = counting_budget
+
+    # -- one SPREAD per independent blue cell ---------------------------------
+
+    def independent(self, mask: int) -> int:
+        """Size of the largest set of cells in ``mask`` no two on a common line.
+
+        A SPREAD touches cells of one line only, so each cell of such a set
+        needs a SPREAD of its own.
+        """
+        cache = self._independent
+        known = cache.get(mask)
+        if known is not None:
+            return known
+        low = mask & -mask
+        rest = mask ^ low
+        if not rest:
+            cache[mask] = 1
+            return 1
+        without_neighbours = rest & ~COLLINEAR[low.bit_length() - 1]
+        best = 1 + self.independent(without_neighbours) if without_neighbours else 1
+        if without_neighbours != rest and best < line_ceiling(rest):
+            # Leaving this cell out can only pay if the rest could do better.
+            other = self.independent(rest)
+            if other > best:
+                best = other
+        cache[mask] = best
+        return best
+
+    # -- bounds that also look at the red stacks ------------------------------
+
+    def quick(self, board: bytes, blue: int, red_cells: list[int]) -> int:
+        """Cheap bound, computed for every generated position.
+
+        The larger of: the independent blue cells; and one more than the
+        independent blue cells no red stack can touch yet (none of those can
+        be taken by the next SPREAD).
+        """
+        h = self.independent(blue)
+        reach = 0
+        for c in red_cells:
+            v = board[c]
+            if 0 < v < BLUE_FLAG:
+                reach |= REACH[c * 8 + v]
+        unreached = blue & ~reach
+        if unreached:
+            h2 = 1 + self.independent(unreached)
+            if h2 > h:
+                h = h2
+        return h
+
+    def full(self, board: bytes, blue: int, red_cells: list[int]) -> int:
+        """Stronger bound, computed only for positions about to be expanded.
+
+        Adds: two more than the independent blue cells that no single SPREAD
+        can even bring into reach; and the counting relaxation.
+        """
+        h = self.quick(board, blue, red_cells)
+        # Cells some stack could touch after one SPREAD.  A token that lands
+        # on t leaves a stack of power RED_TOKEN_RESULT[board[t]] there; on an
+        # empty cell that is power 1, which NEAR_REACH covers in one step.
+        reach2 = 0
+        occupied = blue
+        for c in red_cells:
+            occupied |= 1 << c
+        result = RED_TOKEN_RESULT
+        for c in red_cells:
+            k = board[c]
+            if not 0 < k < BLUE_FLAG:
+                continue
+            here = REACH[c * 8 + k]
+            reach2 |= REACH[c * 8 + k] | NEAR_REACH[c * 8 + k]
+            landed = here & occupied
+            while landed:
+                low = landed & -landed
+                t = low.bit_length() - 1
+                landed ^= low
+                nv = result[board[t]]
+                if 0 < nv < BLUE_FLAG:
+                    reach2 |= REACH[t * 8 + nv]
+        late = blue & ~reach2
+        if late:
+            h3 = 2 + self.independent(late)
+            if h3 > h:
+                h = h3
+        counted = self.counting(board, h)
+        if counted > h:
+            h = counted
+        return h
+
+    # -- the counting relaxation ---------------------------------------------
+
+    def counting(self, board: bytes, known_bound: int = 0) -> int:
+        """Moves needed when tokens may go anywhere (see :func:`counting_value`).
+
+        Depends only on how many red and blue stacks of each power there are.
+        Returns 0 without searching when a quick greedy play of the relaxation
+        already shows it cannot beat ``known_bound``.
+        """
+        count = board.count
+        key = tuple(count(v) for v in STACK_VALUES)
+        known = self._counting.get(key)
+        if known is None:
+            greedy = self._greedy.get(key)
+            if greedy is None:
+                greedy = self._greedy[key] = counting_greedy(key)
+            if greedy <= known_bound:
+                return 0
+            known = counting_value(key, self.counting_budget)
+            self._counting[key] = known
+        return known
+
+
+@lru_cache(maxsize=None)
+def _bounded_vectors(limits: tuple[int, ...], total: int) -> tuple[tuple[int, ...], ...]:
+    """Every vector ``v`` with ``0 <= v[i] <= limits[i]`` and ``sum(v) <= total``."""
+    if not limits:
+        return ((),)
+    out = []
+    for first in range(min(limits[0], total) + 1):
+        for rest in _bounded_vectors(limits[1:], total - first):
+            out.append((first,) + rest)
+    return tuple(out)
+
+
+def _counting_moves(state: tuple[int, ...]) -> set[tuple[int, ...]]:
+    # state[p - 1]: red stacks of power p; state[6 + p - 1]: blue stacks of power p.
+    red, blue = state[:6], state[6:]
+    out = set()
+    for k in range(1, SIX + 1):
+        if not red[k - 1]:
+            continue
+        rest_red = list(red)
+        rest_red[k - 1] -= 1
+        for hits in _bounded_vectors(tuple(min(n, k) for n in blue), k):
+            hit_count = sum(hits)
+            spare = k - hit_count
+            for raised in _bounded_vectors(tuple(min(n, spare) for n in rest_red), spare):
+                new_red = list(rest_red)
+                for p in range(SIX):
+                    if raised[p]:
+                        new_red[p] -= raised[p]
+                        if p + 1 < SIX:  # a raised 6 vanishes with the token
+                            new_red[p + 1] += raised[p]
+                for p in range(SIX - 1):  # a captured blue p becomes red p + 1
+                    new_red[p + 1] += hits[p]
+                new_red[0] += spare - sum(raised)  # tokens on empty cells
+                out.add(tuple(new_red) + tuple(b - h for b, h in zip(blue, hits)))
+    return out
+
+
+def counting_greedy(state: tuple[int, ...]) -> int:
+    """Length of one simple play of the counting relaxation (an upper bound
+    on :func:`counting_value`): always spread the biggest red stack onto the
+    strongest blue stacks, spare tokens onto empty cells."""
+    red, blue = list(state[:6]), list(state[6:])
+    moves = 0
+    while any(blue):
+        k = next((p for p in range(SIX, 0, -1) if red[p - 1]), 0)
+        if not k or moves > 49:
+            return INFINITE
+        red[k - 1] -= 1
+        moves += 1
+        spare = k
+        for p in range(SIX, 0, -1):
+            while spare and blue[p - 1]:
+                blue[p - 1] -= 1
+                spare -= 1
+                if p < SIX:
+                    red[p] += 1
+        red[0] += spare
+    return moves
+
+
+def counting_value(state: tuple[int, ...], budget: int) -> int:
+    """Fewest moves to take every blue stack when geometry is forgotten.
+
+    ``state`` holds the number of red stacks of power 1..6 then blue stacks
+    of power 1..6.  A move takes one red stack of power k and puts its k
+    tokens on any k distinct stacks or empty cells with the real effect of a
+    token.  Every real SPREAD is such a move, so the value never exceeds the
+    real optimum.  Breadth-first; after ``budget`` positions it stops and
+    returns the depth it has proved (still a lower bound).  ``budget``
+    counts generated positions, so a call costs at most a few tens of ms.
+    """
+    if not any(state[6:]):
+        return 0
+    layer = {state}
+    seen = {state}
+    depth = 0
+    work = 0
+    while layer:
+        following = set()
+        for position in layer:
+            if work > budget:
+                return depth + 1  # every position up to ``depth`` moves is lost
+            moves = _counting_moves(position)
+            work += len(moves)
+            for nxt in moves:
+                if nxt in seen:
+                    continue
+                if not any(nxt[6:]):
+                    return depth + 1
+                seen.add(nxt)
+                following.add(nxt)
+        depth += 1
+        layer = following
+    return INFINITE  # the tokens run out first: unwinnable
