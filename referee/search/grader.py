@@ -202,7 +202,7 @@ def grade_table(rows: list[GradeRow]) -> str:
             "",
         ]
     )
-    return tabulate(body, headers=["board", "valid", "length", "optimum", "time (s)", "note"], disablenumparse=True)
+    return tabulate(body, headers=["board", "valid", "length", "optimum", "time (s)", "note"], disable_numparse=True)
 
 
 def grade(
