@@ -203,3 +203,43 @@ def solve(board: bytes, max_expanded: int | None = None) -> SolveResult:
                 best[key] = (ng, b, action)
                 heappush(heap, (ng + hc, -ng, key, nblue, hc, FRESH))
     raise Unsolvable("Red runs out of moves before taking every blue token")
+
+
+def beam_search(board: bytes, width: int = 2000, max_depth: int = 60) -> tuple[int, ...] | None:
+    """A short (not necessarily shortest) winning sequence, or None.
+
+    Breadth-first, keeping only the ``width`` positions with the smallest
+    lower bound at each depth: an upper bound for boards the exact search
+    gives up on.
+    """
+    start = bytes(board)
+    if not blue_mask(start):
+        return ()
+    bounds = Bounds()
+    layer: dict[bytes, tuple[int, ...]] = {start: ()}
+    seen = {start}
+    for _ in range(max_depth):
+        scored = []
+        for position, path in layer.items():
+            blue = blue_mask(position)
+            for src in [c for c in range(CELLS) if 0 < position[c] < BLUE_FLAG]:
+                for action in range(SPREAD_BASE + src * 6, SPREAD_BASE + src * 6 + 6):
+                    child = apply_spread(position, action)
+                    if child in seen:
+                        continue
+                    seen.add(child)
+                    if slack(child) < 0:
+                        continue
+                    child_blue = blue & ~TOUCHED[action * 8 + position[src]]
+                    if not child_blue:
+                        return path + (action,)
+                    red = [c for c in range(CELLS) if 0 < child[c] < BLUE_FLAG]
+                    if not red:
+                        continue
+                    score = (bounds.quick(child, child_blue, red), bin(child_blue).count("1"), child)
+                    scored.append((score, child, path + (action,)))
+        if not scored:
+            return None
+        scored.sort(key=lambda item: item[0])
+        layer = {child: path for _, child, path in scored[:width]}
+    return None
