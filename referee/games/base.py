@@ -10,12 +10,15 @@ Infexion), so search code never looks inside them.
 """
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Mapping
 
 RED = 0
 BLUE = 1
+#: ``current_player`` of a state where chance acts next (a chaos event).
+CHANCE = -1
 PLAYER_NAMES = ("RED", "BLUE")
 
 Action = Hashable
@@ -64,7 +67,11 @@ class GameState(ABC):
     @property
     @abstractmethod
     def current_player(self) -> int:
-        """``RED`` or ``BLUE``: who acts next."""
+        """``RED``, ``BLUE`` or ``CHANCE``: who acts next.
+
+        Nothing assumes the players alternate: a game may let one player act
+        several times in a row, so callers always ask.
+        """
 
     @property
     @abstractmethod
@@ -96,6 +103,15 @@ class GameState(ABC):
     @abstractmethod
     def illegal_reason(self, action: Action) -> str | None:
         """Why ``action`` is illegal now, or ``None`` when it is legal."""
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """The chance action to apply when ``current_player == CHANCE``.
+
+        Randomness is injected: the referee passes an RNG seeded from the
+        game's seed (so a game is reproducible), search agents pass their own.
+        Games without chance never reach a chance state.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no chance events")
 
     @abstractmethod
     def undo(self) -> None:
@@ -130,6 +146,10 @@ class GameState(ABC):
         """A text drawing of the position."""
         return repr(self)
 
+    def summary(self) -> str:
+        """One line on the standing of the game (e.g. each side's material)."""
+        return ""
+
 
 class Game(ABC):
     """A game's rules with their options: makes initial states."""
@@ -149,6 +169,15 @@ class Game(ABC):
     @abstractmethod
     def new_state(self) -> GameState:
         """The starting position."""
+
+    @classmethod
+    def add_arguments(cls, parser: Any) -> None:
+        """Add this game's own command-line options (an argparse parser)."""
+
+    @classmethod
+    def options_from_args(cls, args: Any) -> dict[str, Any]:
+        """The game options given by the parsed command line."""
+        return {}
 
     @property
     def agent_kwargs(self) -> Mapping[str, Any]:

@@ -10,14 +10,23 @@ import random
 import pytest
 
 from referee.games import load_game
-from referee.games.base import IllegalActionError
+from referee.games.base import BLUE, CHANCE, RED, IllegalActionError
 
 #: (game name, options, maximum number of actions a game can last)
 GAME_CONFIGS = [
     ("infexion", {}, 343),
+    *(("cachex", {"n": n}, 343) for n in (4, 5, 7, 11)),
 ]
 
 GAMES_PER_CONFIG = 12
+
+# Infinitron: whole 343-turn games with chaos off and on (the seed places the
+# neutral cities; chance draws from the suite's seeded RNG).  A turn is many
+# commands, ended by END_TURN (at most 65), plus a chaos roll before Red's turns.
+GAME_CONFIGS += [
+    ("infinitron", {}, 343 * 65),
+    ("infinitron", {"chaos": True, "seed": 7}, 343 * 65 + 172),
+]
 
 
 def _ids(config):
@@ -39,19 +48,28 @@ def test_random_games_conform(config):
         state = game.new_state()
         actions_played = 0
         while not state.is_over:
-            legal = state.legal_actions()
-            assert legal, "a game that is not over has a legal action"
-            assert len(set(legal)) == len(legal), "no action listed twice"
-            for action in legal:
+            before_player = state.current_player
+            assert before_player in (RED, BLUE, CHANCE)
+            if before_player == CHANCE:
+                # Chance acts (e.g. a chaos event): drawn from a seeded RNG, legal, with a canonical text.
+                action = state.sample_chance(rng)
+                assert state.is_legal(action), f"chance drew {state.action_to_str(action)}, which is not legal"
                 text = state.action_to_str(action)
                 assert state.parse_action(text) == action, f"{text} must parse back"
-                assert state.is_legal(action)
-            before_key, before_player = state.key(), state.current_player
+            else:
+                legal = state.legal_actions()
+                assert legal, "a game that is not over has a legal action"
+                assert len(set(legal)) == len(legal), "no action listed twice"
+                for candidate in legal:
+                    text = state.action_to_str(candidate)
+                    assert state.parse_action(text) == candidate, f"{text} must parse back"
+                    assert state.is_legal(candidate)
+                action = rng.choice(legal)
+            before_key = state.key()
             before_count = state.move_count
             snapshot = state.copy()
             assert snapshot == state and snapshot.key() == state.key()
 
-            action = rng.choice(legal)
             state.apply(action)
             assert state.move_count == before_count + 1
             assert snapshot.key() == before_key, "a copy is independent of the original"
@@ -76,14 +94,16 @@ def test_illegal_actions_are_rejected_with_the_action_named(config):
     state = game.new_state()
     rng = random.Random(1)
     for _ in range(6):
-        state.apply(rng.choice(state.legal_actions()))
+        _random_step(state, rng)
+    while state.current_player == CHANCE:
+        _random_step(state, rng)
     legal = set(state.legal_actions())
     # Any action that was legal somewhere in a game but is not legal now.
     probe = game.new_state()
     seen = set()
     while not probe.is_over and len(seen) < 500:
         seen.update(probe.legal_actions())
-        probe.apply(rng.choice(probe.legal_actions()))
+        _random_step(probe, rng)
     illegal = [a for a in seen if a not in legal]
     assert illegal
     for action in illegal[:20]:
@@ -93,3 +113,11 @@ def test_illegal_actions_are_rejected_with_the_action_named(config):
         assert state.action_to_str(action) in str(err.value)
     for junk in (None, "x", -1, 10**9, 1.5):
         assert not state.is_legal(junk)
+
+
+def _random_step(state, rng):
+    """Apply chance's draw or a uniformly random legal action."""
+    if state.current_player == CHANCE:
+        state.apply(state.sample_chance(rng))
+    else:
+        state.apply(rng.choice(state.legal_actions()))

@@ -463,8 +463,11 @@ class InfexionState(GameState):
         """Play uniformly random actions to the end (no undo records kept).
 
         The same rules as :meth:`apply`, inlined: this loop is what MCTS and
-        the engine benchmark spend their time in.
+        the engine benchmark spend their time in.  Afterwards the state cannot
+        be undone (the history is cleared, so ``undo`` raises rather than
+        restoring a wrong position): play out a copy to keep the original.
         """
+        self._history = []
         b = self.board
         turn = self.turn
         rp, bp = self.red_power, self.blue_power
@@ -569,9 +572,22 @@ class InfexionState(GameState):
         return f"InfexionState(turn={self.turn}, {stacks or 'empty'})"
 
     def render(self, use_color: bool = False, use_unicode: bool = False) -> str:
+        """The board; cells the last action changed are shown in brackets."""
         from .render import render_board
 
-        return render_board(self.board, use_color=use_color, use_unicode=use_unicode)
+        changed: frozenset[int] = frozenset()
+        if self._history:
+            before = self._history[-1][0]
+            changed = frozenset(i for i, (a, b) in enumerate(zip(before, self.board)) if a != b)
+        return render_board(self.board, use_color=use_color, use_unicode=use_unicode, highlight=changed)
+
+    def summary(self) -> str:
+        red_cells = sum(1 for v in self.board if v and v < BLUE_FLAG)
+        blue_cells = sum(1 for v in self.board if v > BLUE_FLAG)
+        return (
+            f"RED power {self.red_power} on {red_cells} cells, BLUE power {self.blue_power} on {blue_cells} cells; "
+            f"{self.turn} of {MAX_TURNS} actions played"
+        )
 
 
 class Infexion(Game):

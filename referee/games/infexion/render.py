@@ -63,10 +63,10 @@ def render_board(
     for i in range(n):
         row, col = (n - 1) - i, margin + i * CELL_WIDTH
         if i:
-            put(row, col - 4, f"r={i}")
+            put(row, col - 5, f"r={i}")
         row = (n - 1) + i
         if i:
-            put(row, col - 4, f"q={i}")
+            put(row, col - 5, f"q={i}")
     put(n - 1, 0, "0,0 ")
     lines = ["".join(r).rstrip() for r in rows]
     return "\n".join(lines)

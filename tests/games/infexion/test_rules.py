@@ -257,3 +257,13 @@ def test_position_text_round_trips_and_rejects_bad_text():
     ]:
         with pytest.raises(ValueError, match=fragment):
             InfexionState.from_text(bad)
+
+
+def test_random_playout_cannot_be_undone_into_a_wrong_position():
+    import random
+
+    s = play(InfexionState(), "SPAWN(0, 0)", "SPAWN(1, 1)")
+    s.random_playout(random.Random(3))
+    assert s.is_over
+    with pytest.raises(IndexError):
+        s.undo()

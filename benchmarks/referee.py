@@ -1,0 +1,100 @@
+"""Referee overhead: a whole game's wall time, and one call's round trip.
+
+    python -m benchmarks.referee [--games N] [--calls N]
+
+* Wall time of a full 343-action game between two random agents (which
+  answer in microseconds), process start-up included, through
+  :func:`referee.match.play_match`: everything ``python -m referee`` does
+  but printing.
+* The same game played in-process, agents called directly with no isolation:
+  the baseline the isolation's cost is measured against.
+* Round-trip latency of one call (``turn()`` on an agent that does nothing):
+  median and 99th percentile.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from referee.games.infexion import InfexionState
+from referee.game import PlayerColor
+from referee.game.actions import to_engine_action
+from referee.hosting.process import HostedAgent, Limits
+from referee.match import AgentEntry, MatchSettings, play_match
+
+
+def find_full_length_seed() -> int:
+    """A seed for which two random agents play all 343 actions."""
+    for seed in range(100):
+        if play_in_process(seed) == 343:
+            return seed
+    raise RuntimeError("no seed gives a 343-action game")
+
+
+def play_in_process(seed: int) -> int:
+    from agents.random_agent import Agent
+
+    kwargs = {"seed": seed, "time_remaining": None, "space_limit": None, "space_remaining": None}
+    agents = [Agent(color=PlayerColor.RED, **kwargs), Agent(color=PlayerColor.BLUE, **kwargs)]
+    state = InfexionState()
+    while not state.is_over:
+        mover = state.current_player
+        action = agents[mover].action(**kwargs)
+        state.apply_checked(to_engine_action(action))
+        if state.is_over:
+            break
+        for agent in agents:
+            agent.turn(PlayerColor(mover), action, **kwargs)
+    return state.turn
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.referee", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=5000)
+    args = parser.parse_args(argv)
+
+    seed = find_full_length_seed()
+    settings = MatchSettings(seed=seed, time_limit=180, space_limit=250)
+    entry = AgentEntry("agents.random_agent")
+    walls = []
+    for _ in range(args.games):
+        start = time.perf_counter()
+        record = play_match(entry, entry, settings)
+        walls.append(time.perf_counter() - start)
+        assert record.turns == 343 and record.error == {"RED": None, "BLUE": None}, record.message
+    inproc = []
+    for _ in range(args.games):
+        start = time.perf_counter()
+        play_in_process(seed)
+        inproc.append(time.perf_counter() - start)
+
+    agent = HostedAgent("RED", "benchmarks.noop_agent", "Agent", "infexion", {}, Limits(time_limit=180, space_limit=250))
+    agent.start()
+    agent.wait_ready()
+    agent.call({"op": "init", "module": "benchmarks.noop_agent", "class": "Agent", "color": "RED", "kwargs": {}})
+    message = {
+        "op": "turn",
+        "color": "BLUE",
+        "action": "SPREAD(3, 4, 0, 1)",
+        "kwargs": {"time_remaining": 100.0, "space_limit": 250, "space_remaining": 240.0},
+    }
+    rtts = []
+    for _ in range(args.calls):
+        start = time.perf_counter()
+        agent.call(message)
+        rtts.append(time.perf_counter() - start)
+    agent.close()
+    rtts.sort()
+
+    print(f"full 343-action game, 2 isolated agent processes (-t 180 -s 250), {args.games} games:")
+    print(f"  wall time  median {statistics.median(walls):.3f} s   best {min(walls):.3f} s   worst {max(walls):.3f} s")
+    print(f"same game in-process, no isolation (baseline): median {statistics.median(inproc):.3f} s")
+    print(f"one call's round trip over {args.calls} calls:")
+    print(f"  median {statistics.median(rtts) * 1e6:.0f} us   99th percentile {rtts[int(0.99 * len(rtts))] * 1e6:.0f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+"""The program that runs inside an agent's process.
+
+    python -m referee.hosting.agent_host CMD_FD REPLY_FD GAME OPTIONS_JSON CPU_HARD_LIMIT
+
+It imports the game's agent-facing types, says it is ready (the referee takes
+the memory baseline then), and serves the referee's calls: import and
+construct the agent, ``action()``, ``turn()``.  Replies go to REPLY_FD, never
+to stdout, which belongs to the agent.  Everything the agent raises is caught
+and reported; whatever this process sends is checked again by the referee, so
+nothing here has to be trusted.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import traceback
+from importlib import import_module
+from typing import Any, Callable
+
+from .wire import encode
+
+MAX_TRACEBACK = 8000
+
+
+class Channel:
+    """Line-based reading of commands and writing of replies on raw fds."""
+
+    def __init__(self, cmd_fd: int, reply_fd: int):
+        self.cmd_fd = cmd_fd
+        self.reply_fd = reply_fd
+        self.buffer = b""
+
+    def read(self) -> dict[str, Any] | None:
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.cmd_fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = encode(message)
+        while data:
+            data = data[os.write(self.reply_fd, data) :]
+
+
+def failure(kind: str, message: str, tb: str = "") -> dict[str, Any]:
+    return {"ok": False, "failure": kind, "message": message[:2000], "traceback": tb[-MAX_TRACEBACK:]}
+
+
+_HOSTING_DIR = os.path.dirname(os.path.abspath(__file__))
+_IMPORTLIB_DIR = os.path.dirname(os.path.abspath(import_module.__code__.co_filename))
+
+
+def _is_ours(filename: str) -> bool:
+    if filename.startswith("<frozen importlib"):
+        return True
+    return os.path.dirname(os.path.abspath(filename)) in (_HOSTING_DIR, _IMPORTLIB_DIR)
+
+
+def agent_traceback(exc: BaseException) -> str:
+    """The traceback from the agent's own code on (host and importlib frames dropped)."""
+    tb = exc.__traceback__
+    while tb is not None and _is_ours(tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb))
+
+
+def import_hint(exc: BaseException, module_name: str) -> str:
+    """A hint when an agent seems to import its own package by an old name.
+
+    That is when the missing module is ``agent`` (the course template's
+    package name) or a module that sits in the agent's own folder but was
+    imported absolutely; a third-party module that is not installed gets no
+    hint.
+    """
+    missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if not missing or "." not in module_name or module_name == missing or module_name.startswith(missing + "."):
+        return ""
+    top = missing.split(".")[0]
+    folder = os.path.join(os.getcwd(), *module_name.split("."))
+    own = os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top))
+    if top != "agent" and not own:
+        return ""
+    return (
+        f" (the agent imports '{missing}' by an absolute name; if that is its own package or module under "
+        "an old name, import it relatively: 'from .module import name')"
+    )
+
+
+def describe_exception(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Host:
+    """Serves one agent object for the referee."""
+
+    def __init__(self, game_name: str, options: dict[str, Any]):
+        from referee.game.player import PlayerColor
+        from referee.games import load_game
+
+        self.game = load_game(game_name, **options)
+        self.state = self.game.new_state()  # only for parsing/formatting action text
+        self.types = import_module(self.game.agent_types_module)
+        self.to_engine: Callable[[Any], Any] = self.types.to_engine_action
+        self.from_engine: Callable[[Any], Any] = self.types.from_engine_action
+        self.colors = {c.name: c for c in PlayerColor}
+        self.agent: Any = None
+        #: The course's 2022 protocol (Cachex): ``Player(player, n)``,
+        #: ``action()`` returning a tuple, ``turn(player, tuple)``.
+        self.legacy = False
+
+    def guarded(self, kind_on_error: str, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        try:
+            return call()
+        except MemoryError as exc:
+            return failure("memory", "MemoryError", agent_traceback(exc))
+        except BaseException as exc:  # noqa: BLE001  SystemExit, KeyboardInterrupt too
+            return failure(kind_on_error, describe_exception(exc), agent_traceback(exc))
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        op = message.get("op")
+        kwargs = message.get("kwargs") or {}
+        if op == "init":
+            return self.guarded("load", lambda: self.init(message, kwargs))
+        if op == "action":
+            return self.guarded("exception", lambda: self.action(kwargs))
+        if op == "turn":
+            return self.guarded("exception", lambda: self.turn(message, kwargs))
+        return failure("exception", f"unknown request {op!r}")
+
+    def init(self, message: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        module_name, class_name = message["module"], message["class"]
+        try:
+            module = import_module(module_name)
+        except BaseException as exc:  # noqa: BLE001
+            message = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
+            return failure("load", message, agent_traceback(exc))
+        cls = getattr(module, class_name, None)
+        legacy_ok = hasattr(self.types, "from_legacy")
+        if cls is None and class_name == "Agent" and legacy_ok and hasattr(module, "Player"):
+            class_name, cls = "Player", module.Player  # a 2022 agent: detected by its class name
+        if cls is None:
+            return failure("load", f"{module_name} has no class {class_name}")
+        self.legacy = legacy_ok and class_name == "Player"
+        try:
+            if self.legacy:
+                color_index = self.colors[message["color"]].value
+                self.agent = cls(self.types.LEGACY_PLAYER_NAMES[color_index], self.game.agent_kwargs["n"])
+            else:
+                self.agent = cls(color=self.colors[message["color"]], **kwargs)
+        except MemoryError:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            return failure("load", f"{class_name}() raised {describe_exception(exc)}", agent_traceback(exc))
+        return {"ok": True}
+
+    def action(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        if self.legacy:
+            result = self.agent.action()
+            engine_action = self.types.from_legacy(result)
+            if engine_action is None:
+                return failure("bad_return", f"action() returned {self.types.describe_legacy(result)}")
+        else:
+            result = self.agent.action(**kwargs)
+            engine_action = self.to_engine(result)
+        if engine_action is None:
+            shown = repr(result)
+            shown = shown if len(shown) <= 120 else shown[:117] + "..."
+            return failure(
+                "bad_return",
+                f"action() returned {type(result).__name__} {shown}, not a {self.game.name} action object",
+            )
+        return {"ok": True, "action": self.state.action_to_str(engine_action)}
+
+    def turn(self, message: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        color = message.get("color")
+        engine_action = self.state.parse_action(message["action"])
+        if self.legacy:
+            player = self.types.LEGACY_PLAYER_NAMES[self.colors[color].value]
+            self.agent.turn(player, self.types.to_legacy(engine_action))
+        else:
+            self.agent.turn(None if color is None else self.colors[color], self.from_engine(engine_action), **kwargs)
+        return {"ok": True}
+
+
+def main(argv: list[str]) -> None:
+    cmd_fd, reply_fd, game_name, options_json, cpu_hard = argv
+    limit = float(cpu_hard)
+    if limit > 0:
+        import resource
+
+        # A backstop the agent cannot raise: the kernel stops the process
+        # even if the referee's own watch were somehow delayed.
+        seconds = math.ceil(limit)
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+    channel = Channel(int(cmd_fd), int(reply_fd))
+    host = Host(game_name, json.loads(options_json))
+    channel.send({"ready": True})
+    while True:
+        message = channel.read()
+        if message is None:
+            return
+        channel.send(host.handle(message))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+    # Skip interpreter teardown: agent threads or atexit hooks must not keep
+    # the process alive once the referee has closed the channel.
+    os._exit(0)

@@ -1,0 +1,57 @@
+"""What can go wrong with an agent: one exception type per verdict reason."""
+from __future__ import annotations
+
+
+class AgentFailure(Exception):
+    """An agent failed; the game ends with its opponent as the winner."""
+
+    reason = "agent_error"
+
+    def __init__(self, message: str, traceback: str = "", output: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.traceback = traceback
+        #: The tail of what the agent printed, when it may explain the failure.
+        self.output = output
+
+
+class AgentLoadError(AgentFailure):
+    """The agent could not be imported or constructed."""
+
+    reason = "load_error"
+
+
+class AgentRaised(AgentFailure):
+    """``action()`` or ``turn()`` raised an exception."""
+
+    reason = "agent_error"
+
+
+class AgentIllegalAction(AgentFailure):
+    """The agent returned something that is not a legal action now."""
+
+    reason = "illegal_action"
+
+
+class AgentTimeout(AgentFailure):
+    """The agent ran out of CPU time, or the wall-clock watchdog fired."""
+
+    reason = "time_limit"
+
+
+class AgentOutOfMemory(AgentFailure):
+    """The agent went over its memory limit (or raised MemoryError)."""
+
+    reason = "space_limit"
+
+
+class AgentCrashed(AgentFailure):
+    """The agent's process died (exit, signal)."""
+
+    reason = "agent_crashed"
+
+
+class AgentProtocolError(AgentFailure):
+    """The agent's process sent something that is not a valid reply."""
+
+    reason = "protocol_error"

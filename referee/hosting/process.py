@@ -1,0 +1,411 @@
+"""One agent in its own OS process, held to its time and memory limits.
+
+Where each limit is enforced:
+
+* **CPU time** (per agent per game, over import, ``__init__``, ``action`` and
+  ``turn``): read from the agent's CPU clock after every call and every
+  :data:`POLL_INTERVAL` while a call runs; the process is killed as soon as
+  the budget is spent.  ``RLIMIT_CPU`` set inside the process is a backstop.
+* **Wall-clock watchdog**: a call may last at most the remaining CPU time plus
+  a grace (and at most the per-call cap), which stops agents that sleep or
+  block.
+* **Memory**: resident memory of the process and its descendants above the
+  baseline taken before the agent was imported, polled while a call runs; the
+  kernel's high-water mark is checked after each call, so a peak between two
+  polls still counts.
+* **Clean-up**: the agent runs in its own session; at the end every process of
+  that session (the agent's children included) is killed.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from . import wire
+from .failures import (
+    AgentCrashed,
+    AgentFailure,
+    AgentIllegalAction,
+    AgentLoadError,
+    AgentOutOfMemory,
+    AgentProtocolError,
+    AgentRaised,
+    AgentTimeout,
+)
+from .monitor import MB, ProcessMonitor, session_members
+
+#: How often a running call is checked against the limits, in seconds.
+POLL_INTERVAL = 0.01
+#: Calls shorter than this cannot have touched enough memory to matter, so
+#: the (slightly dearer) high-water-mark read is skipped for them.
+QUICK_CALL = 0.002
+#: Agent output kept per call and in total (the rest is counted, not kept).
+OUTPUT_PER_CALL = 64 * 1024
+OUTPUT_TAIL = 4 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits one agent plays under; ``None`` or 0 means unlimited."""
+
+    time_limit: float | None = None  # CPU seconds for the whole game
+    space_limit: float | None = None  # MB above the interpreter's baseline
+    wall_grace: float = 5.0  # watchdog: remaining CPU time + this, per call
+    call_timeout: float | None = None  # watchdog: wall cap on any one call
+    start_timeout: float = 60.0  # interpreter start, before the agent is imported
+
+    @property
+    def cpu(self) -> float | None:
+        return self.time_limit or None
+
+    @property
+    def space_bytes(self) -> float | None:
+        return self.space_limit * MB if self.space_limit else None
+
+
+@dataclass(frozen=True)
+class CallStats:
+    """What one call cost, for the log at high verbosity."""
+
+    op: str
+    cpu: float
+    wall: float
+    memory_mb: float
+
+
+def _crash_message(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"the agent's process was killed by {name}"
+    return f"the agent's process exited with status {returncode}"
+
+
+class HostedAgent:
+    """Start with :meth:`start`, then :meth:`call` it; always :meth:`close`."""
+
+    def __init__(
+        self,
+        color: str,
+        module: str,
+        class_name: str,
+        game: str,
+        game_options: dict[str, Any],
+        limits: Limits,
+        env: dict[str, str] | None = None,
+    ):
+        self.color = color
+        self.module = module
+        self.class_name = class_name
+        self.game = game
+        self.game_options = game_options
+        self.limits = limits
+        self.env = env
+        self.proc: subprocess.Popen | None = None
+        self.monitor: ProcessMonitor | None = None
+        self.cpu_base = 0.0
+        self.mem_base = 0
+        self.hwm_at_start = 0
+        self.time_used = 0.0
+        self.peak_bytes = 0
+        self.last_call: CallStats | None = None
+        self._buffer = b""
+        self._output: deque[bytes] = deque()
+        self._output_kept = 0
+        self._output_dropped = 0
+        self._tail = b""
+        self._output_closed = False
+
+    # -- life cycle -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process (returns at once; :meth:`wait_ready` waits)."""
+        cmd_r, self._cmd_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        self._out_r, out_w = os.pipe()
+        cpu_hard = (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
+        env = dict(os.environ if self.env is None else self.env)
+        env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
+        try:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "referee.hosting.agent_host",
+                    str(cmd_r),
+                    str(reply_w),
+                    self.game,
+                    json.dumps(self.game_options),
+                    str(cpu_hard),
+                ],
+                pass_fds=(cmd_r, reply_w),
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w,
+                start_new_session=True,
+                env=env,
+            )
+        finally:
+            for fd in (cmd_r, reply_w, out_w):
+                os.close(fd)
+        for fd in (self._reply_r, self._out_r):
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+        self._poller = select.poll()
+        self._poller.register(self._reply_r, select.POLLIN)
+        self._poller.register(self._out_r, select.POLLIN)
+
+    def wait_ready(self) -> None:
+        """Wait for the process to be ready; take the baselines."""
+        deadline = time.monotonic() + self.limits.start_timeout
+        while True:
+            line = self._take_line()
+            if line is not None:
+                if not wire.is_ready(line):
+                    self._fail(AgentProtocolError, f"the agent's process sent {line[:80]!r} before starting")
+                break
+            if time.monotonic() > deadline:
+                self._fail(AgentLoadError, f"the agent's process did not start within {self.limits.start_timeout:g} s")
+            self._wait_for_input(0.05)
+        self.monitor = ProcessMonitor(self.proc.pid)
+        self.cpu_base = self.monitor.cpu()
+        self.mem_base = self.monitor.rss()
+        self.hwm_at_start = self.monitor.peak_rss()
+
+    def close(self) -> None:
+        """Kill the agent and everything it started; idempotent."""
+        if self.proc is None:
+            return
+        try:
+            self._drain_output()
+        except OSError:
+            pass
+        if self.monitor is not None and self.proc.poll() is None:
+            self._update_peak(self.monitor.peak_rss())
+        sid = self.proc.pid
+        try:
+            os.killpg(sid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        # Children that moved to another process group still carry the session.
+        for pid in session_members(sid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for fd in (self._cmd_w, self._reply_r, self._out_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.monitor is not None:
+            self.monitor.close()
+        self.proc = None
+
+    # -- calls ------------------------------------------------------------------
+
+    @property
+    def time_remaining(self) -> float | None:
+        if not self.limits.cpu:
+            return None
+        return max(0.0, self.limits.cpu - self.time_used)
+
+    @property
+    def space_remaining(self) -> float | None:
+        if not self.limits.space_limit:
+            return None
+        return max(0.0, self.limits.space_limit - self.peak_bytes / MB)
+
+    @property
+    def peak_memory_mb(self) -> float:
+        return self.peak_bytes / MB
+
+    def call(self, message: dict[str, Any]) -> wire.Reply:
+        """Send one request and wait for its reply under the limits.
+
+        Raises an :class:`AgentFailure` subclass for anything but a good reply.
+        """
+        op = message.get("op", "?")
+        try:
+            os.write(self._cmd_w, wire.encode(message))
+        except (BrokenPipeError, OSError):
+            self._fail_dead()
+        start = time.monotonic()
+        deadline = self._watchdog_deadline(start)
+        line = self._take_line()
+        while line is None:
+            self._wait_for_input(POLL_INTERVAL)
+            line = self._take_line()
+            if line is None:
+                self._check_running_call(start, deadline)
+        wall = time.monotonic() - start
+        cpu_before = self.time_used
+        self.time_used = self.monitor.cpu() - self.cpu_base
+        if wall > QUICK_CALL:
+            self._update_peak(self.monitor.peak_rss(), self.monitor.look_at_descendants())
+            self.time_used = self.monitor.cpu() - self.cpu_base
+        else:
+            self._update_peak(self.monitor.rss())
+        self.last_call = CallStats(op, self.time_used - cpu_before, wall, self.peak_memory_mb)
+        self._check_limits_after_call()
+        try:
+            reply = wire.parse_reply(line)
+        except wire.WireError as exc:
+            self._fail(AgentProtocolError, f"malformed reply from the agent's process: {exc}")
+        if not reply.ok:
+            self._raise_reported(op, reply)
+        return reply
+
+    # -- internals -------------------------------------------------------------
+
+    def _watchdog_deadline(self, start: float) -> float | None:
+        deadline = None
+        if self.limits.cpu:
+            deadline = start + self.time_remaining + self.limits.wall_grace
+        if self.limits.call_timeout:
+            cap = start + self.limits.call_timeout
+            deadline = cap if deadline is None else min(deadline, cap)
+        return deadline
+
+    def _check_running_call(self, start: float, deadline: float | None) -> None:
+        monitor = self.monitor
+        now = time.monotonic()
+        child_rss = monitor.look_at_descendants() if now - start > 5 * POLL_INTERVAL else 0
+        used = monitor.cpu() - self.cpu_base
+        if self.limits.cpu and used > self.limits.cpu:
+            self.time_used = used
+            self._fail(AgentTimeout, f"used {used:.2f} s of CPU time, over its limit of {self.limits.cpu:g} s")
+        rss = monitor.rss()
+        self._update_peak(rss, child_rss)
+        limit = self.limits.space_bytes
+        if limit and self.peak_bytes > limit:
+            self._fail(
+                AgentOutOfMemory,
+                f"used {self.peak_memory_mb:.0f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
+            )
+        if self.proc.poll() is not None:
+            self._fail_dead()
+        if deadline is not None and now > deadline:
+            self.time_used = used
+            self._fail(
+                AgentTimeout,
+                f"did not answer within {now - start:.1f} s of wall-clock time "
+                f"(watchdog; it used {used:.2f} s of CPU time)",
+            )
+
+    def _check_limits_after_call(self) -> None:
+        if self.limits.cpu and self.time_used > self.limits.cpu:
+            self._fail(
+                AgentTimeout, f"used {self.time_used:.2f} s of CPU time, over its limit of {self.limits.cpu:g} s"
+            )
+        limit = self.limits.space_bytes
+        if limit and self.peak_bytes > limit:
+            self._fail(
+                AgentOutOfMemory,
+                f"used {self.peak_memory_mb:.0f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
+            )
+
+    def _update_peak(self, resident: int, extra: int = 0) -> None:
+        # The high-water mark includes the interpreter's start-up; it only
+        # says something about the agent once it has risen past that.
+        if resident == self.hwm_at_start:
+            return
+        self.peak_bytes = max(self.peak_bytes, resident + extra - self.mem_base)
+
+    def _raise_reported(self, op: str, reply: wire.Reply) -> None:
+        kind = {
+            "load": AgentLoadError,
+            "exception": AgentRaised,
+            "bad_return": AgentIllegalAction,
+            "memory": AgentOutOfMemory,
+        }[reply.failure]
+        message = reply.message
+        if kind is AgentRaised:
+            message = f"{op}() raised {message}"
+        elif kind is AgentOutOfMemory:
+            message = f"{op}() ran out of memory ({message})"
+        self._fail(kind, message, reply.traceback)
+
+    def _fail_dead(self) -> None:
+        try:
+            code = self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            self._fail(AgentProtocolError, "the agent closed the referee's channel")
+        self._fail(AgentCrashed, _crash_message(code))
+
+    def _fail(self, kind: type[AgentFailure], message: str, traceback: str = "") -> None:
+        try:
+            self._drain_output()
+        except OSError:
+            pass
+        raise kind(message, traceback, self.output_tail())
+
+    def _wait_for_input(self, timeout: float) -> None:
+        for fd, _ in self._poller.poll(timeout * 1000):
+            if fd == self._out_r:
+                self._drain_output()
+            else:
+                self._read_reply()
+
+    def _read_reply(self) -> None:
+        try:
+            chunk = os.read(self._reply_r, 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self._poller.unregister(self._reply_r)
+            self._fail_dead()
+        self._buffer += chunk
+        if len(self._buffer) > wire.MAX_REPLY_BYTES and b"\n" not in self._buffer:
+            self._fail(AgentProtocolError, f"the agent's process sent over {wire.MAX_REPLY_BYTES} bytes without a newline")
+
+    def _take_line(self) -> bytes | None:
+        if b"\n" not in self._buffer:
+            return None
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def _drain_output(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._out_r, 1 << 16)
+            except BlockingIOError:
+                return
+            if not chunk:
+                if not self._output_closed:
+                    self._output_closed = True
+                    self._poller.unregister(self._out_r)
+                return
+            room = OUTPUT_PER_CALL - self._output_kept
+            if room > 0:
+                self._output.append(chunk[:room])
+                self._output_kept += min(room, len(chunk))
+            self._output_dropped += max(0, len(chunk) - max(room, 0))
+            self._tail = (self._tail + chunk)[-OUTPUT_TAIL:]
+
+    def take_output(self) -> str:
+        """What the agent printed since the last call to this (bounded)."""
+        self._drain_output()
+        text = b"".join(self._output).decode("utf-8", "replace")
+        if self._output_dropped:
+            text += f"\n[... {self._output_dropped} more bytes of output not kept]\n"
+        self._output.clear()
+        self._output_kept = self._output_dropped = 0
+        return text
+
+    def output_tail(self) -> str:
+        return self._tail.decode("utf-8", "replace")

@@ -1,0 +1,268 @@
+"""The Infinitron commands agents exchange with the referee.
+
+An agent's ``action()`` returns one command object (or its canonical text);
+``turn(color, action)`` receives every command as an object, and every chaos
+event with ``color`` None.  Each object's ``str()`` is its canonical text::
+
+    from referee.infinitron import Define, Build, Move, EndTurn
+
+    Define(1, 2, 3, "MEDIUM", "NONE")   # DEFINE(1, 2, 3, MEDIUM, NONE)
+    Build(0, (3, -1))                   # BUILD(0, 3, -1)
+    Move(4, (2, 0))                     # MOVE(4, 2, 0)
+    EndTurn()                           # END_TURN
+
+Cells are ``(r, q)`` pairs (a :class:`Cell` or any pair of ints).
+:func:`to_engine_action` and :func:`from_engine_action` convert to and from
+the engine's actions (``referee.games.infinitron``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple, Union
+
+from ..game.player import PlayerColor
+from ..games.base import NotationError
+from ..games.infinitron import engine as _engine
+
+RANGES = _engine.RANGE_NAMES
+ABILITIES = _engine.ABILITY_NAMES
+TERRAIN_KINDS = tuple(_engine.TERRAIN_NAMES[k] for k in _engine.TERRAIN_KINDS)
+
+
+class Cell(NamedTuple):
+    """A cell ``(r, q)`` of the hexagon: ``max(|r|, |q|, |r+q|) <= 5``."""
+
+    r: int
+    q: int
+
+    def __str__(self) -> str:
+        return f"{self.r}, {self.q}"
+
+
+@dataclass(frozen=True, slots=True)
+class Define:
+    """``DEFINE(hp, move, dmg, range, ability)``: a new unit template (2 RP)."""
+
+    hp: int
+    move: int
+    dmg: int
+    range: str
+    ability: str
+
+    def __str__(self) -> str:
+        return f"DEFINE({self.hp}, {self.move}, {self.dmg}, {self.range}, {self.ability})"
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """``BUILD(t, r, q)``: a unit of template ``template`` on ``cell``."""
+
+    template: int
+    cell: Cell
+
+    def __str__(self) -> str:
+        return f"BUILD({self.template}, {Cell(*self.cell)})"
+
+
+@dataclass(frozen=True, slots=True)
+class _UnitCommand:
+    """A command to one of the player's units: ``WORD(u, r, q)``."""
+
+    unit: int
+    cell: Cell
+    word: ClassVar[str] = ""
+
+    def __str__(self) -> str:
+        return f"{self.word}({self.unit}, {Cell(*self.cell)})"
+
+
+class Move(_UnitCommand):
+    """``MOVE(u, r, q)``: unit ``unit`` goes to ``cell``."""
+
+    __slots__ = ()
+    word = "MOVE"
+
+
+class Attack(_UnitCommand):
+    """``ATTACK(u, r, q)``: unit ``unit`` attacks the enemy unit on ``cell``."""
+
+    __slots__ = ()
+    word = "ATTACK"
+
+
+class Ability(_UnitCommand):
+    """``ABILITY(u, r, q)``: unit ``unit`` uses its HEAL or BLAST on ``cell``."""
+
+    __slots__ = ()
+    word = "ABILITY"
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain:
+    """``TERRAIN(kind, r, q)``: spend a terrain point on ``cell``."""
+
+    kind: str
+    cell: Cell
+
+    def __str__(self) -> str:
+        return f"TERRAIN({self.kind}, {Cell(*self.cell)})"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """``END_TURN``."""
+
+    def __str__(self) -> str:
+        return "END_TURN"
+
+
+@dataclass(frozen=True, slots=True)
+class NoEvent:
+    """Chance: the chaos roll brought no event (``NO_EVENT``)."""
+
+    def __str__(self) -> str:
+        return "NO_EVENT"
+
+
+@dataclass(frozen=True, slots=True)
+class Asteroid:
+    """Chance: ``ASTEROID(r, q)`` destroyed everything within distance 2 of ``cell``."""
+
+    cell: Cell
+
+    def __str__(self) -> str:
+        return f"ASTEROID({Cell(*self.cell)})"
+
+
+@dataclass(frozen=True, slots=True)
+class FishMarket:
+    """Chance: ``FISH_MARKET((r, q), ...)`` put fish tokens on ``cells`` (ascending)."""
+
+    cells: tuple[Cell, ...]
+
+    def __str__(self) -> str:
+        return "FISH_MARKET(" + ", ".join(f"({Cell(*c)})" for c in self.cells) + ")"
+
+
+Command = Union[Define, Build, Move, Attack, Ability, Terrain, EndTurn]
+ChaosEvent = Union[NoEvent, Asteroid, FishMarket]
+
+_UNIT_KINDS = {Build: _engine.BUILD, Move: _engine.MOVE, Attack: _engine.ATTACK, Ability: _engine.ABILITY}
+_UNIT_CLASSES = {kind: cls for cls, kind in _UNIT_KINDS.items()}
+
+
+def _is_int(x: object) -> bool:
+    return type(x) is int
+
+
+def _cell_index(cell: object) -> int | None:
+    if not isinstance(cell, tuple) or len(cell) != 2 or not all(map(_is_int, cell)):
+        return None
+    return _engine.INDEX.get((cell[0], cell[1]))
+
+
+def to_engine_action(obj: object) -> tuple[int, ...] | None:
+    """The engine action for a command object or its canonical text, or None.
+
+    None means the object is not an Infinitron command at all (unknown type,
+    a number that is not an int, a cell off the board, an unknown range,
+    ability or terrain name).  A well-formed command that the rules forbid
+    (a template costing 13, say) converts; the referee then rejects it with
+    the reason.
+    """
+    kind = type(obj)
+    if kind is str:
+        try:
+            return _engine.parse_action(obj)  # type: ignore[arg-type]
+        except NotationError:
+            return None
+    if kind is EndTurn:
+        return _engine.END_TURN_ACTION
+    if kind is NoEvent:
+        return _engine.NO_EVENT_ACTION
+    if kind in _UNIT_KINDS:
+        number = obj.template if kind is Build else obj.unit  # type: ignore[union-attr]
+        cell = _cell_index(obj.cell)  # type: ignore[union-attr]
+        if not _is_int(number) or number < 0 or cell is None:
+            return None
+        return (_UNIT_KINDS[kind], number, cell)
+    if kind is Define:
+        d: Define = obj  # type: ignore[assignment]
+        if not (_is_int(d.hp) and _is_int(d.move) and _is_int(d.dmg)):
+            return None
+        if d.range not in RANGES or d.ability not in ABILITIES:
+            return None
+        action = (_engine.DEFINE, d.hp, d.move, d.dmg, RANGES.index(d.range), ABILITIES.index(d.ability))
+        return action if _engine.is_well_formed(action) else None
+    if kind is Terrain:
+        cell = _cell_index(obj.cell)  # type: ignore[union-attr]
+        name = obj.kind  # type: ignore[union-attr]
+        if cell is None or name not in TERRAIN_KINDS:
+            return None
+        return (_engine.TERRAIN, _engine.TERRAIN_NAMES.index(name), cell)
+    if kind is Asteroid:
+        cell = _cell_index(obj.cell)  # type: ignore[union-attr]
+        return None if cell is None else (_engine.ASTEROID, cell)
+    if kind is FishMarket:
+        cells_obj = obj.cells  # type: ignore[union-attr]
+        if not isinstance(cells_obj, tuple):
+            return None
+        cells = [_cell_index(c) for c in cells_obj]
+        if None in cells or len(set(cells)) != len(cells) or len(cells) > _engine.FISH_TOKENS:
+            return None
+        return (_engine.FISH_MARKET, *sorted(cells))  # type: ignore[type-var]
+    return None
+
+
+def _cell(index: int) -> Cell:
+    return Cell(*_engine.CELLS[index])
+
+
+def from_engine_action(action: tuple[int, ...]) -> Command | ChaosEvent:
+    """The command object for an engine action."""
+    kind = action[0]
+    if kind == _engine.END:
+        return EndTurn()
+    if kind == _engine.NO_EVENT:
+        return NoEvent()
+    if kind == _engine.DEFINE:
+        _, hp, move, dmg, range_, ability = action
+        return Define(hp, move, dmg, RANGES[range_], ABILITIES[ability])
+    if kind in _UNIT_CLASSES:
+        return _UNIT_CLASSES[kind](action[1], _cell(action[2]))
+    if kind == _engine.TERRAIN:
+        return Terrain(_engine.TERRAIN_NAMES[action[1]], _cell(action[2]))
+    if kind == _engine.ASTEROID:
+        return Asteroid(_cell(action[1]))
+    if kind == _engine.FISH_MARKET:
+        return FishMarket(tuple(_cell(c) for c in action[1:]))
+    raise ValueError(f"not an Infinitron engine action: {action!r}")
+
+
+def parse_command(text: str) -> Command | ChaosEvent:
+    """Read a command's canonical text; raises NotationError (a ValueError) if malformed."""
+    return from_engine_action(_engine.parse_action(text))
+
+
+__all__ = [
+    "ABILITIES",
+    "RANGES",
+    "TERRAIN_KINDS",
+    "Ability",
+    "Asteroid",
+    "Attack",
+    "Build",
+    "Cell",
+    "ChaosEvent",
+    "Command",
+    "Define",
+    "EndTurn",
+    "FishMarket",
+    "Move",
+    "NoEvent",
+    "PlayerColor",
+    "Terrain",
+    "from_engine_action",
+    "parse_command",
+    "to_engine_action",
+]

@@ -1,0 +1,342 @@
+"""One game between two hosted agents, ending in one :class:`GameRecord`.
+
+The loop: ask the game whose turn it is, ask that agent for an action, check
+it with the game, apply it, tell both agents (Red's first), until the game
+says it is over.  Any agent failure ends the game with the other agent as the
+winner; nothing an agent does makes :func:`play_match` raise.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from . import __version__
+from .games import load_game
+from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
+from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
+from .hosting.process import CallStats, HostedAgent, Limits
+from .records import GameRecord, bounded
+
+DEFAULT_CLASS = "Agent"
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class SpecError(ValueError):
+    """A package spec that cannot name an agent class."""
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``module.path[:Class]`` -> (module, class).
+
+    ``/`` and ``\\`` read as ``.``, a trailing ``.py`` or ``/`` is dropped and
+    a leading ``./`` ignored, so ``agents/minimax`` works as well as
+    ``agents.minimax``.
+    """
+    text = spec.strip()
+    module, _, class_name = text.partition(":")
+    module = module.replace("\\", "/").rstrip("/")
+    while module.startswith("./"):
+        module = module[2:]
+    if module.endswith(".py"):
+        module = module[:-3]
+    module = module.replace("/", ".")
+    class_name = class_name.strip() or DEFAULT_CLASS
+    parts = module.split(".")
+    if not module or not all(_IDENTIFIER.match(p) for p in parts):
+        raise SpecError(
+            f"{spec!r} is not a package spec: expected module.path[:Class], e.g. agents.minimax or agents/minimax"
+        )
+    if not _IDENTIFIER.match(class_name):
+        raise SpecError(f"{spec!r}: {class_name!r} is not a class name")
+    return module, class_name
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """An agent to play: its package spec, a display name and its options."""
+
+    spec: str
+    name: str | None = None
+    #: Extra keyword arguments the agent gets in every call (e.g. a depth).
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.spec
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """Everything about a game except who plays it."""
+
+    game: str = "infexion"
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    time_limit: float | None = None  # CPU seconds per agent per game
+    space_limit: float | None = None  # MB per agent
+    seed: int | None = None
+    wall_grace: float = 5.0
+    call_timeout: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(
+            time_limit=self.time_limit or None,
+            space_limit=self.space_limit or None,
+            wall_grace=self.wall_grace,
+            call_timeout=self.call_timeout,
+        )
+
+
+class MatchObserver:
+    """Hooks for showing a game as it is played; all do nothing by default."""
+
+    def started(self, game: Game, state: GameState, red: AgentEntry, blue: AgentEntry) -> None: ...
+
+    def action(self, color: int, text: str, state: GameState) -> None: ...
+
+    def call(self, color: int, stats: CallStats, output: str) -> None: ...
+
+    def failed(self, color: int, failure: AgentFailure) -> None: ...
+
+    def finished(self, record: GameRecord, state: GameState) -> None: ...
+
+
+class _Colored(Exception):
+    """An agent failure together with the colour of the agent that failed."""
+
+    def __init__(self, color: int, failure: AgentFailure):
+        self.color = color
+        self.failure = failure
+
+
+def _agent_env(seed: int | None, color: int) -> dict[str, str]:
+    env = dict(os.environ)
+    if seed is not None:
+        # Reproducible set/dict-of-str order inside seeded agents, different per colour.
+        env["PYTHONHASHSEED"] = str((seed * 2 + color) % 4294967296)
+    return env
+
+
+def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: HostedAgent) -> dict[str, Any]:
+    """The keyword arguments an agent gets in every call.
+
+    The game's name and options, the seed and the agent's configured options,
+    then the three the course referee passed (which options cannot override).
+    """
+    return {
+        "game": game.name,
+        "game_options": dict(settings.game_options),
+        "seed": settings.seed,
+        **game.agent_kwargs,
+        **dict(entry.options),
+        "time_remaining": agent.time_remaining,
+        "space_limit": settings.space_limit or None,
+        "space_remaining": agent.space_remaining,
+    }
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class _Match:
+    def __init__(self, red: AgentEntry, blue: AgentEntry, settings: MatchSettings, observer: MatchObserver):
+        self.entries = (red, blue)
+        self.settings = settings
+        self.observer = observer
+        self.game = load_game(settings.game, **dict(settings.game_options))
+        self.state = self.game.new_state()
+        self.actions: list[str] = []
+        self.moves = [0, 0]
+        self.agents: list[HostedAgent] = []
+        # Chance (chaos events) draws from the game's seed, apart from the
+        # agents' randomness, so a seeded game is reproducible.
+        self.chance_rng = random.Random(f"chance:{settings.seed}" if settings.seed is not None else None)
+
+    def kwargs(self, color: int) -> dict[str, Any]:
+        return call_kwargs(self.game, self.settings, self.entries[color], self.agents[color])
+
+    def call(self, color: int, message: dict[str, Any]):
+        agent = self.agents[color]
+        try:
+            reply = agent.call(message)
+        except AgentFailure as failure:
+            raise _Colored(color, failure) from None
+        self.observer.call(color, agent.last_call, agent.take_output())
+        return reply
+
+    def launch(self) -> None:
+        limits = self.settings.limits
+        for color, entry in enumerate(self.entries):
+            try:
+                module, class_name = parse_spec(entry.spec)
+            except SpecError as exc:
+                raise _Colored(color, AgentLoadError(str(exc))) from None
+            self.agents.append(
+                HostedAgent(
+                    PLAYER_NAMES[color],
+                    module,
+                    class_name,
+                    self.game.name,
+                    dict(self.settings.game_options),
+                    limits,
+                    env=_agent_env(self.settings.seed, color),
+                )
+            )
+        # Both interpreters start at once; the agents are then constructed
+        # Red first, as the protocol says.
+        for agent in self.agents:
+            agent.start()
+        for color, agent in enumerate(self.agents):
+            try:
+                agent.wait_ready()
+            except AgentFailure as failure:
+                raise _Colored(color, failure) from None
+        for color, agent in enumerate(self.agents):
+            module, class_name = agent.module, agent.class_name
+            self.call(
+                color,
+                {
+                    "op": "init",
+                    "module": module,
+                    "class": class_name,
+                    "color": PLAYER_NAMES[color],
+                    "kwargs": self.kwargs(color),
+                },
+            )
+
+    def chance(self) -> str:
+        """Let chance act (e.g. a chaos event); returns the action's text."""
+        action = self.state.sample_chance(self.chance_rng)
+        self.state.apply_checked(action)
+        return self.state.action_to_str(action)
+
+    def play(self) -> None:
+        state = self.state
+        while not state.is_over:
+            mover = state.current_player
+            if mover == CHANCE:
+                text = self.chance()
+                self.actions.append(text)
+                self.observer.action(CHANCE, text, state)
+                if not state.is_over:
+                    self.tell_both(None, text)
+                continue
+            reply = self.call(mover, {"op": "action", "kwargs": self.kwargs(mover)})
+            if reply.action is None:
+                raise _Colored(mover, AgentProtocolError("the reply to action() carried no action"))
+            try:
+                action = state.parse_action(reply.action)
+            except NotationError as exc:
+                raise _Colored(mover, AgentProtocolError(f"unreadable action from the agent's process: {exc}")) from None
+            try:
+                state.apply_checked(action)
+            except IllegalActionError as exc:
+                raise _Colored(mover, AgentIllegalAction(str(exc))) from None
+            text = state.action_to_str(action)
+            self.actions.append(text)
+            self.moves[mover] += 1
+            self.observer.action(mover, text, state)
+            if state.is_over:
+                break
+            self.tell_both(PLAYER_NAMES[mover], text)
+
+    def tell_both(self, color_name: str | None, text: str) -> None:
+        """``turn()`` on Red's agent, then Blue's (``color_name`` None: chance)."""
+        for color in (RED, BLUE):
+            self.call(color, {"op": "turn", "color": color_name, "action": text, "kwargs": self.kwargs(color)})
+
+    def close(self) -> None:
+        for agent in self.agents:
+            agent.close()
+
+
+def play_match(
+    red: AgentEntry, blue: AgentEntry, settings: MatchSettings, observer: MatchObserver | None = None
+) -> GameRecord:
+    """Play one game; returns its record.  Agent failures become verdicts."""
+    observer = observer or MatchObserver()
+    started_at, start = _now(), time.monotonic()
+    match = _Match(red, blue, settings, observer)
+    observer.started(match.game, match.state, red, blue)
+    errors: dict[str, dict[str, Any] | None] = {"RED": None, "BLUE": None}
+    try:
+        try:
+            match.launch()
+            match.play()
+        finally:
+            match.close()
+    except _Colored as failed:
+        color, failure = failed.color, failed.failure
+        observer.failed(color, failure)
+        name = PLAYER_NAMES[color]
+        winner: str | None = PLAYER_NAMES[1 - color]
+        reason = failure.reason
+        message = f"{name} agent: {failure.message}"
+        errors[name] = {
+            "kind": reason,
+            "message": bounded(failure.message, 1000),
+            "traceback": bounded(failure.traceback or None),
+            "output_tail": bounded(failure.output or None),
+        }
+    else:
+        outcome = match.state.outcome
+        winner = outcome.winner_name
+        reason = outcome.reason
+        message = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
+    agents = match.agents + [None] * (2 - len(match.agents))
+    record = GameRecord(
+        game=match.game.name,
+        game_options=dict(settings.game_options),
+        red=red.spec,
+        blue=blue.spec,
+        red_name=red.display_name,
+        blue_name=blue.display_name,
+        winner=winner,
+        reason=reason,
+        message=message,
+        turns=len(match.actions),
+        actions=match.actions,
+        moves={"RED": match.moves[RED], "BLUE": match.moves[BLUE]},
+        time_used={PLAYER_NAMES[c]: round(a.time_used, 4) if a else 0.0 for c, a in enumerate(agents)},
+        peak_memory_mb={PLAYER_NAMES[c]: round(a.peak_memory_mb, 2) if a else 0.0 for c, a in enumerate(agents)},
+        error=errors,
+        seed=settings.seed,
+        time_limit=settings.time_limit or None,
+        space_limit=settings.space_limit or None,
+        started_at=started_at,
+        duration=round(time.monotonic() - start, 4),
+        referee_version=__version__,
+        extra=dict(settings.extra),
+    )
+    observer.finished(record, match.state)
+    return record
+
+
+def check_agent(entry: AgentEntry, settings: MatchSettings) -> str | None:
+    """Import and construct an agent in its own process, as a game would.
+
+    Returns ``None`` if that works, else a message saying what went wrong.
+    """
+    try:
+        module, class_name = parse_spec(entry.spec)
+    except SpecError as exc:
+        return str(exc)
+    game = load_game(settings.game, **dict(settings.game_options))
+    agent = HostedAgent("RED", module, class_name, game.name, dict(settings.game_options), settings.limits)
+    try:
+        agent.start()
+        agent.wait_ready()
+        kwargs = call_kwargs(game, settings, entry, agent)
+        agent.call({"op": "init", "module": module, "class": class_name, "color": "RED", "kwargs": kwargs})
+    except AgentFailure as failure:
+        return failure.message
+    finally:
+        agent.close()
+    return None

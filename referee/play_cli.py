@@ -1,0 +1,188 @@
+"""``python -m referee [options] RED BLUE``: play one game and show it.
+
+Exit status: 0 when the game reached a result (forfeits included), 2 for a
+usage error, 1 only when the referee itself failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import TextIO
+
+from . import __version__
+from .games import game_class, game_names
+from .games.base import GameOptionError
+from .match import AgentEntry, MatchSettings, SpecError, parse_spec, play_match
+from .render.terminal import ConsoleObserver
+
+EXIT_RESULT, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
+
+
+def _non_negative(kind: str):
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{kind} must be a number, not {text!r}") from None
+        if value < 0 or value != value:
+            raise argparse.ArgumentTypeError(f"{kind} must be 0 or more, not {text}")
+        return value
+
+    return convert
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
+
+
+def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m referee",
+        description="Play one game between two agents, each in its own process under time and memory limits.",
+        epilog=(
+            "Subcommands: 'python -m referee tournament CONFIG.yaml', 'python -m referee search [FILE]', "
+            "'python -m referee replay RECORD.json'. Each has its own --help."
+        ),
+    )
+    parser.add_argument("red", metavar="RED", help="Red's agent: a package spec module.path[:Class], e.g. agents.minimax")
+    parser.add_argument("blue", metavar="BLUE", help="Blue's agent, likewise")
+    parser.add_argument("-V", "--version", action="version", version=f"referee {__version__}")
+    limits = parser.add_argument_group("limits")
+    limits.add_argument(
+        "-t", "--time", nargs="?", const=180.0, default=None, type=_non_negative("the time limit"),
+        metavar="SECONDS", help="CPU seconds per agent per game (bare -t: 180; default: no limit)",
+    )
+    limits.add_argument(
+        "-s", "--space", nargs="?", const=250.0, default=None, type=_non_negative("the space limit"),
+        metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; default: no limit)",
+    )
+    limits.add_argument(
+        "--grace", type=_non_negative("the grace"), default=5.0, metavar="SECONDS",
+        help="watchdog: a call may last its remaining CPU time plus this much wall time (default 5)",
+    )
+    limits.add_argument(
+        "--call-timeout", type=_non_negative("the call timeout"), default=None, metavar="SECONDS",
+        help="watchdog: wall-clock cap on any one call (default: none)",
+    )
+    show = parser.add_argument_group("output")
+    show.add_argument(
+        "-v", "--verbosity", nargs="?", const=3, default=2, type=int, choices=range(4), metavar="0-3",
+        help="0: result only, 1: commentary, 2: + board (default), 3: + time and memory per call and agent output",
+    )
+    show.add_argument("-d", "--debug", action="store_true", help="same as -v 3")
+    show.add_argument(
+        "-l", "--logfile", nargs="?", const="game.log", default=None, metavar="FILE",
+        help="also write the commentary to FILE (bare -l: game.log)",
+    )
+    color = show.add_mutually_exclusive_group()
+    color.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None, help="ANSI colour")
+    color.add_argument("-C", "--colourless", "--colorless", dest="color", action="store_false", help="no colour")
+    uni = show.add_mutually_exclusive_group()
+    uni.add_argument("-u", "--unicode", dest="unicode", action="store_true", default=None, help="unicode symbols")
+    uni.add_argument("-a", "--ascii", dest="unicode", action="store_false", help="plain ASCII")
+    show.add_argument(
+        "-w", "--wait", nargs="?", const=0.5, default=0.0, type=float, metavar="SECONDS",
+        help="pause after each action (bare -w: 0.5 s; negative: wait for Enter)",
+    )
+    game = parser.add_argument_group("game")
+    game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
+    game.add_argument("--seed", type=_seed, default=None, help="seed passed to both agents (kwarg 'seed')")
+    game.add_argument("--record", metavar="PATH", default=None, help="write the game record (JSON) to PATH")
+    game.add_argument("--html", metavar="OUT.html", default=None, help="write an HTML replay of the game at the end")
+    try:
+        game_class(game_name).add_arguments(game)
+    except GameOptionError:
+        pass
+    return parser
+
+
+def _game_name(argv: list[str]) -> str:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game", default="infexion")
+    known, _ = pre.parse_known_args(argv)
+    return known.game
+
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def main(argv: list[str]) -> int:
+    game_name = _game_name(argv)
+    try:
+        parser = build_parser(game_name)
+    except GameOptionError as exc:  # e.g. a malformed REFEREE_GAMES
+        print(f"python -m referee: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
+        return int(exc.code or 0)
+    for spec in (args.red, args.blue):
+        try:
+            parse_spec(spec)
+        except SpecError as exc:
+            return _usage_error(parser, str(exc))
+    try:
+        options = game_class(args.game).options_from_args(args)
+        game_class(args.game)(**options)
+    except GameOptionError as exc:
+        return _usage_error(parser, str(exc))
+    for option, path in (("--record", args.record), ("--html", args.html)):
+        if path and not Path(path).resolve().parent.is_dir():
+            return _usage_error(parser, f"{option}: folder {Path(path).resolve().parent} does not exist")
+    verbosity = 3 if args.debug else args.verbosity
+    tty = sys.stdout.isatty()
+    use_color = tty and os.environ.get("NO_COLOR") is None if args.color is None else args.color
+    use_unicode = tty if args.unicode is None else args.unicode
+    log: TextIO | None = None
+    if args.logfile:
+        try:
+            log = open(args.logfile, "w", encoding="utf-8")
+        except OSError as exc:
+            return _usage_error(parser, f"cannot write the log file {args.logfile}: {exc.strerror}")
+    observer = ConsoleObserver(verbosity, use_color, use_unicode, args.wait, log=log)
+    settings = MatchSettings(
+        game=args.game,
+        game_options=options,
+        time_limit=args.time or None,
+        space_limit=args.space or None,
+        seed=args.seed,
+        wall_grace=args.grace,
+        call_timeout=args.call_timeout or None,
+    )
+    try:
+        record = play_match(AgentEntry(args.red), AgentEntry(args.blue), settings, observer)
+    except KeyboardInterrupt:
+        print("\n* referee @ interrupted: no result (the agents were stopped)", file=sys.stderr)
+        return 130
+    except Exception:  # noqa: BLE001  a referee bug: say so, and say it is ours
+        print("* referee @ internal referee error (not the agents' fault):", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_INTERNAL
+    finally:
+        if log is not None:
+            log.close()
+    outputs = []
+    if args.record:
+        outputs.append((args.record, lambda: json.dumps(record.to_dict(), indent=1) + "\n"))
+    if args.html:
+        from .render.html_replay import replay_html
+
+        outputs.append((args.html, lambda: replay_html(record)))
+    for path, content in outputs:
+        try:
+            Path(path).write_text(content(), encoding="utf-8")
+        except OSError as exc:
+            print(f"* referee @ could not write {path}: {exc.strerror}", file=sys.stderr)
+            return EXIT_INTERNAL
+    return EXIT_RESULT

@@ -1,0 +1,1 @@
+"""Showing games: the terminal commentary (and, later, HTML replays)."""

@@ -1,0 +1,140 @@
+"""The referee's commentary in a terminal (and a log file), by verbosity.
+
+Lines start with ``* referee @`` as the course referee's did; the last line
+is always ``* referee @ result: ...``.
+
+* 0: the result line only;
+* 1: + commentary (each action, failures with their traceback);
+* 2: + the board after each action;
+* 3: + each call's CPU time, wall time and memory, and what agents printed.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from typing import TextIO
+
+from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
+from ..hosting.failures import AgentFailure
+from ..hosting.process import CallStats
+from ..match import AgentEntry, MatchObserver
+from ..records import GameRecord
+
+PREFIX = "* referee @ "
+_ANSI = re.compile(r"\033\[[0-9;]*m")
+_COLORS = {"RED": "\033[1;31m", "BLUE": "\033[1;34m"}
+_RESET = "\033[0m"
+
+
+def result_line(record: GameRecord) -> str:
+    """The last line: who won, or draw, and why."""
+    if record.winner is None:
+        return f"result: draw ({record.reason})"
+    if record.forfeit:
+        return f"result: {record.winner} wins ({record.loser} {record.reason}: {_first_line(_error_message(record))})"
+    return f"result: {record.winner} wins ({record.reason})"
+
+
+def _error_message(record: GameRecord) -> str:
+    error = record.error.get(record.loser or "") or {}
+    return error.get("message") or ""
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+class ConsoleObserver(MatchObserver):
+    """Prints the game as it goes to ``out`` and, without colour, to ``log``."""
+
+    def __init__(
+        self,
+        verbosity: int = 2,
+        use_color: bool = False,
+        use_unicode: bool = False,
+        wait: float = 0.0,
+        out: TextIO | None = None,
+        log: TextIO | None = None,
+    ):
+        self.verbosity = verbosity
+        self.use_color = use_color
+        self.use_unicode = use_unicode
+        self.wait = wait
+        self.out = out or sys.stdout
+        self.log = log
+
+    # -- output -----------------------------------------------------------------
+
+    def emit(self, level: int, text: str, prefix: bool = True) -> None:
+        if level > self.verbosity:
+            return
+        lines = text.splitlines() or [""]
+        shown = "\n".join((PREFIX + line) if prefix else line for line in lines)
+        if not self.use_color:
+            shown = _ANSI.sub("", shown)
+        try:
+            print(shown, file=self.out, flush=True)
+        except BrokenPipeError:
+            # The reader went away (e.g. `| head`): keep refereeing quietly,
+            # so the game still ends in a result and its record is written.
+            self.out = open(os.devnull, "w")
+        if self.log is not None:
+            print(_ANSI.sub("", shown), file=self.log, flush=True)
+
+    def color(self, name: str) -> str:
+        return f"{_COLORS[name]}{name}{_RESET}" if self.use_color and name in _COLORS else name
+
+    # -- hooks ----------------------------------------------------------------
+
+    def started(self, game: Game, state: GameState, red: AgentEntry, blue: AgentEntry) -> None:
+        red_name, blue_name = self.color("RED"), self.color("BLUE")
+        self.emit(1, f"playing {game.name}: {red_name} is {red.display_name}, {blue_name} is {blue.display_name}")
+
+    def action(self, color: int, text: str, state: GameState) -> None:
+        if color == CHANCE:
+            self.emit(1, f"turn {state.move_count}: chance: {text}")
+        else:
+            self.emit(1, f"turn {state.move_count}: {self.color(PLAYER_NAMES[color])} plays action {text}")
+        if self.verbosity >= 2:
+            self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
+            summary = state.summary()
+            if summary:
+                self.emit(2, summary)
+        if self.wait < 0:
+            try:
+                input("(press Enter for the next turn)")
+            except EOFError:
+                self.wait = 0
+        elif self.wait > 0:
+            time.sleep(self.wait)
+
+    def call(self, color: int, stats: CallStats, output: str) -> None:
+        if self.verbosity < 3:
+            return
+        name = PLAYER_NAMES[color]
+        self.emit(
+            3,
+            f"{name} {stats.op}(): {stats.cpu * 1000:.1f} ms CPU, {stats.wall * 1000:.1f} ms wall, "
+            f"peak memory {stats.memory_mb:.1f} MB",
+        )
+        for line in output.splitlines():
+            self.emit(3, f"  {name} | {line}", prefix=False)
+
+    def failed(self, color: int, failure: AgentFailure) -> None:
+        name = self.color(PLAYER_NAMES[color])
+        self.emit(1, f"{name} agent failed ({failure.reason}): {failure.message}")
+        if failure.traceback:
+            self.emit(1, "\n".join("  " + line for line in failure.traceback.rstrip().splitlines()), prefix=False)
+        if failure.output and self.verbosity >= 3:
+            self.emit(3, f"last output of {PLAYER_NAMES[color]}'s agent:")
+            self.emit(3, "\n".join("  | " + line for line in failure.output.rstrip().splitlines()), prefix=False)
+
+    def finished(self, record: GameRecord, state: GameState) -> None:
+        if record.winner is None:
+            self.emit(1, f"game over, draw ({record.reason})")
+        else:
+            self.emit(1, f"game over, winner is {self.color(record.winner)} ({record.reason})")
+        self.emit(0, result_line(record))

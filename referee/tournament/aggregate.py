@@ -1,0 +1,245 @@
+"""Tournament results as a pure function of game records.
+
+Nothing here reads clocks, the config or the schedule: the same records, in
+any order, give the same :class:`Results`.  A game recorded twice (a merged
+or repeated run; same config hash and game index) counts once.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..records import AGENT_FAILURE_REASONS, COLORS, RULE_REASONS, GameRecord
+from .ratings import HeadToHead, Rating, RatingFit, bradley_terry, head_to_head
+from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, sprt_result
+
+#: How an agent's own failure is shown in the endings table.
+FAILURE_COLUMNS = {
+    "time_limit": "time",
+    "space_limit": "memory",
+    "illegal_action": "illegal",
+    "agent_crashed": "crash",
+    "agent_error": "error",
+    "protocol_error": "error",
+    "load_error": "error",
+}
+OPPONENT_FAILED = "opponent failed"
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What aggregation needs of one record (small: no action list)."""
+
+    red: str
+    blue: str
+    winner: str | None  # "RED", "BLUE" or None
+    reason: str
+    failed: str | None  # the colour whose failure ended the game
+    moves: tuple[int, int]
+    cpu: tuple[float, float]
+    memory: tuple[float, float]
+    config_hash: str | None = None
+    index: int | None = None
+
+    @classmethod
+    def of(cls, record: GameRecord) -> "GameSummary":
+        failed = None
+        if record.reason in AGENT_FAILURE_REASONS:
+            failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)
+        extra = record.extra or {}
+        index = extra.get("game_index")
+        return cls(
+            red=record.name_of("RED"),
+            blue=record.name_of("BLUE"),
+            winner=record.winner,
+            reason=record.reason,
+            failed=failed,
+            moves=tuple(int(record.moves.get(c, 0)) for c in COLORS),
+            cpu=tuple(float(record.time_used.get(c, 0.0)) for c in COLORS),
+            memory=tuple(float(record.peak_memory_mb.get(c, 0.0)) for c in COLORS),
+            config_hash=extra.get("config_hash"),
+            index=index if isinstance(index, int) and not isinstance(index, bool) else None,
+        )
+
+    def points(self, color: str) -> float:
+        """The score of the agent playing ``color``: 1, 0.5 or 0."""
+        return 0.5 if self.winner is None else float(self.winner == color)
+
+
+@dataclass
+class AgentTotals:
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    endings: Counter = field(default_factory=Counter)
+    cpu: list[float] = field(default_factory=list)
+    moves: int = 0
+    peak_memory_mb: float = 0.0
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+    @property
+    def score(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+    @property
+    def cpu_per_move(self) -> float | None:
+        return math.fsum(self.cpu) / self.moves if self.moves else None
+
+
+@dataclass
+class PairTotals:
+    """One agent's results against one opponent, overall and by colour."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    as_red: Counter = field(default_factory=Counter)  # "W"/"D"/"L" -> n
+    as_blue: Counter = field(default_factory=Counter)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+
+@dataclass(frozen=True)
+class Results:
+    games: int
+    agents: Mapping[str, AgentTotals]
+    pairs: Mapping[tuple[str, str], PairTotals]  # (agent, opponent), both orders
+    ratings: RatingFit
+    head_to_head: HeadToHead | None  # exactly two agents: the first (by name or `tested`) vs the other
+    tested: str | None  # whose side head_to_head and sprt take
+    sprt: SprtResult | None
+    sprt_trajectory: tuple[tuple[int, int | None, float], ...]  # (games, game index, LLR) in index order
+    ending_columns: tuple[str, ...]
+
+    def standings(self) -> list[AgentTotals]:
+        """Agents by points, then Elo, then name."""
+
+        def key(agent: AgentTotals):
+            rating = self.ratings.ratings.get(agent.name)
+            return (-agent.points, -(rating.elo if rating else 0.0), agent.name)
+
+        return sorted(self.agents.values(), key=key)
+
+
+def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:
+    """One summary per (config hash, game index); the choice does not depend on order."""
+    keyed: dict[tuple[str, int], GameSummary] = {}
+    loose: list[GameSummary] = []
+    for game in games:
+        if game.config_hash is None or game.index is None:
+            loose.append(game)
+            continue
+        key = (game.config_hash, game.index)
+        kept = keyed.get(key)
+        if kept is None or repr(game) < repr(kept):
+            keyed[key] = game
+    return [keyed[k] for k in sorted(keyed)] + sorted(loose, key=repr)
+
+
+def _ending_columns(rule_reasons: set[str]) -> tuple[str, ...]:
+    """The rules' endings in the order the records module lists them, then the failures."""
+    rules = [r for r in RULE_REASONS if r in rule_reasons] + sorted(rule_reasons - set(RULE_REASONS))
+    failures = list(dict.fromkeys(FAILURE_COLUMNS.values()))
+    return (*rules, *failures, OPPONENT_FAILED)
+
+
+def aggregate(
+    games: Iterable[GameSummary | GameRecord],
+    sprt: SprtSettings | None = None,
+    tested: str | None = None,
+    games_left: bool = False,
+) -> Results:
+    """Tables, ratings and (given ``sprt``) the test, from the games alone.
+
+    ``tested`` names the agent whose side a two-agent match is seen from
+    (default: the first by name); ``games_left`` says whether the schedule has
+    more games, which decides between "running" and "inconclusive".
+    """
+    summaries = _deduplicate(g if isinstance(g, GameSummary) else GameSummary.of(g) for g in games)
+    agents: dict[str, AgentTotals] = {}
+    pairs: dict[tuple[str, str], PairTotals] = defaultdict(PairTotals)
+    for game in summaries:
+        if game.red == game.blue:
+            continue  # an agent against itself says nothing about its standing
+        for side, color in enumerate(COLORS):
+            name, opponent = (game.red, game.blue) if side == 0 else (game.blue, game.red)
+            totals = agents.setdefault(name, AgentTotals(name))
+            pair = pairs[(name, opponent)]
+            letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
+            totals.games += 1
+            if letter == "W":
+                totals.wins += 1
+                pair.wins += 1
+            elif letter == "D":
+                totals.draws += 1
+                pair.draws += 1
+            else:
+                totals.losses += 1
+                pair.losses += 1
+            (pair.as_red if side == 0 else pair.as_blue)[letter] += 1
+            if game.failed is None:
+                totals.endings[game.reason] += 1
+            elif game.failed == color:
+                totals.endings[FAILURE_COLUMNS.get(game.reason, "error")] += 1
+            else:
+                totals.endings[OPPONENT_FAILED] += 1
+            totals.cpu.append(game.cpu[side])
+            totals.moves += game.moves[side]
+            totals.peak_memory_mb = max(totals.peak_memory_mb, game.memory[side])
+
+    names = sorted(agents)
+    match = None
+    if len(names) == 2:
+        first = tested if tested in agents else names[0]
+        second = names[1] if first == names[0] else names[0]
+        pair = pairs[(first, second)]
+        match = head_to_head(pair.wins, pair.draws, pair.losses)
+        half = None if match.ci95 is None else match.ci95 / 2
+        ratings = RatingFit(
+            {first: Rating(match.elo / 2, half), second: Rating(-match.elo / 2, half)},
+            match.regularised,
+            "one virtual draw was added, since one agent scored every point" if match.regularised else "",
+        )
+    else:
+        first = tested
+        ratings = bradley_terry(
+            names, {(a, b): (pairs[(a, b)].games, pairs[(a, b)].points) for a in names for b in names if a < b and (a, b) in pairs}
+        )
+
+    sprt_state, trajectory = None, ()
+    if sprt is not None and len(names) == 2:
+        steps = []
+        wins = draws = losses = 0
+        for game in summaries:
+            if first not in (game.red, game.blue) or game.red == game.blue:
+                continue
+            score = game.points("RED" if game.red == first else "BLUE")
+            wins, draws, losses = wins + (score == 1), draws + (score == 0.5), losses + (score == 0)
+            steps.append((wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1)))
+        trajectory = tuple(steps)
+        sprt_state = sprt_result(wins, draws, losses, sprt, games_left)
+
+    return Results(
+        games=sum(1 for g in summaries if g.red != g.blue),
+        agents=agents,
+        pairs=dict(pairs),
+        ratings=ratings,
+        head_to_head=match,
+        tested=first if len(names) == 2 else None,
+        sprt=sprt_state,
+        sprt_trajectory=trajectory,
+        ending_columns=_ending_columns({g.reason for g in summaries if g.failed is None and g.red != g.blue}),
+    )

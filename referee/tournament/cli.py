@@ -1,0 +1,135 @@
+"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR]``.
+
+Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
+stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
+command line or output folder (before any game starts), 1 when the referee
+itself failed in some game (those games are not recorded; resume retries them).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from .aggregate import GameSummary, aggregate
+from .config import ConfigError, load_config
+from .journal import FolderLock, JournalError
+from .lineup import build_lineup
+from .runner import OutputFolder, run_plan, tested_agent
+from .tables import render, write_files
+
+EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m referee tournament",
+        description="Run a round-robin or gauntlet tournament described by a YAML file (see docs/tournament.md).",
+    )
+    parser.add_argument("config", metavar="CONFIG.yaml", help="the tournament's config")
+    parser.add_argument("--workers", type=_positive, metavar="N", help="games at once (default: the config's, else the number of cores)")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="continue the run in the output folder (an existing folder of the same config is continued anyway; "
+        "with --resume, a folder with nothing to continue is an error)",
+    )
+    parser.add_argument("-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args, argv)
+    except KeyboardInterrupt:  # while checking agents or writing tables (games handle Ctrl-C themselves)
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace, argv: list[str]) -> int:
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _error(str(exc))
+    workers = args.workers or config.workers or os.cpu_count() or 1
+    output = Path(args.output) if args.output else config.output
+    progress = not args.quiet
+
+    try:
+        lineup = build_lineup(config, workers=workers, progress=progress)
+    except ConfigError as exc:
+        return _error(str(exc))
+    for broken in lineup.broken:
+        fate = "kept in: it forfeits its games" if broken.kept else "left out"
+        print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)
+    plan = lineup.plan
+
+    folder = OutputFolder(output, plan)
+    if args.resume and not folder.holds_a_run():
+        return _error(f"--resume: {output} holds no tournament to continue")
+    try:
+        with FolderLock(output):
+            broken = [{"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken]
+            done, recorded = folder.open({"config": str(config.path), "broken_agents": broken})
+            for note in folder.notes:
+                print(note, file=sys.stderr)
+            already = f", {len(done)} already recorded" if done else ""
+            print(
+                f"{plan.name}: {len(plan.agents)} agents, {plan.total_games} games ({config.format}{already}), "
+                f"{workers} worker{'s' if workers != 1 else ''}, output {output}/",
+                file=sys.stderr,
+            )
+            summary = run_plan(plan, folder, done, recorded, workers=workers, sprt=config.sprt, progress=progress)
+    except JournalError as exc:
+        return _error(str(exc))
+
+    results = aggregate(
+        (GameSummary.of(r) for r in folder.games.records()),
+        sprt=config.sprt,
+        tested=tested_agent(plan),
+        games_left=summary.recorded < summary.total,
+    )
+    print(render(results, config.sprt))
+    written = write_files(results, output, f"Tournament {plan.name}", config.sprt)
+    print(f"\nwritten: {', '.join(str(p) for p in written)}")
+    if summary.played:
+        print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {workers} worker{'s' if workers != 1 else ''})")
+
+    if summary.interrupted and summary.recorded < summary.total and not (summary.sprt and summary.sprt.decided):
+        command = ["python", "-m", "referee", "tournament", *argv]
+        if "--resume" not in command:
+            command.append("--resume")
+        if not args.output:
+            command += ["-o", str(output)]
+        print(
+            f"\nstopped: {summary.recorded} of {summary.total} games recorded in {folder.games.path}. "
+            f"To resume:\n  {shlex.join(command)}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    if summary.referee_failures:
+        print(
+            f"\n{len(summary.referee_failures)} games failed in the referee itself and were not recorded; "
+            "running the same command again retries them.",
+            file=sys.stderr,
+        )
+        return EXIT_REFEREE_FAILED
+    return EXIT_DONE

@@ -1,0 +1,369 @@
+"""Reading and checking a tournament's YAML config.
+
+:func:`load_config` only reads and checks the file (no agent is imported);
+:mod:`referee.tournament.lineup` then discovers and checks the agents.  Every
+problem raises :class:`ConfigError` naming the file, the line and the field.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from ..games import game_names, load_game
+from ..games.base import GameOptionError
+from ..match import SpecError, parse_spec
+from .sprt import SprtSettings
+
+FORMATS = ("round_robin", "gauntlet")
+ON_ERROR = ("exclude", "forfeit")
+
+#: Keyword arguments the referee passes itself; an agent's options may not shadow them.
+RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", "game_options", "seed")
+
+TOP_FIELDS = (
+    "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
+    "time_limit", "space_limit", "workers", "seed", "output", "sprt",
+)
+AGENT_FIELDS = ("name", "spec", "options")
+DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
+SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta")
+
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be run; the message names the file, line and field."""
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """One agent named in the config."""
+
+    name: str
+    spec: str
+    options: Mapping[str, Any]
+    where: str  # "file:line: agents[i]" for messages
+
+
+@dataclass(frozen=True)
+class DiscoverConfig:
+    """A folder whose sub-packages each join as an agent."""
+
+    path: Path
+    class_name: str
+    on_error: str  # "exclude" or "forfeit"
+    options: Mapping[str, Any]
+    where: str
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    path: Path
+    name: str
+    game: str
+    game_options: Mapping[str, Any]
+    agents: tuple[AgentConfig | DiscoverConfig, ...]
+    format: str
+    challenger: str | None
+    games_per_pair: int
+    time_limit: float | None
+    space_limit: float | None
+    workers: int | None
+    seed: int
+    output: Path
+    sprt: SprtSettings | None
+    #: "file:line: field" for each top-level field, for messages after loading.
+    places: Mapping[str, str] = field(default_factory=dict)
+
+    def where(self, name: str) -> str:
+        return self.places.get(name, f"{self.path}: {name}")
+
+
+# -- YAML with line numbers ------------------------------------------------------
+
+
+def _field_path(path: tuple) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+class _Document:
+    """The parsed YAML plus the line of every field, for messages."""
+
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.lines: dict[tuple, int] = {}
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                raise ConfigError(f"{path}: the file is empty; see docs/tournament.md for the fields")
+            self._walk(node, ())
+            self.data = loader.construct_document(node)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+            raise ConfigError(f"{where}: not valid YAML: {exc.problem or exc.context}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+        finally:
+            loader.dispose()
+
+    def _walk(self, node: yaml.Node, path: tuple, line: int | None = None) -> None:
+        # A mapping's value is placed at its key's line (a block list starts below it).
+        self.lines[path] = line or node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, value_node in node.value:
+                key = key_node.value
+                if key in seen:
+                    raise ConfigError(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice")
+                seen.add(key)
+                self._walk(value_node, path + (key,), key_node.start_mark.line + 1)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self._walk(item, path + (index,))
+
+    def where(self, *path: Any) -> str:
+        """``file:line: field`` (the line of the nearest enclosing field known)."""
+        probe = tuple(path)
+        while probe not in self.lines and probe:
+            probe = probe[:-1]
+        line = self.lines.get(probe)
+        location = f"{self.path}:{line}" if line else str(self.path)
+        return f"{location}: {_field_path(path)}" if path else location
+
+    def fail(self, path: tuple, message: str) -> ConfigError:
+        return ConfigError(f"{self.where(*path)}: {message}")
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, (dict, list)):
+        return f"a {'mapping' if isinstance(value, dict) else 'list'}"
+    return repr(value)
+
+
+def _check_fields(doc: _Document, path: tuple, mapping: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in mapping:
+        if not isinstance(key, str) or key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(allowed)})"
+            raise doc.fail(path + (key,), f"unknown field{hint}")
+
+
+def _number(doc: _Document, path: tuple, value: Any, *, what: str) -> float | None:
+    """A limit: a number >= 0, or empty / 0 for none."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise doc.fail(path, f"must be a number of 0 or more ({what}; 0 or empty: no limit), not {_describe(value)}")
+    return float(value) or None
+
+
+def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise doc.fail(path, f"must be a whole number, not {_describe(value)}")
+    if minimum is not None and value < minimum:
+        raise doc.fail(path, f"must be at least {minimum}, not {value}")
+    return value
+
+
+def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise doc.fail(path, f"must be a mapping of keyword arguments, not {_describe(value)}")
+    for key in value:
+        if not isinstance(key, str) or not _IDENTIFIER.match(key):
+            raise doc.fail(path + (key,), "an option's name must be a Python identifier (it becomes a keyword argument)")
+        if key in RESERVED_OPTIONS:
+            raise doc.fail(path + (key,), f"{key!r} is passed by the referee itself and cannot be an option")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        raise doc.fail(path, "must hold plain values (numbers, strings, lists, mappings)") from None
+    return dict(value)
+
+
+def default_name(spec: str) -> str:
+    """``agents.minimax`` -> ``minimax``; ``pkg.mod:Fast`` -> ``mod:Fast``."""
+    module, _, class_name = spec.strip().partition(":")
+    last = module.replace("\\", "/").rstrip("/").removesuffix(".py").replace("/", ".").split(".")[-1]
+    return f"{last}:{class_name}" if class_name else last
+
+
+def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise doc.fail(
+            path, f"must be letters, digits and _ . + - (starting with a letter, digit or _), not {_describe(value)}"
+        )
+    return value
+
+
+def _spec(doc: _Document, path: tuple, value: Any) -> str:
+    if not isinstance(value, str):
+        raise doc.fail(path, f"an agent must be a package spec such as agents.minimax, not {_describe(value)}")
+    try:
+        parse_spec(value)
+    except SpecError as exc:
+        raise doc.fail(path, str(exc)) from None
+    return value
+
+
+def _agent(doc: _Document, index: int, item: Any) -> AgentConfig | DiscoverConfig:
+    path = ("agents", index)
+    if isinstance(item, str):
+        spec = _spec(doc, path, item)
+        return AgentConfig(default_name(spec), spec, {}, doc.where(*path))
+    if not isinstance(item, dict):
+        raise doc.fail(path, f"an agent is a package spec or a mapping {{name, spec, options}} or {{discover: FOLDER}}, not {_describe(item)}")
+    if "discover" in item:
+        _check_fields(doc, path, item, DISCOVER_FIELDS)
+        folder = item["discover"]
+        if not isinstance(folder, str) or not folder.strip():
+            raise doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}")
+        class_name = item.get("class", "Agent")
+        if not isinstance(class_name, str) or not _IDENTIFIER.match(class_name):
+            raise doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}")
+        on_error = item.get("on_error", "exclude")
+        if on_error not in ON_ERROR:
+            raise doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")
+        return DiscoverConfig(
+            Path(folder.strip()), class_name, on_error, _options(doc, path + ("options",), item.get("options")), doc.where(*path)
+        )
+    _check_fields(doc, path, item, AGENT_FIELDS)
+    if "spec" not in item:
+        raise doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)")
+    spec = _spec(doc, path + ("spec",), item["spec"])
+    name = _agent_name(doc, path + ("name",), item["name"]) if "name" in item else default_name(spec)
+    return AgentConfig(name, spec, _options(doc, path + ("options",), item.get("options")), doc.where(*path))
+
+
+def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
+    if value is None:
+        return None
+    path = ("sprt",)
+    if not isinstance(value, dict):
+        raise doc.fail(path, f"must be a mapping {{elo0, elo1, alpha, beta}}, not {_describe(value)}")
+    _check_fields(doc, path, value, SPRT_FIELDS)
+    numbers = {}
+    for key, default in (("elo0", None), ("elo1", None), ("alpha", 0.05), ("beta", 0.05)):
+        number = value.get(key, default)
+        if number is None:
+            raise doc.fail(path, f"sprt needs {key}")
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            raise doc.fail(path + (key,), f"must be a number, not {_describe(number)}")
+        numbers[key] = float(number)
+    if numbers["elo0"] >= numbers["elo1"]:
+        raise doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")
+    for key in ("alpha", "beta"):
+        if not 0 < numbers[key] < 0.5:
+            raise doc.fail(path + (key,), f"must be between 0 and 0.5, not {numbers[key]:g}")
+    return SprtSettings(**numbers)
+
+
+def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
+    """Check a config's text; raises :class:`ConfigError`."""
+    path = Path(path)
+    doc = _Document(path, text)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise doc.fail((), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}")
+    _check_fields(doc, (), data, TOP_FIELDS)
+
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise doc.fail(("name",), f"must be letters, digits and _ . + - (it names the output folder), not {_describe(name)}")
+
+    game = data.get("game", "infexion")
+    if not isinstance(game, str) or game not in game_names():
+        raise doc.fail(("game",), f"unknown game {_describe(game)}; known games: {', '.join(game_names())}")
+    game_options = data.get("game_options") or {}
+    if not isinstance(game_options, dict):
+        raise doc.fail(("game_options",), f"must be a mapping, not {_describe(game_options)}")
+    try:
+        load_game(game, **game_options)
+    except (GameOptionError, TypeError, ValueError) as exc:
+        raise doc.fail(("game_options",), f"not accepted by {game}: {exc}") from None
+
+    items = data.get("agents")
+    if not isinstance(items, list) or not items:
+        raise doc.fail(("agents",), f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
+    agents = tuple(_agent(doc, index, item) for index, item in enumerate(items))
+    names: dict[str, int] = {}
+    for index, agent in enumerate(agents):
+        if isinstance(agent, AgentConfig):
+            if agent.name in names:
+                raise doc.fail(
+                    ("agents", index),
+                    f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); give one a different 'name'",
+                )
+            names[agent.name] = index
+    if len(agents) < 2 and not any(isinstance(a, DiscoverConfig) for a in agents):
+        raise doc.fail(("agents",), "a tournament needs at least two agents")
+
+    fmt = data.get("format", "round_robin")
+    if fmt not in FORMATS:
+        raise doc.fail(("format",), f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
+    challenger = data.get("challenger")
+    if fmt == "gauntlet":
+        if not isinstance(challenger, str) or not challenger:
+            raise doc.fail(("challenger",) if "challenger" in data else ("format",), "a gauntlet needs 'challenger': the name of one of the agents")
+    elif challenger is not None:
+        raise doc.fail(("challenger",), "challenger is only used by format: gauntlet")
+
+    games_per_pair = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
+    if games_per_pair % 2:
+        raise doc.fail(("games_per_pair",), f"must be even so each pairing plays both colours equally, not {games_per_pair}")
+
+    workers = data.get("workers")
+    if workers is not None:
+        workers = _whole(doc, ("workers",), workers, minimum=1)
+    seed = _whole(doc, ("seed",), data.get("seed", 0))
+    output = data.get("output")
+    if output is not None and (not isinstance(output, str) or not output.strip()):
+        raise doc.fail(("output",), f"must be a folder path, not {_describe(output)}")
+
+    return TournamentConfig(
+        path=path,
+        name=name,
+        game=game,
+        game_options=dict(game_options),
+        agents=agents,
+        format=fmt,
+        challenger=challenger,
+        games_per_pair=games_per_pair,
+        time_limit=_number(doc, ("time_limit",), data.get("time_limit"), what="CPU seconds per agent per game"),
+        space_limit=_number(doc, ("space_limit",), data.get("space_limit"), what="MB per agent"),
+        workers=workers,
+        seed=seed,
+        output=Path(output.strip()) if output else Path("results") / name,
+        sprt=_sprt(doc, data.get("sprt")),
+        places={key: doc.where(key) for key in TOP_FIELDS},
+    )
+
+
+def load_config(path: Path | str) -> TournamentConfig:
+    """Read and check a config file; raises :class:`ConfigError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+    return parse_config(text, path)

@@ -1,0 +1,119 @@
+"""The output folder: ``games.jsonl`` (one record per line) and its lock.
+
+Each record is appended as one complete line in a single ``write`` and
+fsynced before the next game is accepted, so a crash can leave at most a torn
+last line; :meth:`GamesFile.repair` cuts it off, and reading ignores it.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from typing import Iterator
+
+from ..records import GameRecord, RecordError
+
+GAMES_FILE = "games.jsonl"
+LOCK_FILE = ".lock"
+
+
+class JournalError(ValueError):
+    """An output folder that cannot be used (bad line, busy, unwritable)."""
+
+
+class GamesFile:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._fd: int | None = None
+
+    def exists(self) -> bool:
+        return self.path.is_file() and self.path.stat().st_size > 0
+
+    def torn_tail(self) -> int:
+        """Bytes after the last newline (an interrupted write), 0 if none."""
+        if not self.path.exists():
+            return 0
+        with open(self.path, "rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            position = size
+            while position > 0:
+                step = min(1 << 16, position)
+                file.seek(position - step)
+                chunk = file.read(step)
+                newline = chunk.rfind(b"\n")
+                if newline >= 0:
+                    return size - (position - step + newline + 1)
+                position -= step
+            return size
+
+    def repair(self) -> int:
+        """Cut off a torn last line; returns the number of bytes removed."""
+        torn = self.torn_tail()
+        if torn:
+            with open(self.path, "r+b") as file:
+                file.truncate(file.seek(0, os.SEEK_END) - torn)
+                os.fsync(file.fileno())
+        return torn
+
+    def records(self) -> Iterator[GameRecord]:
+        """Every complete record in file order; a bad line raises JournalError naming it."""
+        if not self.path.exists():
+            return
+        with open(self.path, "rb") as file:
+            for number, line in enumerate(file, start=1):
+                if not line.endswith(b"\n"):
+                    return  # torn last line: never a record
+                if not line.strip():
+                    continue
+                try:
+                    yield GameRecord.from_json(line.decode("utf-8"))
+                except (RecordError, UnicodeDecodeError, TypeError) as exc:
+                    raise JournalError(f"{self.path}:{number}: not a game record: {exc}") from None
+
+    def append(self, record: GameRecord) -> None:
+        """Write the record as one line, at once, and make it durable."""
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        data = (record.to_json() + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(self._fd, data) :]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class FolderLock:
+    """An exclusive lock on an output folder (released by the kernel if we die)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise JournalError(f"{self.folder}: cannot use this output folder: {exc.strerror}") from None
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            self._fd = None
+            raise JournalError(f"{self.folder}: another tournament is writing to this folder right now") from None
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "FolderLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

@@ -1,0 +1,179 @@
+"""Elo ratings from game results (stdlib only).
+
+* More than two agents: a joint Bradley-Terry fit (a draw counts as half a
+  win and half a loss), maximum likelihood by minorisation-maximisation
+  iterations, anchored so that the agents' mean rating is 0.  The 95% interval
+  of each rating comes from the inverse Fisher information.
+* Two agents: the classic Elo difference from the score, its 95% interval
+  from the trinomial (win/draw/loss) variance of the score, the likelihood of
+  superiority and the draw ratio.
+
+When some agent won or lost everything (more exactly: when the "scored a
+point against" graph is not strongly connected) the maximum-likelihood
+ratings are infinite; then one virtual draw is added to every pairing that
+played, and the fit says so.  docs/tournament.md gives the formulas.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Mapping, Sequence
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+Z95 = NormalDist().inv_cdf(0.975)
+TOLERANCE = 1e-10  # on log-strengths, ~6e-9 Elo
+MAX_ITERATIONS = 100_000
+
+
+@dataclass(frozen=True)
+class Rating:
+    elo: float
+    ci95: float | None  # half-width of the 95% interval; None when unbounded
+
+
+@dataclass(frozen=True)
+class RatingFit:
+    """Ratings by agent name (empty when they cannot be put on one scale)."""
+
+    ratings: Mapping[str, Rating]
+    regularised: bool = False
+    note: str = ""
+
+
+def elo_from_score(score: float) -> float:
+    """Elo difference that makes ``score`` (0 < score < 1) the expected score."""
+    return -ELO_PER_NAT * math.log(1.0 / score - 1.0)
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Two agents: the first one's Elo advantage and the match statistics."""
+
+    elo: float
+    ci95: float | None
+    los: float  # probability that the first is the stronger (likelihood of superiority)
+    draw_ratio: float
+    regularised: bool
+
+
+def head_to_head(wins: int, draws: int, losses: int) -> HeadToHead | None:
+    """Elo difference, 95% interval, LOS and draw ratio from the first agent's W/D/L."""
+    games = wins + draws + losses
+    if games == 0:
+        return None
+    decisive = wins + losses
+    los = 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * decisive))) if decisive else 0.5
+    draw_ratio = draws / games
+    regularised = wins + draws == 0 or losses + draws == 0
+    if regularised:
+        draws, games = draws + 1, games + 1
+    score = (wins + draws / 2) / games
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
+    margin = Z95 * math.sqrt(variance / games)
+    low, high = score - margin, score + margin
+    ci95 = (elo_from_score(high) - elo_from_score(low)) / 2 if 0 < low and high < 1 else None
+    return HeadToHead(elo_from_score(score), ci95, los, draw_ratio, regularised)
+
+
+def _reaches_all(edges: list[set[int]]) -> bool:
+    seen, stack = {0}, [0]
+    while stack:
+        for nxt in edges[stack.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return len(seen) == len(edges)
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]] | None:
+    """Gauss-Jordan inverse with partial pivoting; None if singular."""
+    size = len(matrix)
+    rows = [row[:] + [1.0 if i == j else 0.0 for j in range(size)] for i, row in enumerate(matrix)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        lead = rows[col]
+        scale = 1.0 / lead[col]
+        lead = rows[col] = [x * scale for x in lead]
+        for r in range(size):
+            factor = rows[r][col]
+            if r != col and factor:
+                rows[r] = [x - factor * y for x, y in zip(rows[r], lead)]
+    return [row[size:] for row in rows]
+
+
+def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, float]]) -> RatingFit:
+    """Joint Elo fit.  ``pairs[(a, b)] = (games, points of a)``, one key per pairing.
+
+    Ratings have mean 0; each interval is that of the agent's rating relative
+    to the mean, from the inverse Fisher information of the fit.
+    """
+    order = sorted(set(names))
+    if len(order) < 2:
+        return RatingFit({}, note="fewer than two agents have played")
+    index = {name: i for i, name in enumerate(order)}
+    size = len(order)
+    games: list[dict[int, float]] = [{} for _ in order]
+    points: list[dict[int, float]] = [{} for _ in order]
+    for (a, b), (played, scored) in sorted(pairs.items()):
+        if not played:
+            continue
+        i, j = index[a], index[b]
+        games[i][j] = games[i].get(j, 0.0) + played
+        games[j][i] = games[j].get(i, 0.0) + played
+        points[i][j] = points[i].get(j, 0.0) + scored
+        points[j][i] = points[j].get(i, 0.0) + played - scored
+
+    if not _reaches_all([set(g) for g in games]):
+        return RatingFit({}, note="the games played do not connect all agents, so no common rating scale exists yet")
+    beats = [{j for j, p in row.items() if p > 0} for row in points]
+    beaten_by = [{j for j in range(size) if i in beats[j]} for i in range(size)]
+    regularised = not (_reaches_all(beats) and _reaches_all(beaten_by))
+    if regularised:
+        for i in range(size):
+            for j in games[i]:
+                games[i][j] += 1.0
+                points[i][j] += 0.5
+
+    totals = [math.fsum(row.values()) for row in points]
+    strength = [1.0] * size
+    for _ in range(MAX_ITERATIONS):
+        updated = [
+            totals[i] / math.fsum(n / (strength[i] + strength[j]) for j, n in games[i].items()) for i in range(size)
+        ]
+        logs = [math.log(s) for s in updated]
+        centre = math.fsum(logs) / size
+        updated = [math.exp(x - centre) for x in logs]
+        change = max(abs(math.log(u / s)) for u, s in zip(updated, strength))
+        strength = updated
+        if change < TOLERANCE:
+            break
+    theta = [math.log(s) for s in strength]
+
+    # Fisher information of the log-strengths, with agent 0 fixed at 0.
+    information = [[0.0] * size for _ in range(size)]
+    for i in range(size):
+        for j, n in games[i].items():
+            p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+            information[i][j] -= n * p * (1 - p)
+            information[i][i] += n * p * (1 - p)
+    reduced = _inverse([row[1:] for row in information[1:]])
+    ratings = {}
+    if reduced is None:
+        cis: list[float | None] = [None] * size
+    else:
+        covariance = [[0.0] * size] + [[0.0] + row for row in reduced]
+        row_sums = [math.fsum(row) for row in covariance]
+        grand = math.fsum(row_sums)
+        # Variance of theta_i minus the mean of all thetas.
+        cis = [
+            Z95 * ELO_PER_NAT * math.sqrt(max(0.0, covariance[i][i] - 2 * row_sums[i] / size + grand / size**2))
+            for i in range(size)
+        ]
+    for i, name in enumerate(order):
+        ratings[name] = Rating(theta[i] * ELO_PER_NAT, cis[i])
+    note = "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""
+    return RatingFit(ratings, regularised, note)

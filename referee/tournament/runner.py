@@ -1,0 +1,242 @@
+"""Playing a plan into an output folder: resume, record, progress, stop.
+
+The output folder holds ``tournament.json`` (the plan and its fingerprint),
+``games.jsonl`` (one record per finished game, appended and fsynced at once)
+and, afterwards, the tables.  Running again on the same folder with the same
+plan plays only the games not yet recorded; a different plan is refused.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tqdm import tqdm
+
+from ..match import play_match
+from ..records import GameRecord
+from .aggregate import GameSummary
+from .executor import Executor, LocalExecutor, PlayFunction
+from .journal import GAMES_FILE, GamesFile, JournalError
+from .schedule import TournamentPlan, schedule
+from .sprt import SprtResult, SprtSettings, sprt_result
+
+META_FILE = "tournament.json"
+
+
+def tested_agent(plan: TournamentPlan) -> str:
+    """Whose side a two-agent match and its SPRT are seen from: the challenger, else the first agent."""
+    return plan.agents[plan.challenger if plan.challenger is not None else 0].display_name
+
+
+def _differences(stored: dict, current: dict) -> list[str]:
+    keys = sorted(set(stored) | set(current))
+    return [f"{key}: {json.dumps(stored.get(key))} then, {json.dumps(current.get(key))} now" for key in keys if stored.get(key) != current.get(key)]
+
+
+@dataclass
+class Tally:
+    """Running counts for the progress bar and the live SPRT."""
+
+    tested: str | None  # two agents: count from this one's side; else Red/draw/Blue
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def add(self, game: GameSummary) -> None:
+        if game.winner is None:
+            self.draws += 1
+        elif self.tested is None:
+            self.wins += game.winner == "RED"
+            self.losses += game.winner == "BLUE"
+        elif (game.winner == "RED") == (game.red == self.tested):
+            self.wins += 1
+        else:
+            self.losses += 1
+
+    def describe(self) -> str:
+        label = f"{self.tested} W/D/L" if self.tested else "Red/draw/Blue"
+        return f"{label} {self.wins}/{self.draws}/{self.losses}"
+
+
+@dataclass
+class RunSummary:
+    total: int
+    recorded: int  # games in games.jsonl at the end
+    played: int  # games played and recorded by this run
+    interrupted: bool = False
+    referee_failures: list[str] = field(default_factory=list)
+    sprt: SprtResult | None = None
+    seconds: float = 0.0
+
+    @property
+    def games_per_minute(self) -> float:
+        return 60.0 * self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+class OutputFolder:
+    """The folder of one plan: checks what is there, records games."""
+
+    def __init__(self, folder: Path, plan: TournamentPlan):
+        self.folder = Path(folder)
+        self.plan = plan
+        self.games = GamesFile(self.folder / GAMES_FILE)
+        self.meta = self.folder / META_FILE
+        self.notes: list[str] = []
+
+    def holds_a_run(self) -> bool:
+        return self.meta.exists() or self.games.exists()
+
+    def open(self, extra_meta: dict | None = None) -> tuple[set[int], list[GameSummary]]:
+        """Check the folder belongs to this plan and read what is recorded (call with the lock held)."""
+        current = self.plan.describe()
+        if self.meta.exists():
+            try:
+                stored = json.loads(self.meta.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise JournalError(f"{self.meta}: cannot be read: {exc}") from None
+            if stored.get("fingerprint") != self.plan.fingerprint:
+                changes = _differences(stored.get("plan", {}), current) or ["(the stored fingerprint differs)"]
+                raise JournalError(
+                    f"{self.folder} holds games of a different tournament; changed: "
+                    + "; ".join(changes)
+                    + ". Use another output folder (-o DIR), or delete this one to start again."
+                )
+        torn = self.games.repair()
+        if torn:
+            self.notes.append(f"{self.games.path}: removed an incomplete last line ({torn} bytes) left by an interrupted run")
+        done: set[int] = set()
+        summaries = []
+        for number, record in enumerate(self.games.records(), start=1):
+            summary = GameSummary.of(record)
+            if summary.config_hash != self.plan.fingerprint or summary.index is None:
+                raise JournalError(
+                    f"{self.games.path}:{number}: this game belongs to another tournament (config hash "
+                    f"{summary.config_hash}, this one is {self.plan.fingerprint}); use another output folder"
+                )
+            if summary.index not in done:
+                done.add(summary.index)
+                summaries.append(summary)
+        meta = {"name": self.plan.name, "fingerprint": self.plan.fingerprint, "plan": current, **(extra_meta or {})}
+        temporary = self.meta.with_suffix(".tmp")
+        temporary.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, self.meta)
+        return done, summaries
+
+    def record(self, record: GameRecord) -> None:
+        self.games.append(record)
+
+    def close(self) -> None:
+        self.games.close()
+
+
+class _StopOnSignals:
+    """First Ctrl-C: finish the running games; second (or SIGTERM): discard them."""
+
+    def __init__(self, executor: Executor, say: Callable[[str], None]):
+        self.executor = executor
+        self.say = say
+        self.interrupts = 0
+        self.previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.interrupts += 1
+        discard = self.interrupts > 1 or signum == signal.SIGTERM
+        self.executor.stop(discard=discard)
+        if discard:
+            self.say("\nstopping: discarding the running games\n")
+        else:
+            self.say("\nstopping: waiting for the running games to finish (Ctrl-C again to discard them)\n")
+
+    def __enter__(self) -> "_StopOnSignals":
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self.previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+
+def _say_raw(text: str) -> None:
+    # Called from a signal handler: one raw write, no buffered I/O to re-enter.
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError):
+        pass
+
+
+def run_plan(
+    plan: TournamentPlan,
+    folder: OutputFolder,
+    done: set[int],
+    recorded: list[GameSummary],
+    *,
+    workers: int = 1,
+    play: PlayFunction = play_match,
+    executor: Executor | None = None,
+    sprt: SprtSettings | None = None,
+    progress: bool = True,
+    limit: int | None = None,
+) -> RunSummary:
+    """Play the games of ``plan`` not in ``done``, recording each as it finishes.
+
+    ``limit`` stops after that many new games (for benchmarks).
+    """
+    executor = executor or LocalExecutor(workers)
+    total = plan.total_games
+    two_agents = len(plan.agents) == 2
+    tally = Tally(tested_agent(plan) if two_agents else None)
+    for game in recorded:
+        tally.add(game)
+    summary = RunSummary(total=total, recorded=len(done), played=0)
+
+    def sprt_state() -> SprtResult | None:
+        if sprt is None:
+            return None
+        return sprt_result(tally.wins, tally.draws, tally.losses, sprt, games_left=len(done) < total)
+
+    summary.sprt = sprt_state()
+    if summary.sprt is not None and summary.sprt.decided:
+        return summary
+    jobs = schedule(plan, skip=done)
+    if limit is not None:
+        jobs = (job for _, job in zip(range(limit), jobs))
+
+    bar = tqdm(total=total, initial=len(done), desc=plan.name, unit="game", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    start = time.monotonic()
+    try:
+        with _StopOnSignals(executor, _say_raw) as signals:
+            for finished in executor.run(play, jobs):
+                if finished.record is None:
+                    summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
+                    bar.write(f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}")
+                    continue
+                folder.record(finished.record)
+                done.add(finished.job.index)
+                tally.add(GameSummary.of(finished.record))
+                summary.played += 1
+                summary.seconds = time.monotonic() - start
+                summary.sprt = sprt_state()
+                status = [tally.describe(), f"{summary.games_per_minute:.1f} games/min"]
+                if summary.sprt is not None:
+                    status.append(f"LLR {summary.sprt.llr:.2f} ({summary.sprt.lower:.2f}, {summary.sprt.upper:.2f})")
+                bar.set_postfix_str(", ".join(status), refresh=False)
+                bar.update(1)
+                if summary.sprt is not None and summary.sprt.decided:
+                    executor.stop(discard=True)
+            summary.interrupted = signals.interrupts > 0
+    finally:
+        bar.close()
+        folder.close()
+    summary.seconds = time.monotonic() - start
+    summary.recorded = len(done)
+    summary.sprt = sprt_state()
+    return summary

@@ -1,0 +1,114 @@
+"""What to play: the plan (who, how many, which settings) and its lazy schedule.
+
+Game ``k`` is round ``k // P`` of pairing ``k % P`` (P pairings): every
+pairing plays once per round, so any prefix of the schedule is balanced, and
+the colours swap every round, so each pairing plays both colours equally.
+Each game's seed is a hash of the tournament seed and ``k``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Container, Iterator, Mapping
+
+from ..match import AgentEntry, MatchSettings
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """A checked config with its final agent list: everything the games depend on."""
+
+    name: str
+    agents: tuple[AgentEntry, ...]
+    format: str = "round_robin"  # or "gauntlet": agents[challenger] against each other agent
+    challenger: int | None = None
+    games_per_pair: int = 2
+    game: str = "infexion"
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    time_limit: float | None = None
+    space_limit: float | None = None
+    seed: int = 0
+
+    @property
+    def names(self) -> list[str]:
+        return [a.display_name for a in self.agents]
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of everything that decides the games; stored with every record."""
+        return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        """The plan as plain data (written to the output folder's tournament.json)."""
+        return {
+            "game": self.game,
+            "game_options": dict(self.game_options),
+            "agents": [{"name": a.display_name, "spec": a.spec, "options": dict(a.options)} for a in self.agents],
+            "format": self.format,
+            "challenger": None if self.challenger is None else self.agents[self.challenger].display_name,
+            "games_per_pair": self.games_per_pair,
+            "time_limit": self.time_limit,
+            "space_limit": self.space_limit,
+            "seed": self.seed,
+        }
+
+    def pairings(self) -> Iterator[tuple[int, int]]:
+        """Each pairing once, as agent indices (lazy)."""
+        if self.format == "gauntlet":
+            return ((self.challenger, j) for j in range(len(self.agents)) if j != self.challenger)
+        return combinations(range(len(self.agents)), 2)
+
+    @property
+    def pairing_count(self) -> int:
+        n = len(self.agents)
+        return n - 1 if self.format == "gauntlet" else n * (n - 1) // 2
+
+    @property
+    def total_games(self) -> int:
+        return self.pairing_count * self.games_per_pair
+
+
+def game_seed(tournament_seed: int, index: int) -> int:
+    """The seed of game ``index``: reproducible, unrelated between games."""
+    digest = hashlib.blake2b(f"{tournament_seed}/{index}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game to play."""
+
+    index: int
+    red: AgentEntry
+    blue: AgentEntry
+    settings: MatchSettings
+
+
+def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
+    """Every game of the plan in order, except the indices in ``skip``; lazy."""
+    fingerprint = plan.fingerprint
+    index = 0
+    for round_number in range(plan.games_per_pair):
+        for first, second in plan.pairings():
+            if index not in skip:
+                red, blue = (first, second) if round_number % 2 == 0 else (second, first)
+                seed = game_seed(plan.seed, index)
+                extra = {
+                    "tournament": plan.name,
+                    "config_hash": fingerprint,
+                    "game_index": index,
+                    "round": round_number,
+                    "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
+                }
+                settings = MatchSettings(
+                    game=plan.game,
+                    game_options=dict(plan.game_options),
+                    time_limit=plan.time_limit,
+                    space_limit=plan.space_limit,
+                    seed=seed,
+                    extra=extra,
+                )
+                yield Job(index, plan.agents[red], plan.agents[blue], settings)
+            index += 1

@@ -1,0 +1,175 @@
+"""Results as tables: on screen (tabulate), and as CSV and Markdown files."""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from tabulate import tabulate
+
+from .aggregate import Results
+from .sprt import SprtSettings
+
+#: Above this many agents the crosstable is only written to files, not printed.
+SCREEN_CROSSTABLE_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    stem: str  # file name without extension
+    headers: list[str]
+    rows: list[list[object]]
+
+
+TEXT_COLUMNS = ("agent", "opponent")
+
+
+def _tabulate(table: Table, style: str) -> str:
+    """Numbers right-aligned; formatted as given (no re-parsing of "+12.0" or "3/4")."""
+    align = ["left" if h in TEXT_COLUMNS else "right" for h in table.headers]
+    return tabulate(table.rows, table.headers, tablefmt=style, disable_numparse=True, colalign=align)
+
+
+def _elo(value: float | None) -> str:
+    # round, then + 0.0: a rating of -0.04 shows as +0.0, never as -0.0
+    return "—" if value is None else f"{round(value, 1) + 0.0:+.1f}"
+
+
+def _ci(value: float | None, rated: bool) -> str:
+    if not rated:
+        return "—"
+    return "±inf" if value is None else f"±{value:.1f}"
+
+
+def standings_table(results: Results) -> Table:
+    two = results.head_to_head is not None
+    headers = ["rank", "agent", "games", "wins", "draws", "losses", "points", "score %", "Elo", "95% CI"]
+    if two:
+        headers += ["LOS %", "draw %"]
+    rows = []
+    previous_points, rank = None, 0
+    for position, agent in enumerate(results.standings(), start=1):
+        if agent.points != previous_points:
+            rank, previous_points = position, agent.points
+        rating = results.ratings.ratings.get(agent.name)
+        row: list[object] = [
+            rank, agent.name, agent.games, agent.wins, agent.draws, agent.losses,
+            f"{agent.points:g}", f"{100 * agent.score:.1f}",
+            _elo(rating.elo if rating else None), _ci(rating.ci95 if rating else None, rating is not None),
+        ]
+        if two:
+            match = results.head_to_head
+            los = match.los if agent.name == results.tested else 1 - match.los
+            row += [f"{100 * los:.1f}", f"{100 * match.draw_ratio:.1f}"]
+        rows.append(row)
+    return Table("Standings", "standings", headers, rows)
+
+
+def crosstable(results: Results) -> Table:
+    """Row agent's points / games against the column agent."""
+    order = [a.name for a in results.standings()]
+    rows = []
+    for name in order:
+        row: list[object] = [name]
+        for opponent in order:
+            pair = results.pairs.get((name, opponent))
+            row.append("—" if name == opponent else (f"{pair.points:g}/{pair.games}" if pair else ""))
+        rows.append(row)
+    return Table("Crosstable (row's points / games against the column)", "crosstable", ["agent", *order], rows)
+
+
+def pairs_table(results: Results) -> Table:
+    """Each pairing from each side, overall and by colour."""
+    order = [a.name for a in results.standings()]
+    rows = []
+    for name in order:
+        for opponent in order:
+            pair = results.pairs.get((name, opponent))
+            if name == opponent or pair is None:
+                continue
+            red, blue = pair.as_red, pair.as_blue
+            rows.append([
+                name, opponent, pair.games, pair.wins, pair.draws, pair.losses, f"{pair.points:g}",
+                f"{red['W']}-{red['D']}-{red['L']}", f"{blue['W']}-{blue['D']}-{blue['L']}",
+            ])
+    headers = ["agent", "opponent", "games", "wins", "draws", "losses", "points", "as Red W-D-L", "as Blue W-D-L"]
+    return Table("Pairings", "pairs", headers, rows)
+
+
+def endings_table(results: Results) -> Table:
+    """How each agent's games ended; failures count for the agent that failed."""
+    columns = list(results.ending_columns)
+    rows = []
+    for agent in results.standings():
+        cpu = agent.cpu_per_move
+        rows.append([
+            agent.name, agent.games, *(agent.endings.get(c, 0) for c in columns),
+            "—" if cpu is None else f"{1000 * cpu:.2f}", f"{agent.peak_memory_mb:.1f}",
+        ])
+    headers = ["agent", "games", *(c.replace("_", " ") for c in columns), "CPU ms/move", "peak MB"]
+    return Table("Endings, CPU time per move and peak memory", "endings", headers, rows)
+
+
+def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
+    lines = [f"{results.games} games, {len(results.agents)} agents."]
+    match = results.head_to_head
+    if match is not None:
+        other = next(name for name in results.agents if name != results.tested)
+        ci = "±inf" if match.ci95 is None else f"±{match.ci95:.1f}"
+        lines.append(
+            f"{results.tested} vs {other}: Elo difference {match.elo:+.1f} {ci} (95%), "
+            f"LOS {100 * match.los:.1f}%, draw ratio {100 * match.draw_ratio:.1f}%"
+        )
+    if results.ratings.note:
+        lines.append(f"Ratings: {results.ratings.note}.")
+    if results.sprt is not None and sprt is not None:
+        lines.append(
+            f"SPRT (elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}) "
+            f"after {results.sprt.wins + results.sprt.draws + results.sprt.losses} games: {results.sprt.describe()}"
+        )
+    return lines
+
+
+def all_tables(results: Results) -> list[Table]:
+    return [standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
+
+
+def render(results: Results, sprt: SprtSettings | None = None) -> str:
+    """What the command prints."""
+    if not results.games:
+        return "No games recorded yet."
+    parts = []
+    for table in all_tables(results):
+        if table.stem == "pairs" or (table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT):
+            continue
+        parts.append(f"{table.title}\n{_tabulate(table, 'simple')}")
+    parts.append("\n".join(summary_lines(results, sprt)))
+    return "\n\n".join(parts)
+
+
+def write_files(results: Results, folder: Path, title: str, sprt: SprtSettings | None = None) -> list[Path]:
+    """CSV per table, SPRT trajectory, and one Markdown report; returns the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    markdown = [f"# {title}", "", *(f"{line}  " for line in summary_lines(results, sprt))]
+    for table in all_tables(results):
+        path = folder / f"{table.stem}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as file:
+            writer = csv.writer(file)
+            writer.writerow(table.headers)
+            writer.writerows(table.rows)
+        written.append(path)
+        markdown += ["", f"## {table.title}", "", _tabulate(table, "github")]
+    if results.sprt_trajectory:
+        path = folder / "sprt.csv"
+        lower, upper = sprt.bounds if sprt else (None, None)
+        with open(path, "w", newline="", encoding="utf-8") as file:
+            writer = csv.writer(file)
+            writer.writerow(["games", "game_index", "llr", "lower", "upper"])
+            writer.writerows([n, index, f"{llr:.4f}", f"{lower:.4f}", f"{upper:.4f}"] for n, index, llr in results.sprt_trajectory)
+        written.append(path)
+    path = folder / "results.md"
+    path.write_text("\n".join(markdown) + "\n", encoding="utf-8")
+    written.append(path)
+    return written

@@ -1,0 +1,104 @@
+"""Property tests: the engine against the simple reference, and its invariants."""
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.games.base import BLUE, CHANCE, RED
+from referee.games.infinitron.engine import (
+    ASTEROID,
+    END_TURN_ACTION,
+    MAX_COMMANDS,
+    MAX_TEMPLATES,
+    MAX_UNITS,
+    NO_EVENT_ACTION,
+)
+
+from .common import ref_view, reference_twin, rich_state, view
+
+# A game is driven by numbers: each picks a command (every fifth pick ends the
+# turn, so that games get through several turns) or a chance outcome.
+picks = st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=60)
+
+
+def chance_action(state, pick: int):
+    """Chance's action, chosen to give every kind of event often."""
+    kind = pick % 3
+    rng = random.Random(pick)
+    if kind == 0:
+        return NO_EVENT_ACTION
+    if kind == 1:
+        cells = state.setup.asteroid_cells
+        return (ASTEROID, cells[rng.randrange(len(cells))])
+    while True:  # redraw until the roll is a fish market
+        action = state.sample_chance(rng)
+        if action[0] not in (ASTEROID, NO_EVENT_ACTION[0]):
+            return action
+
+
+def pick_action(state, pick: int):
+    if state.current_player == CHANCE:
+        return chance_action(state, pick)
+    legal = state.legal_actions()
+    if pick % 5 == 0:
+        return END_TURN_ACTION
+    return legal[(pick // 5) % len(legal)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**9), st.booleans(), picks)
+def test_engine_agrees_with_reference_step_by_step(seed, chaos, choices):
+    state = rich_state(seed, chaos=chaos, max_turns=12)
+    ref = reference_twin(state)
+    assert view(state) == ref_view(ref)
+    for pick in choices:
+        if state.is_over:
+            break
+        if state.current_player != CHANCE:
+            assert {state.action_to_str(a) for a in state.legal_actions()} == ref.legal()
+        action = pick_action(state, pick)
+        text = state.action_to_str(action)
+        assert state.is_legal(action), text
+        state.apply(action)
+        ref.play(text)
+        assert view(state) == ref_view(ref), f"after {text}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**9), st.booleans(), picks)
+def test_invariants_hold_and_undo_is_exact(seed, chaos, choices):
+    state = rich_state(seed, chaos=chaos, max_turns=12)
+    start = state.copy()
+    keys = [state.key()]
+    for pick in choices:
+        if state.is_over:
+            break
+        action = pick_action(state, pick)
+        before = state.copy()
+        state.apply_checked(action)
+        # Copies are independent, and one undo restores the position exactly.
+        assert before.key() == keys[-1]
+        after = state.copy()
+        state.undo()
+        assert state == before and state.key() == before.key()
+        state.apply(action)
+        assert state == after
+        keys.append(state.key())
+        for p in (RED, BLUE):
+            assert state.rp[p] >= 0
+            assert len(state.templates[p]) <= MAX_TEMPLATES
+            assert len(state.units[p]) <= MAX_UNITS or not state.move_count  # set-up may start above
+            for uid, (cell, hp, t) in state.units[p].items():
+                assert 0 < hp <= state.templates[p][t].max_hp
+                assert state.occ[cell] == uid * 2 + p
+        assert sum(o >= 0 for o in state.occ) == len(state.units[RED]) + len(state.units[BLUE])
+        assert 0 <= state.commands <= MAX_COMMANDS
+        assert all(state.is_legal(a) for a in state.legal_actions())
+    # Undoing everything gives back the starting position.
+    while state.move_count:
+        state.undo()
+        keys.pop()
+        assert state.key() == keys[-1]
+    assert state == start

@@ -1,0 +1,198 @@
+"""Agents that misbehave in one way each, for the isolation tests.
+
+Each plays legal random moves except for its one fault.  Every agent writes
+its process id (and any child's) to the file named by ``REFEREE_TEST_PIDS``,
+so the tests can check that nothing outlives the game.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import random
+import subprocess
+import sys
+import time
+
+from referee.game import HexPos, HexVec, PlayerColor, SpawnAction, SpreadAction
+from referee.game.actions import from_engine_action, to_engine_action
+from referee.games.infexion import InfexionState
+
+
+def note_pid(pid: int) -> None:
+    path = os.environ.get("REFEREE_TEST_PIDS")
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{pid}\n")
+
+
+class Plays:
+    """A legal random player that records its pid; the faults override it."""
+
+    def __init__(self, color: PlayerColor, **referee):
+        note_pid(os.getpid())
+        self.state = InfexionState()
+        self.rng = random.Random(0)
+
+    def action(self, **referee):
+        return from_engine_action(self.rng.choice(self.state.legal_actions()))
+
+    def turn(self, color: PlayerColor, action, **referee):
+        self.state.apply(to_engine_action(action))
+
+
+class RaiseInInit(Plays):
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        raise RuntimeError("cannot start")
+
+
+class RaiseInAction(Plays):
+    def action(self, **referee):
+        return 1 / 0
+
+
+class RaiseInTurn(Plays):
+    def turn(self, color, action, **referee):
+        raise ValueError("turn went wrong")
+
+
+class ReturnNone(Plays):
+    def action(self, **referee):
+        return None
+
+
+class ReturnTuple(Plays):
+    def action(self, **referee):
+        return ("SPAWN", 3, 3)
+
+
+class ReturnString(Plays):
+    def action(self, **referee):
+        return "SPAWN(3, 3)"
+
+
+class ReturnWrongType(Plays):
+    def action(self, **referee):
+        # A SpreadAction whose "direction" is not one of the six.
+        return SpreadAction(HexPos(0, 0), HexVec(1, 1))
+
+
+class IllegalAction(Plays):
+    def action(self, **referee):
+        return SpreadAction(HexPos(6, 6), HexVec(0, 1))  # from an empty cell
+
+
+class CpuLoop(Plays):
+    def action(self, **referee):
+        while True:
+            pass
+
+
+class Sleeps(Plays):
+    def action(self, **referee):
+        time.sleep(600)
+
+
+class MemoryHog(Plays):
+    def action(self, **referee):
+        hoard = []
+        while True:
+            hoard.append(bytearray(8 * 1024 * 1024))  # zero-filled: really resident
+
+
+class BigAllocation(Plays):
+    def action(self, **referee):
+        return [0] * (10**13)  # far more than the machine has: MemoryError
+
+
+class OsExit(Plays):
+    def action(self, **referee):
+        os._exit(3)
+
+
+class Segfault(Plays):
+    def action(self, **referee):
+        ctypes.string_at(0)
+
+
+class RaisesSystemExit(Plays):
+    def action(self, **referee):
+        sys.exit(0)
+
+
+class RaisesKeyboardInterrupt(Plays):
+    def action(self, **referee):
+        raise KeyboardInterrupt
+
+
+class PrintsALot(Plays):
+    def action(self, **referee):
+        print("thinking out loud on stdout", flush=True)
+        print("and on stderr", file=sys.stderr, flush=True)
+        return super().action(**referee)
+
+
+class WritesEverywhere(Plays):
+    def action(self, **referee):
+        junk = b"\x00\xff\xfe garbage {\"ok\": tru\n\x80\n"
+        for fd in range(1024):
+            try:
+                os.write(fd, junk)
+            except OSError:
+                pass
+        return super().action(**referee)
+
+
+class FloodsStderr(Plays):
+    def action(self, **referee):
+        chunk = b"x" * (1 << 20)
+        if self.state.turn < 2:
+            for _ in range(200):  # 200 MB
+                os.write(2, chunk)
+        return super().action(**referee)
+
+
+class LeavesAChild(Plays):
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        note_pid(child.pid)
+
+
+class LeavesADetachedChild(Plays):
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        # A child in its own process group (but the agent's session).
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], preexec_fn=os.setpgrp)
+        note_pid(child.pid)
+
+
+class ChildBurnsCpu(Plays):
+    def action(self, **referee):
+        # The work happens in a child process: it must count as the agent's.
+        subprocess.run([sys.executable, "-c", "while True: pass"])
+        return super().action(**referee)
+
+
+class ChecksKwargs(Plays):
+    """Fails (with a message) unless it gets what the protocol promises."""
+
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        self.check(referee)
+        self.color = color
+
+    def check(self, referee):
+        for key in ("time_remaining", "space_limit", "space_remaining"):
+            if key not in referee:
+                raise AssertionError(f"missing {key}")
+
+    def action(self, **referee):
+        self.check(referee)
+        return super().action(**referee)
+
+    def turn(self, color, action, **referee):
+        self.check(referee)
+        if not isinstance(color, PlayerColor) or not isinstance(action, (SpawnAction, SpreadAction)):
+            raise AssertionError(f"bad turn arguments {color!r} {action!r}")
+        super().turn(color, action, **referee)

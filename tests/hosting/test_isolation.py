@@ -1,0 +1,265 @@
+"""One test per misbehaviour: real referee command, real agent processes.
+
+Each runs ``python -m referee`` in a subprocess and checks the verdict and its
+reason in the record, that the referee exited normally, and that no process
+of the game is left behind.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = "tests.hosting.fixture_agents.misbehave"
+RANDOM = "agents.random_agent"
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def referee(tmp_path: Path, red: str, blue: str, *options: str, timeout: float = 60):
+    """Run one game; returns (exit status, record dict, stdout, stderr, pids)."""
+    record = tmp_path / "record.json"
+    pids = tmp_path / "pids.txt"
+    env = dict(os.environ, REFEREE_TEST_PIDS=str(pids))
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *options, red, blue],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    data = json.loads(record.read_text()) if record.exists() else None
+    noted = [int(x) for x in pids.read_text().split()] if pids.exists() else []
+    return proc.returncode, data, proc.stdout, proc.stderr, noted
+
+
+def assert_verdict(result, winner, reason, fragment=None):
+    code, record, out, err, pids = result
+    assert code == 0, f"referee exited {code}\n{out}\n{err}"
+    assert record is not None, err
+    assert (record["winner"], record["reason"]) == (winner, reason), record["message"]
+    assert out.rstrip().splitlines()[-1].startswith("* referee @ result: ")
+    if fragment:
+        loser = "BLUE" if winner == "RED" else "RED"
+        assert fragment in record["error"][loser]["message"], record["error"][loser]
+    time.sleep(0.05)
+    left = [p for p in pids if alive(p)]
+    assert not left, f"processes left behind: {left}"
+    return record
+
+
+@pytest.mark.parametrize(
+    "fault, reason, fragment",
+    [
+        ("RaiseInInit", "load_error", "RuntimeError: cannot start"),
+        ("RaiseInAction", "agent_error", "ZeroDivisionError"),
+        ("RaiseInTurn", "agent_error", "ValueError: turn went wrong"),
+        ("ReturnNone", "illegal_action", "returned NoneType None"),
+        ("ReturnTuple", "illegal_action", "returned tuple"),
+        ("ReturnString", "illegal_action", "returned str"),
+        ("ReturnWrongType", "illegal_action", "returned SpreadAction"),
+        ("IllegalAction", "illegal_action", "SPREAD(6, 6, 0, 1)"),
+        ("OsExit", "agent_crashed", "exited with status 3"),
+        ("Segfault", "agent_crashed", "SIGSEGV"),
+        ("RaisesSystemExit", "agent_error", "SystemExit"),
+        ("RaisesKeyboardInterrupt", "agent_error", "KeyboardInterrupt"),
+        ("WritesEverywhere", "protocol_error", "malformed reply"),
+        ("BigAllocation", "space_limit", "MemoryError"),
+    ],
+)
+def test_fault_as_red_loses_to_blue(tmp_path, fault, reason, fragment):
+    assert_verdict(referee(tmp_path, f"{FIX}:{fault}", RANDOM), "BLUE", reason, fragment)
+
+
+def test_fault_as_blue_loses_to_red(tmp_path):
+    record = assert_verdict(referee(tmp_path, RANDOM, f"{FIX}:RaiseInTurn"), "RED", "agent_error", "turn went wrong")
+    assert "Traceback" in record["error"]["BLUE"]["traceback"]
+
+
+def test_cpu_loop_is_stopped_when_its_time_runs_out(tmp_path):
+    start = time.monotonic()
+    record = assert_verdict(
+        referee(tmp_path, f"{FIX}:CpuLoop", RANDOM, "-t", "1"), "BLUE", "time_limit", "over its limit of 1 s"
+    )
+    # Stopped pre-emptively: well before the 5 s grace the watchdog would add.
+    assert time.monotonic() - start < 4.5
+    assert 1.0 <= record["time_used"]["RED"] < 1.5
+
+
+def test_cpu_burnt_by_a_child_process_counts(tmp_path):
+    record = assert_verdict(referee(tmp_path, f"{FIX}:ChildBurnsCpu", RANDOM, "-t", "1"), "BLUE", "time_limit")
+    assert record["time_used"]["RED"] >= 1.0
+
+
+def test_sleeping_agent_is_stopped_by_the_watchdog(tmp_path):
+    start = time.monotonic()
+    assert_verdict(
+        referee(tmp_path, f"{FIX}:Sleeps", RANDOM, "-t", "1", "--grace", "0.5"), "BLUE", "time_limit", "wall-clock"
+    )
+    assert time.monotonic() - start < 10
+
+
+def test_call_timeout_caps_a_call_without_a_time_limit(tmp_path):
+    assert_verdict(referee(tmp_path, f"{FIX}:Sleeps", RANDOM, "--call-timeout", "1"), "BLUE", "time_limit", "watchdog")
+
+
+def test_memory_growing_past_the_limit_is_stopped(tmp_path):
+    record = assert_verdict(
+        referee(tmp_path, f"{FIX}:MemoryHog", RANDOM, "-s", "100"), "BLUE", "space_limit", "over its limit of 100 MB"
+    )
+    # Stopped soon after crossing the limit, not after eating the machine.
+    assert 100 < record["peak_memory_mb"]["RED"] < 400
+
+
+def test_import_error_is_a_load_error(tmp_path):
+    assert_verdict(
+        referee(tmp_path, "tests.hosting.fixture_agents.broken_import", RANDOM),
+        "BLUE",
+        "load_error",
+        "No module named 'a_module_that_does_not_exist'",
+    )
+
+
+def test_missing_class_is_a_load_error(tmp_path):
+    assert_verdict(referee(tmp_path, RANDOM, f"{FIX}:NoSuchAgent"), "RED", "load_error", "has no class NoSuchAgent")
+
+
+def test_missing_module_is_a_load_error(tmp_path):
+    assert_verdict(referee(tmp_path, "agents.no_such_agent", RANDOM), "BLUE", "load_error", "cannot import")
+
+
+def test_agent_output_is_captured_not_mixed_into_the_game(tmp_path):
+    code, record, out, err, pids = referee(tmp_path, f"{FIX}:PrintsALot", RANDOM)
+    assert code == 0 and record["reason"] in ("elimination", "turn_limit", "no_tokens")
+    assert "thinking out loud" not in out and "thinking out loud" not in err
+    code, record, out, err, pids = referee(tmp_path, f"{FIX}:PrintsALot", RANDOM, "-v", "3")
+    assert "RED | thinking out loud on stdout" in out and "RED | and on stderr" in out
+
+
+def test_stderr_flood_does_not_grow_the_referee(tmp_path):
+    # Run the referee in a wrapper that reports the referee process's own
+    # peak resident memory (ru_maxrss of RUSAGE_SELF, in kB on Linux).
+    peak_file = tmp_path / "peak.txt"
+    record = tmp_path / "record.json"
+    wrapper = (
+        "import atexit, resource, runpy, sys\n"
+        f"atexit.register(lambda: open({str(peak_file)!r}, 'w').write("
+        "str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))\n"
+        f"sys.argv = ['referee', '-v', '3', '--record', {str(record)!r}, {FIX + ':FloodsStderr'!r}, {RANDOM!r}]\n"
+        "runpy.run_module('referee', run_name='__main__')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", wrapper], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    context = f"exit {proc.returncode}; stderr: {proc.stderr[-2000:]}; stdout tail: {proc.stdout[-1500:]}"
+    assert proc.returncode == 0, context
+    result = json.loads(record.read_text())
+    assert result["reason"] in ("elimination", "turn_limit", "no_tokens"), (result["message"], context)
+    peak_mb = int(peak_file.read_text()) / 1024
+    assert peak_mb < 80, f"the referee grew to {peak_mb:.0f} MB while 200 MB of output went by"
+    assert "more bytes of output not kept" in proc.stdout, context
+    assert len(proc.stdout) < 2_000_000, len(proc.stdout)
+
+
+@pytest.mark.parametrize("fault", ["LeavesAChild", "LeavesADetachedChild"])
+def test_children_of_an_agent_do_not_outlive_the_game(tmp_path, fault):
+    code, record, out, err, pids = referee(tmp_path, f"{FIX}:{fault}", RANDOM)
+    assert code == 0 and record["winner"] is not None or record["reason"] in ("turn_limit", "no_tokens")
+    assert len(pids) == 2  # the agent and its child
+    time.sleep(0.1)
+    assert not [p for p in pids if alive(p)]
+
+
+def test_course_style_agent_runs_unchanged_and_gets_the_course_kwargs(tmp_path):
+    code, record, out, err, pids = referee(
+        tmp_path, "tests/hosting/fixture_agents/course_style", f"{FIX}:ChecksKwargs", "-t", "60", "-s", "200"
+    )
+    assert code == 0, err
+    assert record["reason"] in ("elimination", "turn_limit", "no_tokens"), record["message"]
+    assert record["error"] == {"RED": None, "BLUE": None}
+    assert record["winner"] == "RED", "one-ply greedy beats random play"
+
+
+def test_referee_survives_being_run_inside_a_daemonic_pool_worker(tmp_path):
+    # Tournaments run games in pool workers; agent processes are plain
+    # subprocesses, so this must work.
+    script = (
+        "import multiprocessing as mp\n"
+        "from referee.match import AgentEntry, MatchSettings, play_match\n"
+        "def one(_):\n"
+        "    r = play_match(AgentEntry('agents.random_agent'), AgentEntry('agents.random_agent'), MatchSettings(seed=1))\n"
+        "    return r.reason\n"
+        "if __name__ == '__main__':\n"
+        "    with mp.Pool(2) as pool:\n"
+        "        print(pool.map(one, range(2)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "turn_limit" in proc.stdout or "elimination" in proc.stdout
+
+
+def test_usage_errors_exit_2_with_a_message(tmp_path):
+    for args, fragment in [
+        (["agents/random_agent"], "required"),
+        (["not a spec!", RANDOM], "not a package spec"),
+        ([RANDOM, RANDOM, "-t", "-3"], "0 or more"),
+        ([RANDOM, RANDOM, "--game", "chess"], "invalid choice"),
+        ([RANDOM, RANDOM, "--record", str(tmp_path / "missing" / "r.json")], "does not exist"),
+        ([RANDOM, RANDOM, "-v", "7"], "invalid choice"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True, timeout=30
+        )
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert fragment in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+def test_interrupting_the_referee_stops_the_agents(tmp_path):
+    pids_file = tmp_path / "pids.txt"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "-v", "0", f"{FIX}:Sleeps", RANDOM],
+        cwd=ROOT,
+        env=dict(os.environ, REFEREE_TEST_PIDS=str(pids_file)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not pids_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    time.sleep(0.1)
+    assert not [p for p in map(int, pids_file.read_text().split()) if alive(p)]
+
+
+def test_moved_agent_importing_its_old_name_gets_a_clear_message(tmp_path):
+    record = assert_verdict(
+        referee(tmp_path, "tests.hosting.fixture_agents.moved_agent", RANDOM), "BLUE", "load_error", "No module named 'agent'"
+    )
+    assert "import it relatively" in record["error"]["RED"]["message"]
+
+
+def test_missing_third_party_library_gets_no_old_name_hint(tmp_path):
+    record = assert_verdict(
+        referee(tmp_path, "tests.hosting.fixture_agents.needs_a_library", RANDOM),
+        "BLUE", "load_error", "No module named 'a_package_nobody_installed'",
+    )
+    assert "relatively" not in record["error"]["RED"]["message"]

@@ -1,0 +1,209 @@
+"""HTML replays in a real browser (the system's headless Chromium).
+
+The expected boards come from replaying the record with the engine, not from
+the page's own data.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.games.infexion import InfexionState
+from referee.records import GameRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+
+if not CHROMIUM.exists() and os.environ.get("REFEREE_REQUIRE_BROWSER"):
+    raise RuntimeError("REFEREE_REQUIRE_BROWSER is set but /usr/bin/chromium is missing")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (see README: browser tests)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    """A real game, recorded and written as HTML by the play command."""
+    folder = tmp_path_factory.mktemp("replay")
+    record_path, html_path = folder / "game.json", folder / "game.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "-v", "0", "--seed", "21", "--record", str(record_path),
+         "--html", str(html_path), "agents.random_agent", "agents.random_agent"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return GameRecord.from_json(record_path.read_text()), html_path
+
+
+def open_page(browser, path: Path):
+    page = browser.new_page()
+    problems: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri())
+    return page, problems, requests
+
+
+def board_after(record: GameRecord, steps: int) -> dict[tuple[int, int], tuple[str, int]]:
+    state = InfexionState()
+    for text in record.actions[:steps]:
+        state.apply_checked(state.parse_action(text))
+    return {(r, q): ("red" if o == 0 else "blue", p) for r, q, o, p in state.cells()}
+
+
+def board_shown(page) -> dict[tuple[int, int], tuple[str, int]]:
+    cells = page.eval_on_selector_all(
+        "svg#board g.cell",
+        "gs => gs.map(g => [g.dataset.r, g.dataset.q, g.dataset.owner, g.dataset.power])",
+    )
+    return {(int(r), int(q)): (owner, int(power)) for r, q, owner, power in cells if owner}
+
+
+def test_page_loads_clean_and_offline(browser, game):
+    record, html_path = game
+    page, problems, requests = open_page(browser, html_path)
+    assert page.locator("svg#board g.cell").count() == 49
+    assert problems == []
+    assert requests == [html_path.as_uri()], "the page must not fetch anything"
+    assert page.locator("#moves li").count() == record.turns
+    assert page.locator("#counter").inner_text() == f"0 / {record.turns}"
+    result = page.locator("#result").inner_text()
+    assert record.reason in result and (record.winner or "Draw") in result
+    page.close()
+
+
+def test_last_step_shows_the_final_board(browser, game):
+    record, html_path = game
+    page, problems, _ = open_page(browser, html_path)
+    page.keyboard.press("End")
+    shown = board_shown(page)
+    expected = board_after(record, record.turns)
+    assert shown == expected
+    # Count by colour and power, as a person would read the picture.
+    for colour in ("red", "blue"):
+        assert sum(1 for o, _ in shown.values() if o == colour) == sum(1 for o, _ in expected.values() if o == colour)
+        assert sum(p for o, p in shown.values() if o == colour) == sum(p for o, p in expected.values() if o == colour)
+    assert page.locator("#counter").inner_text() == f"{record.turns} / {record.turns}"
+    assert problems == []
+    page.close()
+
+
+def test_keys_slider_buttons_and_move_list_move_through_the_game(browser, game):
+    record, html_path = game
+    page, problems, _ = open_page(browser, html_path)
+    for _ in range(7):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#counter").inner_text().startswith("6 /")
+    assert board_shown(page) == board_after(record, 6)
+    assert record.actions[5] in page.locator("#current").inner_text()
+    # The slider: put it at step 40 as a drag would.
+    page.eval_on_selector("#slider", "s => { s.value = '40'; s.dispatchEvent(new Event('input')); }")
+    assert board_shown(page) == board_after(record, 40)
+    page.locator("#moves li").nth(99).click()
+    assert page.locator("#counter").inner_text().startswith("100 /")
+    assert board_shown(page) == board_after(record, 100)
+    assert page.locator("#slider").input_value() == "100"
+    page.click("#first")
+    assert board_shown(page) == {}
+    page.click("#next")
+    page.click("#next")
+    assert board_shown(page) == board_after(record, 2)
+    page.keyboard.press("Home")
+    page.keyboard.press("Space")  # play: the counter advances by itself
+    expect = pytest.importorskip("playwright.sync_api").expect
+    expect(page.locator("#counter")).to_have_text(re.compile(r"^([3-9]|\d\d+) /"), timeout=10000)
+    page.keyboard.press("Space")  # pause
+    assert page.locator("#play").inner_text() == "play"
+    assert problems == []
+    page.close()
+
+
+def test_text_from_the_record_is_shown_as_text_not_run(browser, game, tmp_path):
+    record, _ = game
+    data = record.to_dict()
+    data["red_name"] = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+    data["message"] = "</script><script>alert(3)</script>"
+    hostile = GameRecord.from_dict(data)
+    path = tmp_path / "hostile.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", "-", "--html", str(path)],
+        input=json.dumps(hostile.to_dict()), cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    page, problems, requests = open_page(browser, path)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.reload()
+    assert dialogs == []
+    assert "<script>alert(2)</script>" in page.locator("#players").inner_text()
+    assert page.locator("svg#board g.cell").count() == 49
+    assert [u for u in requests if not u.startswith("file:")] == []
+    page.close()
+
+
+def test_replay_from_a_games_jsonl_line(browser, game, tmp_path):
+    record, _ = game
+    other = GameRecord.from_dict({**record.to_dict(), "red_name": "second game"})
+    jsonl = tmp_path / "games.jsonl"
+    jsonl.write_text(record.to_json() + "\n" + other.to_json() + "\n")
+    out = tmp_path / "second.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", str(jsonl), "--game-index", "1", "--html", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    page, problems, _ = open_page(browser, out)
+    assert "second game" in page.locator("#players").inner_text()
+    assert problems == []
+    page.close()
+
+
+def test_cachex_replay_shows_the_rhombus_and_the_final_board(browser, tmp_path):
+    from referee.games.cachex import CachexState
+
+    record_path, html_path = tmp_path / "cachex.json", tmp_path / "cachex.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "6", "-v", "0", "--seed", "4",
+         "--record", str(record_path), "--html", str(html_path), "agents.random_agent", "agents.random_agent"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = GameRecord.from_json(record_path.read_text())
+    page, problems, requests = open_page(browser, html_path)
+    assert page.locator("svg#board g.cell").count() == 36
+    assert page.locator("svg#board polyline.side.red").count() == 2
+    assert page.locator("svg#board polyline.side.blue").count() == 2
+    page.keyboard.press("End")
+    state = CachexState(6)
+    for text in record.actions:
+        state.apply_checked(state.parse_action(text))
+    expected = {(r, q): ("red" if p == 0 else "blue", 1) for r, q, p in state.cells()}
+    assert board_shown(page) == expected
+    assert problems == [] and requests == [html_path.as_uri()]
+    page.close()

@@ -1,0 +1,61 @@
+"""A game from outside the package (REFEREE_GAMES), with chance and turns of
+several actions, played by the real referee with isolated agents."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, REFEREE_GAMES="dice_race=tests.fixtures.dice_race:DiceRace")
+
+
+def play(tmp_path: Path, seed: int, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+    path = tmp_path / f"game{seed}.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "--game", "dice_race", "-v", "1", "--seed", str(seed),
+         "--record", str(path), *extra, "agents.random_agent", "agents.random_agent"],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc, json.loads(path.read_text())
+
+
+def test_chance_and_multi_action_turns(tmp_path):
+    proc, record = play(tmp_path, 1)
+    actions = record["actions"]
+    rolls = [a for a in actions if a.startswith("ROLL")]
+    assert len(rolls) == 3, "one roll before each of Red's three turns"
+    assert actions.count("END") == 6
+    assert record["moves"]["RED"] + record["moves"]["BLUE"] == len(actions) - len(rolls)
+    assert record["reason"] == "score" and record["error"] == {"RED": None, "BLUE": None}
+    assert "chance: ROLL(" in proc.stdout
+    # A player acting twice in a row happened (STEP then END, or STEP STEP).
+    assert any(a == "STEP" for a in actions)
+
+
+def test_chance_is_reproducible_from_the_seed(tmp_path):
+    _, first = play(tmp_path, 5)
+    _, again = play(tmp_path, 5)
+    assert first["actions"] == again["actions"]
+    rolls = {tuple(a for a in play(tmp_path, s)[1]["actions"] if a.startswith("ROLL")) for s in range(6, 12)}
+    assert len(rolls) > 1, "different seeds give different rolls"
+
+
+def test_unknown_plugin_spec_is_a_clear_error(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "agents.random_agent", "agents.random_agent"],
+        cwd=ROOT, env=dict(os.environ, REFEREE_GAMES="broken"), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and "REFEREE_GAMES" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_plugin_that_cannot_be_imported_is_a_clear_error(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "--game", "ghost", "agents.random_agent", "agents.random_agent"],
+        cwd=ROOT, env=dict(os.environ, REFEREE_GAMES="ghost=no_such_module:Ghost"),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and "cannot be loaded" in proc.stderr and "Traceback" not in proc.stderr

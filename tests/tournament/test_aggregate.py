@@ -1,0 +1,151 @@
+"""Aggregation: a pure function of the records, whatever their order."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.tournament.aggregate import OPPONENT_FAILED, GameSummary, aggregate
+from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings
+from referee.tournament.tables import crosstable, endings_table, pairs_table, render, standings_table, write_files
+
+from .fakes import make_record
+
+
+def test_counts_points_and_colours():
+    records = [
+        make_record("a", "b", "RED"),
+        make_record("b", "a", None, reason="turn_limit"),
+        make_record("a", "c", "BLUE"),
+        make_record("c", "b", "RED"),
+    ]
+    results = aggregate(records)
+    a, b, c = (results.agents[n] for n in "abc")
+    assert (a.games, a.wins, a.draws, a.losses, a.points) == (3, 1, 1, 1, 1.5)
+    assert (b.wins, b.draws, b.losses) == (0, 1, 2)
+    assert (c.wins, c.losses) == (2, 0)
+    ab = results.pairs[("a", "b")]
+    assert (ab.wins, ab.draws, ab.losses, ab.points) == (1, 1, 0, 1.5)
+    assert ab.as_red["W"] == 1 and ab.as_blue["D"] == 1
+    assert results.pairs[("b", "a")].points == 0.5
+    assert [agent.name for agent in results.standings()] == ["c", "a", "b"]
+    rows = standings_table(results).rows
+    assert [row[1] for row in rows] == ["c", "a", "b"] and [row[0] for row in rows] == [1, 2, 3]
+    cross = {row[0]: row[1:] for row in crosstable(results).rows}
+    assert cross["a"] == ["0/1", "—", "1.5/2"]  # columns in standings order: c, a, b
+
+
+def test_equal_points_share_a_rank():
+    results = aggregate([make_record("a", "b", None), make_record("b", "a", None)])
+    rows = standings_table(results).rows
+    assert [row[0] for row in rows] == [1, 1]
+    assert [row[8] for row in rows] == ["+0.0", "+0.0"]  # no "-0.0"
+
+
+def test_failures_count_for_the_agent_that_failed():
+    records = [
+        make_record("a", "b", "BLUE", reason="time_limit", error_color="RED"),
+        make_record("b", "a", "RED", reason="illegal_action", error_color="BLUE"),
+        make_record("a", "b", "RED", reason="agent_crashed", error_color="BLUE"),
+        make_record("a", "b", None, reason="turn_limit"),
+    ]
+    results = aggregate(records)
+    a, b = results.agents["a"], results.agents["b"]
+    assert a.endings == {"time": 1, "illegal": 1, OPPONENT_FAILED: 1, "turn_limit": 1}
+    assert b.endings == {OPPONENT_FAILED: 2, "crash": 1, "turn_limit": 1}
+    headers = endings_table(results).headers
+    assert headers[:3] == ["agent", "games", "turn limit"] and "memory" in headers and headers[-2:] == ["CPU ms/move", "peak MB"]
+
+
+def test_cpu_per_move_and_peak_memory():
+    records = [
+        make_record("a", "b", "RED", cpu=(1.0, 0.0), moves=(10, 10), memory=(5.0, 1.0)),
+        make_record("b", "a", "RED", cpu=(0.0, 3.0), moves=(10, 30), memory=(1.0, 7.5)),
+    ]
+    a = aggregate(records).agents["a"]
+    assert a.cpu_per_move == pytest.approx(4.0 / 40)
+    assert a.peak_memory_mb == 7.5
+    row = next(r for r in endings_table(aggregate(records)).rows if r[0] == "a")
+    assert row[-2:] == ["100.00", "7.5"]
+
+
+def test_a_game_recorded_twice_counts_once():
+    extra = {"config_hash": "h", "game_index": 4}
+    once = aggregate([make_record("a", "b", "RED", extra=extra)])
+    twice = aggregate([make_record("a", "b", "RED", extra=extra)] * 2)
+    assert twice.games == once.games == 1
+    assert render(twice) == render(once)
+
+
+def test_two_agents_head_to_head_and_sprt():
+    records = [make_record("x", "y", "RED", extra={"config_hash": "h", "game_index": i}) for i in range(30)]
+    results = aggregate(records, sprt=SprtSettings(0, 50), tested="x")
+    assert results.head_to_head.los > 0.99 and results.head_to_head.draw_ratio == 0
+    assert results.sprt.verdict == H1_ACCEPTED
+    assert [step[0] for step in results.sprt_trajectory] == list(range(1, 31))
+    assert [step[1] for step in results.sprt_trajectory] == list(range(30))
+    llrs = [step[2] for step in results.sprt_trajectory]
+    assert llrs == sorted(llrs)  # every win raises it
+    # Seen from y's side the same games are evidence against it.
+    from_y = aggregate(records, sprt=SprtSettings(0, 50), tested="y")
+    assert from_y.sprt.llr < 0 and from_y.sprt.verdict != H1_ACCEPTED
+    assert from_y.ratings.ratings["y"].elo < 0
+
+
+def test_sprt_inconclusive_when_no_games_are_left():
+    records = [make_record("x", "y", w) for w in ("RED", "BLUE", None, "RED")]
+    assert aggregate(records, sprt=SprtSettings(0, 50), tested="x", games_left=False).sprt.verdict == INCONCLUSIVE
+
+
+def test_files_are_written(tmp_path):
+    records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", "BLUE")]
+    written = write_files(aggregate(records), tmp_path, "Test")
+    assert {p.name for p in written} == {"standings.csv", "crosstable.csv", "pairs.csv", "endings.csv", "results.md"}
+    with open(tmp_path / "standings.csv", newline="") as file:
+        rows = list(csv.reader(file))
+    assert rows[0][:3] == ["rank", "agent", "games"] and len(rows) == 4
+    markdown = (tmp_path / "results.md").read_text()
+    assert markdown.startswith("# Test") and "## Standings" in markdown and "| agent" in markdown
+
+
+# -- order does not matter -------------------------------------------------------
+
+NAMES = ["ann", "bo", "cy", "dee"]
+REASONS = ["elimination", "turn_limit", "time_limit", "space_limit", "illegal_action", "agent_crashed", "agent_error"]
+
+
+@st.composite
+def records(draw):
+    red, blue = draw(st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True))
+    winner = draw(st.sampled_from(["RED", "BLUE", None]))
+    reason = draw(st.sampled_from(REASONS))
+    failing = None
+    if winner and reason not in ("elimination", "turn_limit"):
+        failing = "BLUE" if winner == "RED" else "RED"
+    elif reason not in ("elimination", "turn_limit"):
+        reason = "turn_limit"
+    cpu = draw(st.tuples(*[st.floats(0, 50, allow_nan=False)] * 2))
+    moves = draw(st.tuples(*[st.integers(0, 200)] * 2))
+    memory = draw(st.tuples(*[st.floats(0, 300, allow_nan=False)] * 2))
+    index = draw(st.integers(0, 40))
+    return make_record(
+        red, blue, winner, reason, cpu=cpu, moves=moves, memory=memory, error_color=failing,
+        extra={"config_hash": "h", "game_index": index},
+    )
+
+
+def _everything(results):
+    tables = [standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
+    return render(results, SprtSettings(0, 20)), [t.rows for t in tables], results.sprt_trajectory
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(records(), max_size=25).flatmap(lambda rs: st.tuples(st.just(rs), st.permutations(rs))))
+def test_tables_do_not_depend_on_record_order(pair):
+    original, shuffled = pair
+    kwargs = {"sprt": SprtSettings(0, 20), "tested": "ann"}
+    assert _everything(aggregate(original, **kwargs)) == _everything(aggregate(shuffled, **kwargs))
+    # Summaries (what the CLI streams from games.jsonl) give the same as whole records.
+    assert _everything(aggregate([GameSummary.of(r) for r in shuffled], **kwargs)) == _everything(aggregate(original, **kwargs))

@@ -1,0 +1,252 @@
+"""``python -m referee tournament``: real tournaments with real agent processes."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.records import GameRecord
+
+from .procs import MARK, wait_until_gone
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TINY = """\
+name: tiny
+agents:
+  - {name: r1, spec: agents.random_agent}
+  - {name: r2, spec: agents.random_agent}
+  - {name: r3, spec: agents/random_agent}
+games_per_pair: 2
+time_limit: 20
+space_limit: 200
+seed: 3
+"""
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "referee", "tournament", *args]
+
+
+def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command(*args), cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+
+
+def write_config(tmp_path: Path, text: str, name: str = "config.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def records(folder: Path) -> list[GameRecord]:
+    return [GameRecord.from_json(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+def table(folder: Path, name: str, drop_last: int = 0) -> list[list[str]]:
+    with open(folder / f"{name}.csv", newline="") as file:
+        rows = list(csv.reader(file))
+    return [row[: len(row) - drop_last] for row in rows]
+
+
+def same_tables(one: Path, other: Path) -> None:
+    for name in ("standings", "crosstable", "pairs"):
+        assert table(one, name) == table(other, name), name
+    # CPU time and memory are measurements, different in every run; the endings are not.
+    assert table(one, "endings", drop_last=2) == table(other, "endings", drop_last=2)
+
+
+def wait_for_lines(path: Path, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= count:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError(f"{path} did not reach {count} lines")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> tuple[str, Path]:
+    """The tiny tournament, played through once."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    config = write_config(folder, TINY)
+    proc = run(config, "-o", str(folder / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    return config, folder / "out"
+
+
+def test_a_tiny_round_robin(uninterrupted):
+    config, out = uninterrupted
+    games = records(out)
+    assert sorted(r.extra["game_index"] for r in games) == list(range(6))
+    by_pair: dict[frozenset, list[str]] = {}
+    for record in games:
+        assert record.time_limit == 20 and record.space_limit == 200 and record.seed is not None
+        by_pair.setdefault(frozenset((record.red_name, record.blue_name)), []).append(record.red_name)
+    assert len(by_pair) == 3
+    assert all(sorted(Counter(reds).values()) == [1, 1] for reds in by_pair.values())  # one game with each colour
+    standings = table(out, "standings")
+    assert standings[0][:4] == ["rank", "agent", "games", "wins"]
+    assert sorted(row[1] for row in standings[1:]) == ["r1", "r2", "r3"]
+    assert all(row[2] == "4" for row in standings[1:])
+    wins = sum(int(row[3]) for row in standings[1:])
+    draws = sum(int(row[4]) for row in standings[1:])
+    assert wins + draws / 2 == 6
+    assert (out / "results.md").read_text().startswith("# Tournament tiny")
+
+
+def test_the_same_config_plays_the_same_games(uninterrupted, tmp_path):
+    config, out = uninterrupted
+    proc = run(config, "-o", str(tmp_path / "again"), "--workers", "1", "-q")
+    assert proc.returncode == 0, proc.stderr
+    first = {r.extra["game_index"]: r.actions for r in records(out)}
+    second = {r.extra["game_index"]: r.actions for r in records(tmp_path / "again")}
+    assert first == second
+    same_tables(out, tmp_path / "again")
+    # Running it again on the finished folder plays nothing and prints the same tables.
+    proc = run(config, "-o", str(out), "-q")
+    assert proc.returncode == 0 and "games in" not in proc.stdout and "Standings" in proc.stdout
+
+
+def test_resume_after_sigkill_gives_the_uninterrupted_tables(uninterrupted, tmp_path):
+    config, reference = uninterrupted
+    out = tmp_path / "killed"
+    mark = uuid.uuid4().hex
+    env = {**os.environ, MARK: mark}
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_for_lines(out / "games.jsonl", 2, proc)
+    proc.kill()  # SIGKILL: no cleanup in the tournament process at all
+    proc.wait()
+    proc.stderr.close()
+    # Its workers notice and kill their games' agents.
+    assert wait_until_gone(mark) == []
+    recorded = len(records(out))
+    assert 2 <= recorded < 6
+    resumed = run(config, "-o", str(out), "--resume", "--workers", "2", "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{recorded} already recorded" in resumed.stderr
+    assert sorted(r.extra["game_index"] for r in records(out)) == list(range(6))
+    same_tables(out, reference)
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(uninterrupted, tmp_path):
+    config, reference = uninterrupted
+    out = tmp_path / "interrupted"
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(out / "games.jsonl", 1, proc)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "waiting for the running games to finish" in stderr
+    hint = stderr.split("To resume:\n", 1)[1].strip().splitlines()[0]
+    assert "--resume" in hint and str(out) in hint
+    assert (out / "games.jsonl").read_bytes().endswith(b"\n")
+    assert 1 <= len(records(out)) < 6 and "Standings" in stdout
+    # The printed command finishes the tournament.
+    argv = hint.split()
+    assert argv[:4] == ["python", "-m", "referee", "tournament"]
+    resumed = subprocess.run([sys.executable, *argv[1:], "-q"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    same_tables(out, reference)
+
+
+def test_a_bad_config_stops_before_any_game(tmp_path):
+    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 5"))
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert f"{config}:6: games_per_pair: must be even" in proc.stderr and "even" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_agent_that_cannot_be_imported_is_a_config_error(tmp_path):
+    text = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.broken_import")
+    config = write_config(tmp_path, text)
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert f"{config}:5: agents[2]: agent 'r3'" in proc.stderr
+    assert "a_package_nobody_installed" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_command_line_errors(tmp_path):
+    config = write_config(tmp_path, TINY)
+    assert run(config, "--workers", "0").returncode == 2
+    proc = run(config, "--resume", "-o", str(tmp_path / "empty"))
+    assert proc.returncode == 2 and "holds no tournament to continue" in proc.stderr
+    assert not (tmp_path / "empty").exists()
+    assert run(str(tmp_path / "missing.yaml")).returncode == 2
+
+
+DISCOVER = """\
+name: class
+agents:
+  - discover: tests/tournament/fixtures/submissions
+    on_error: {on_error}
+games_per_pair: 2
+seed: 1
+"""
+
+
+def test_discovered_folders_join_and_broken_ones_are_left_out(tmp_path):
+    config = write_config(tmp_path, DISCOVER.format(on_error="exclude"))
+    proc = run(config, "-o", str(tmp_path / "out"), "-q")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("broken_import", "no_class", "bad-name"):
+        line = next(line for line in proc.stderr.splitlines() if f"submissions/{name}:" in line)
+        assert "left out" in line
+    assert "a_package_nobody_installed" in proc.stderr and "has no class Agent" in proc.stderr
+    assert "_skipped" not in proc.stderr
+    names = {r.red_name for r in records(tmp_path / "out")} | {r.blue_name for r in records(tmp_path / "out")}
+    assert names == {"alice", "bob"}
+    meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert {b["name"] for b in meta["broken_agents"]} == {"broken_import", "no_class", "bad-name"}
+
+
+def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
+    config = write_config(tmp_path, DISCOVER.format(on_error="forfeit"))
+    proc = run(config, "-o", str(tmp_path / "out"), "-q", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "kept in: it forfeits its games" in proc.stderr
+    games = records(tmp_path / "out")
+    assert len(games) == 6 * 2  # alice, bob, broken_import, no_class
+    for record in games:
+        if {"alice", "bob"} & {record.red_name, record.blue_name} and {"broken_import", "no_class"} & {record.red_name, record.blue_name}:
+            assert record.reason == "load_error" and record.name_of(record.winner) in ("alice", "bob")
+    endings = {row[0]: row for row in table(tmp_path / "out", "endings")}
+    header = table(tmp_path / "out", "endings")[0]
+    assert int(endings["broken_import"][header.index("error")]) >= 4
+    assert int(endings["alice"][header.index("opponent failed")]) == 4
+
+
+def test_gauntlet_with_sprt_stops_when_decided(tmp_path):
+    config = write_config(tmp_path, """\
+name: sprt
+agents:
+  - {name: random, spec: agents.random_agent}
+  - {name: resigner, spec: tests.tournament.fixtures.agents.illegal}
+format: gauntlet
+challenger: random
+games_per_pair: 200
+sprt: {elo0: 0, elo1: 50}
+""")
+    proc = run(config, "-o", str(tmp_path / "out"), "-q", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    games = records(tmp_path / "out")
+    assert 22 <= len(games) < 30
+    assert all(r.reason == "illegal_action" and r.name_of(r.winner) == "random" for r in games)
+    assert "H1 accepted" in proc.stdout and "random vs resigner: Elo difference +" in proc.stdout
+    trajectory = table(tmp_path / "out", "sprt")
+    assert trajectory[0] == ["games", "game_index", "llr", "lower", "upper"] and len(trajectory) == len(games) + 1
+    assert float(trajectory[-1][2]) >= float(trajectory[-1][4]) > 0

@@ -1,0 +1,118 @@
+"""Config checking: every bad field is named with its file and line."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.tournament.config import ConfigError, default_name, load_config, parse_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GOOD = """\
+name: t
+agents:
+  - agents.random_agent
+  - {name: other, spec: agents.random_agent, options: {depth: 2}}
+"""
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    return str(info.value)
+
+
+def test_a_good_config_and_its_defaults(tmp_path):
+    path = tmp_path / "good.yaml"
+    path.write_text(GOOD)
+    config = load_config(path)
+    assert config.name == "t" and config.game == "infexion" and config.format == "round_robin"
+    assert config.games_per_pair == 2 and config.seed == 0 and config.workers is None
+    assert config.time_limit is None and config.space_limit is None and config.sprt is None
+    assert config.output == Path("results/t")
+    assert [(a.name, a.spec, dict(a.options)) for a in config.agents] == [
+        ("random_agent", "agents.random_agent", {}),
+        ("other", "agents.random_agent", {"depth": 2}),
+    ]
+
+
+def test_name_defaults_to_the_file_name(tmp_path):
+    path = tmp_path / "evening.yaml"
+    path.write_text(GOOD.replace("name: t\n", ""))
+    assert load_config(path).name == "evening"
+
+
+@pytest.mark.parametrize(
+    "text, where, words",
+    [
+        # (config, "line: field" the message must name, words it must contain)
+        (GOOD + "games_per_pair: 3\n", "5: games_per_pair", "even"),
+        (GOOD + "games_per_pair: 0\n", "5: games_per_pair", "at least 2"),
+        (GOOD + "games_per_pair: two\n", "5: games_per_pair", "whole number"),
+        (GOOD + "time_limit: -1\n", "5: time_limit", "0 or more"),
+        (GOOD + "time_limit: yes\n", "5: time_limit", "boolean"),
+        (GOOD + "space_limit: lots\n", "5: space_limit", "number"),
+        (GOOD + "workers: 0\n", "5: workers", "at least 1"),
+        (GOOD + "seed: 1.5\n", "5: seed", "whole number"),
+        (GOOD + "format: swiss\n", "5: format", "round_robin, gauntlet"),
+        (GOOD + "format: gauntlet\n", "5: format", "challenger"),
+        (GOOD + "challenger: other\n", "5: challenger", "only used by format: gauntlet"),
+        (GOOD + "game: chess\n", "5: game", "known games: "),
+        (GOOD + "game: cachex\ngame_options: {n: 1}\n", "6: game_options", "board size n must be"),
+        (GOOD + "game_options: {size: 9}\n", "5: game_options", "not accepted by infexion"),
+        (GOOD + "game_options: [1]\n", "5: game_options", "mapping"),
+        (GOOD + "output: 3\n", "5: output", "folder path"),
+        (GOOD.replace("name: t", "name: 'my tournament'"), "1: name", "letters, digits"),
+        (GOOD + "games_per_par: 4\n", "5: games_per_par", "did you mean 'games_per_pair'"),
+        (GOOD + "sprt: {elo0: 5, elo1: 0}\n", "5: sprt.elo1", "greater than elo0"),
+        (GOOD + "sprt: {elo0: 0, elo1: 5, alpha: 2}\n", "5: sprt.alpha", "between 0 and 0.5"),
+        (GOOD + "sprt: {elo1: 5}\n", "5: sprt", "needs elo0"),
+        (GOOD + "sprt: {elo0: 0, elo1: 5, gamma: 1}\n", "5: sprt.gamma", "unknown field"),
+        (GOOD + "name: again\n", "5: name", "given twice"),
+        ("name: t\nagents: agents.random_agent\n", "2: agents", "list"),
+        ("name: t\nagents: []\n", "2: agents", "list"),
+        ("name: t\nagents:\n  - agents.random_agent\n", "2: agents", "at least two"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - 3\n", "4: agents[1]", "package spec"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - not a spec\n", "4: agents[1]", "not a package spec"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {name: x}\n", "4: agents[1]", "needs 'spec'"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, nmae: x}\n", "4: agents[1].nmae", "did you mean 'name'"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, name: 'a b'}\n", "4: agents[1].name", "letters, digits"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, options: 3}\n", "4: agents[1].options", "mapping"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, options: {seed: 3}}\n", "4: agents[1].options.seed", "passed by the referee"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - agents.random_agent\n", "4: agents[1]", "two agents are named 'random_agent'"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {discover: ''}\n", "4: agents[1].discover", "folder path"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {discover: x, on_error: ignore}\n", "4: agents[1].on_error", "exclude, forfeit"),
+        ("name: t\nagents:\n  - agents.random_agent\n  - {discover: x, class: 'no way'}\n", "4: agents[1].class", "class name"),
+    ],
+)
+def test_each_bad_field_is_named(tmp_path, text, where, words):
+    message = error_of(tmp_path, text)
+    assert f"bad.yaml:{where}:" in message, message
+    assert words in message, message
+
+
+def test_yaml_syntax_errors_give_line_and_column(tmp_path):
+    message = error_of(tmp_path, "name: t\nagents: [a, b\n")
+    assert "bad.yaml:3:1: not valid YAML" in message
+
+
+def test_other_bad_files(tmp_path):
+    assert "is empty" in error_of(tmp_path, "")
+    assert "mapping of fields" in error_of(tmp_path, "- a\n- b\n")
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_default_names():
+    assert default_name("agents.minimax") == "minimax"
+    assert default_name("agents/minimax/") == "minimax"
+    assert default_name("pkg.mod:Fast") == "mod:Fast"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path):
+    config = parse_config(path.read_text(), path)
+    assert len(config.agents) >= 2

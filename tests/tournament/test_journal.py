@@ -1,0 +1,53 @@
+"""games.jsonl on disk: whole lines, torn tails repaired, bad lines named."""
+from __future__ import annotations
+
+import pytest
+
+from referee.tournament.journal import FolderLock, GamesFile, JournalError
+
+from .fakes import make_record
+
+
+def test_append_writes_whole_lines_that_read_back(tmp_path):
+    games = GamesFile(tmp_path / "games.jsonl")
+    records = [make_record("a", "b", "RED"), make_record("b", "a", None)]
+    for record in records:
+        games.append(record)
+    games.close()
+    data = (tmp_path / "games.jsonl").read_bytes()
+    assert data.count(b"\n") == 2 and data.endswith(b"\n")
+    assert list(games.records()) == records
+
+
+def test_a_torn_last_line_is_ignored_then_cut_off(tmp_path):
+    path = tmp_path / "games.jsonl"
+    whole = make_record("a", "b", "RED").to_json() + "\n"
+    path.write_text(whole + whole[: len(whole) // 2])  # killed in the middle of a write
+    games = GamesFile(path)
+    assert len(list(games.records())) == 1
+    assert games.torn_tail() == len(whole) // 2
+    assert games.repair() == len(whole) // 2
+    assert path.read_text() == whole
+    assert games.repair() == 0
+
+
+def test_a_file_holding_only_a_torn_line(tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text('{"game": "inf')
+    assert GamesFile(path).repair() == 13 and path.read_bytes() == b""
+
+
+def test_a_bad_line_in_the_middle_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "games.jsonl"
+    good = make_record("a", "b", "RED").to_json()
+    path.write_text(f"{good}\nnot json\n{good}\n")
+    with pytest.raises(JournalError, match=r"games\.jsonl:2: not a game record"):
+        list(GamesFile(path).records())
+
+
+def test_the_folder_lock_is_exclusive(tmp_path):
+    with FolderLock(tmp_path / "out"):
+        with pytest.raises(JournalError, match="another tournament is writing"):
+            FolderLock(tmp_path / "out").acquire()
+    with FolderLock(tmp_path / "out"):
+        pass  # released
