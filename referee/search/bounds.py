@@ -44,7 +44,7 @@ class Bounds:
     """The lower bounds for one search, with their caches."""
 
     def __init__(self, counting_budget: int = 20000) -> None:
-        self._independent: dict[int, int] = {}
+        self.independent_cache: dict[int, int] = {}
         self._counting: dict[tuple[int, ...], int] = {}
         self._greedy: dict[tuple[int, ...], int] = {}
         self.counting_budget = counting_budget
@@ -57,7 +57,7 @@ class Bounds:
         A SPREAD touches cells of one line only, so each cell of such a set
         needs a SPREAD of its own.
         """
-        cache = self._independent
+        cache = self.independent_cache
         known = cache.get(mask)
         if known is not None:
             return known
@@ -79,24 +79,14 @@ class Bounds:
     # -- bounds that also look at the red stacks ------------------------------
 
     def quick(self, board: bytes, blue: int, red_cells: list[int]) -> int:
-        """Cheap bound, computed for every generated position.
+        """Cheap bound: the larger of the independent blue cells, and one more
+        than the independent blue cells no red stack can touch yet (none of
+        those can be taken by the next SPREAD).
 
-        The larger of: the independent blue cells; and one more than the
-        independent blue cells no red stack can touch yet (none of those can
-        be taken by the next SPREAD).
+        The solver computes the same bound inline, incrementally, for every
+        position it generates; this is the plain version.
         """
-        h = self.independent(blue)
-        reach = 0
-        for c in red_cells:
-            v = board[c]
-            if 0 < v < BLUE_FLAG:
-                reach |= REACH[c * 8 + v]
-        unreached = blue & ~reach
-        if unreached:
-            h2 = 1 + self.independent(unreached)
-            if h2 > h:
-                h = h2
-        return h
+        return self._reach_bounds(board, blue, red_cells, second_step=False)
 
     def full(self, board: bytes, blue: int, red_cells: list[int]) -> int:
         """Stronger bound, computed only for positions about to be expanded.
@@ -104,22 +94,35 @@ class Bounds:
         Adds: two more than the independent blue cells that no single SPREAD
         can even bring into reach; and the counting relaxation.
         """
-        h = self.quick(board, blue, red_cells)
+        h = self._reach_bounds(board, blue, red_cells, second_step=True)
+        counted = self.counting(board, h)
+        return counted if counted > h else h
+
+    def _reach_bounds(self, board: bytes, blue: int, red_cells: list[int], second_step: bool) -> int:
+        h = self.independent(blue)
+        reach = 0
+        for c in red_cells:
+            reach |= REACH[c * 8 + board[c]]
+        unreached = blue & ~reach
+        if not unreached:
+            return h
+        h2 = 1 + self.independent(unreached)
+        if h2 > h:
+            h = h2
+        if not second_step:
+            return h
         # Cells some stack could touch after one SPREAD.  A token that lands
         # on t leaves a stack of power RED_TOKEN_RESULT[board[t]] there; on an
         # empty cell that is power 1, which NEAR_REACH covers in one step.
-        reach2 = 0
+        reach2 = reach
         occupied = blue
         for c in red_cells:
             occupied |= 1 << c
         result = RED_TOKEN_RESULT
         for c in red_cells:
-            k = board[c]
-            if not 0 < k < BLUE_FLAG:
-                continue
-            here = REACH[c * 8 + k]
-            reach2 |= REACH[c * 8 + k] | NEAR_REACH[c * 8 + k]
-            landed = here & occupied
+            i = c * 8 + board[c]
+            reach2 |= NEAR_REACH[i]
+            landed = REACH[i] & occupied
             while landed:
                 low = landed & -landed
                 t = low.bit_length() - 1
@@ -127,14 +130,11 @@ class Bounds:
                 nv = result[board[t]]
                 if 0 < nv < BLUE_FLAG:
                     reach2 |= REACH[t * 8 + nv]
-        late = blue & ~reach2
+        late = unreached & ~reach2
         if late:
             h3 = 2 + self.independent(late)
             if h3 > h:
                 h = h3
-        counted = self.counting(board, h)
-        if counted > h:
-            h = counted
         return h
 
     # -- the counting relaxation ---------------------------------------------
@@ -146,8 +146,7 @@ class Bounds:
         Returns 0 without searching when a quick greedy play of the relaxation
         already shows it cannot beat ``known_bound``.
         """
-        count = board.count
-        key = tuple(count(v) for v in STACK_VALUES)
+        key = tuple(map(board.count, STACK_VALUES))
         known = self._counting.get(key)
         if known is None:
             greedy = self._greedy.get(key)

@@ -16,7 +16,7 @@ from heapq import heappop, heappush
 
 from ..games.infexion.engine import BLUE_FLAG, CELLS, SPREAD_BASE, SPREAD_TARGETS
 from .bounds import INFINITE, RED_TOKEN_RESULT, SIX, Bounds
-from .tables import TOUCHED
+from .tables import REACH, TOUCHED
 
 
 # Stages of a heap entry: h is the quick bound; h is the full bound; the
@@ -105,8 +105,10 @@ def solve(board: bytes, max_expanded: int | None = None) -> SolveResult:
             "a red token, and Red has fewer tokens than that even after capturing the rest"
         )
     bounds = Bounds()
-    quick = bounds.quick
     full = bounds.full
+    independent = bounds.independent
+    independent_known = bounds.independent_cache.get
+    reach_table = REACH
     result = RED_TOKEN_RESULT
     targets_of = SPREAD_TARGETS
     touched = TOUCHED
@@ -164,7 +166,20 @@ def solve(board: bytes, max_expanded: int | None = None) -> SolveResult:
                 heappush(heap, (quiet_f, neg_g, b, blue, h, QUIET_PENDING))
         ng = g + 1
         hp = h - 1  # pathmax: a child needs at least one SPREAD fewer
-        for src in red_cells:
+        # What each stack reaches, and for each stack what all the others
+        # reach: a child's reach is then that of the stacks the SPREAD left
+        # alone plus the stacks on its targets.  (A target that was a red
+        # stack keeps its old reach in this union; its new, higher power
+        # reaches at least as far, and a red 6 that vanished only makes the
+        # union too big, which can only weaken the bound.)
+        parts = [reach_table[c * 8 + b[c]] for c in red_cells]
+        after = [0] * (len(parts) + 1)
+        for i in range(len(parts) - 1, -1, -1):
+            after[i] = after[i + 1] | parts[i]
+        before = 0
+        for i, src in enumerate(red_cells):
+            others = before | after[i + 1]
+            before |= parts[i]
             k = b[src]
             base = (SPREAD_BASE + src * 6) * 8 + k
             for idx in range(base, base + 48, 8):
@@ -174,15 +189,17 @@ def solve(board: bytes, max_expanded: int | None = None) -> SolveResult:
                         continue
                 elif not want_quiet:
                     continue
-                tg = targets_of[idx]
                 nb = bytearray(b)
                 nb[src] = 0
                 loses_six = False
-                for t in tg:
+                reach = others
+                for t in targets_of[idx]:
                     v = nb[t]
                     if v == SIX:
                         loses_six = True
-                    nb[t] = result[v]
+                    nv = nb[t] = result[v]
+                    if 0 < nv < BLUE_FLAG:
+                        reach |= reach_table[t * 8 + nv]
                 key = bytes(nb)
                 generated += 1
                 if loses_six and slack(key) < 0:
@@ -195,9 +212,16 @@ def solve(board: bytes, max_expanded: int | None = None) -> SolveResult:
                 old = best.get(key)
                 if old is not None and old[0] <= ng:
                     continue
-                child_red = [c for c in red_cells if c != src]
-                child_red.extend(tg)
-                hc = quick(key, nblue, child_red)
+                hc = independent_known(nblue)
+                if hc is None:
+                    hc = independent(nblue)
+                unreached = nblue & ~reach
+                if unreached:
+                    h2 = independent_known(unreached)
+                    if h2 is None:
+                        h2 = independent(unreached)
+                    if h2 >= hc:
+                        hc = h2 + 1
                 if hc < hp:
                     hc = hp
                 best[key] = (ng, b, action)
