@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--boards", type=Path, default=PUBLIC_BOARDS, help="directory of public boards + INDEX.tsv")
     parser.add_argument("--generated", type=int, default=20, help="random boards to add (20)")
     parser.add_argument("--seed", type=int, default=30024)
-    parser.add_argument("--max-nodes", type=int, default=300_000, help="A* expansions per board before giving up")
+    parser.add_argument("--max-nodes", type=int, default=100_000, help="A* expansions per board before giving up (100000; memory grows by about 4 KB per expansion)")
     parser.add_argument("--baseline", action="store_true", help="run the breadth-first baseline on every board")
     parser.add_argument("--baseline-states", type=int, default=300_000, help="cap on the baseline's positions")
     parser.add_argument("--only", help="run only boards whose name contains this text")
@@ -207,6 +207,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     if times:
         print(f"time per board: median {statistics.median(times):.3f} s, max {max(times):.3f} s, total {sum(times):.1f} s")
+    for row, entry in zip(rows, boards):
+        if entry.recorded_note == "open":
+            print(f"open board {entry.name}: {row[3]} ({row[4]}), {row[7]} expansions")
     public = [t for t, b in zip(times, boards) if b.group == "public" and b.recorded is not None]
     if public:
         slow = sum(t >= 1.0 for t in public)

@@ -43,10 +43,11 @@ def line_ceiling(mask: int) -> int:
 class Bounds:
     """The lower bounds for one search, with their caches."""
 
-    def __init__(self, counting_budget: int = 20000) -> None:
+    def __init__(self, counting_budget: int = 5000) -> None:
         self.independent_cache: dict[int, int] = {}
         self._counting: dict[tuple[int, ...], int] = {}
         self._greedy: dict[tuple[int, ...], int] = {}
+        self._game = CountingGame()
         self.counting_budget = counting_budget
 
     # -- one SPREAD per independent blue cell ---------------------------------
@@ -154,7 +155,7 @@ class Bounds:
                 greedy = self._greedy[key] = counting_greedy(key)
             if greedy <= known_bound:
                 return 0
-            known = counting_value(key, self.counting_budget)
+            known = self._game.value(key, self.counting_budget)
             self._counting[key] = known
         return known
 
@@ -220,37 +221,91 @@ def counting_greedy(state: tuple[int, ...]) -> int:
     return moves
 
 
-def counting_value(state: tuple[int, ...], budget: int) -> int:
-    """Fewest moves to take every blue stack when geometry is forgotten.
+class CountingGame:
+    """The counting relaxation (bound 4 in docs/search.md), solved with memory.
 
-    ``state`` holds the number of red stacks of power 1..6 then blue stacks
-    of power 1..6.  A move takes one red stack of power k and puts its k
-    tokens on any k distinct stacks or empty cells with the real effect of a
-    token.  Every real SPREAD is such a move, so the value never exceeds the
-    real optimum.  Breadth-first; after ``budget`` positions it stops and
-    returns the depth it has proved (still a lower bound).  ``budget``
-    counts generated positions, so a call costs at most a few tens of ms.
+    A move takes one red stack of power k and puts its k tokens on any k
+    distinct stacks or empty cells, each with the real effect of a token;
+    where the cells are is forgotten.  Every real SPREAD is such a move, so
+    the fewest moves to take every blue stack here never exceeds the real
+    optimum.  A position is the number of red stacks of power 1..6 then of
+    blue stacks of power 1..6.
+
+    Iterative deepening: ``_within(p, n)`` asks whether n moves can win from
+    p.  Every failed question raises ``lower[p]`` to n + 1, a proved lower
+    bound kept for later queries: the positions met while following one
+    search overlap heavily, so later queries are mostly answered from it.
     """
-    if not any(state[6:]):
-        return 0
-    layer = {state}
-    seen = {state}
-    depth = 0
-    work = 0
-    while layer:
-        following = set()
-        for position in layer:
-            if work > budget:
-                return depth + 1  # every position up to ``depth`` moves is lost
-            moves = _counting_moves(position)
-            work += len(moves)
-            for nxt in moves:
-                if nxt in seen:
-                    continue
-                if not any(nxt[6:]):
-                    return depth + 1
-                seen.add(nxt)
-                following.add(nxt)
-        depth += 1
-        layer = following
-    return INFINITE  # the tokens run out first: unwinnable
+
+    def __init__(self) -> None:
+        self.lower: dict[tuple[int, ...], int] = {}
+        self.exact: dict[tuple[int, ...], int] = {}
+        self._moves: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+        self._cached = 0  # positions held in those successor lists
+        self._work = 0
+
+    def value(self, position: tuple[int, ...], budget: int) -> int:
+        """The exact value, or the best lower bound proved within ``budget``
+        position visits; ``INFINITE`` when the relaxation cannot be won."""
+        known = self.exact.get(position)
+        if known is not None:
+            return known
+        if not any(position[6:]):
+            return 0
+        red_power = sum(p * n for p, n in enumerate(position[:6], start=1))
+        capturable = sum(p * n for p, n in enumerate(position[6:11], start=1))
+        if red_power == 0 or red_power + capturable < position[11]:
+            # No token to move, or too few for the blue 6s (bound 5).  Short
+            # of that the relaxation can always win: take the other blue
+            # stacks one per move, then drop a token on each blue 6.  So the
+            # deepening below ends.
+            self.exact[position] = INFINITE
+            return INFINITE
+        self._work = 0
+        bound = self.lower.get(position, 1)
+        while True:
+            try:
+                if self._within(position, bound, budget):
+                    self.exact[position] = bound
+                    return bound
+            except _OutOfBudget:
+                return self.lower.get(position, 1)
+            bound = self.lower[position]
+
+    def _within(self, position: tuple[int, ...], moves: int, budget: int) -> bool:
+        if self.lower.get(position, 1) > moves:
+            return False
+        self._work += 1
+        if self._work > budget:
+            raise _OutOfBudget
+        following = self._moves.get(position)
+        if following is None:
+            following = sorted(_counting_moves(position), key=_blue_left)
+            if self._cached + len(following) <= MOVE_CACHE_SIZE:
+                self._moves[position] = following
+                self._cached += len(following)
+        for nxt in following:
+            if not any(nxt[6:]):
+                return True
+            if moves > 1 and self._within(nxt, moves - 1, budget):
+                return True
+        self.lower[position] = moves + 1
+        return False
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+#: Successor positions kept in the move cache, in all (about 150 bytes each).
+MOVE_CACHE_SIZE = 300_000
+
+
+def _blue_left(position: tuple[int, ...]) -> int:
+    return sum(position[6:])
+
+
+def counting_value(state: tuple[int, ...], budget: int) -> int:
+    """Fewest moves to take every blue stack in the counting relaxation
+    (see :class:`CountingGame`); a lower bound when ``budget`` runs out."""
+    return CountingGame().value(state, budget)

@@ -25,7 +25,7 @@ EXIT_GAVE_UP = 3
 EXIT_INTERRUPTED = 130
 
 #: Default search budget (node expansions) for the optimum column when grading.
-GRADE_OPTIMUM_BUDGET = 300_000
+GRADE_OPTIMUM_BUDGET = 100_000
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -140,7 +140,7 @@ def small_boards(draw):
     return board
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(small_boards())
 def test_solutions_replay_and_nothing_shorter_exists(cells):
     try:
