@@ -93,7 +93,8 @@ class Bounds:
         """Stronger bound, computed only for positions about to be expanded.
 
         Adds: two more than the independent blue cells that no single SPREAD
-        can even bring into reach; and the counting relaxation.
+        can even bring into reach; one more than the independent blue cells
+        when captures alone cannot take them; and the counting relaxation.
         """
         h = self._reach_bounds(board, blue, red_cells, second_step=True)
         counted = self.counting(board, h)
@@ -136,7 +137,33 @@ class Bounds:
             h3 = 2 + self.independent(late)
             if h3 > h:
                 h = h3
+        most = self.independent(blue)
+        if h <= most and self._needs_a_helper(board, blue, unreached, red_cells, most):
+            h = most + 1
         return h
+
+    def _needs_a_helper(self, board: bytes, blue: int, unreached: int, red_cells: list[int], most: int) -> bool:
+        """Whether some largest independent set I of blue cells has a cell no
+        stack reaches now while no stack of power 2 or more reaches any of I.
+
+        Then the SPREADs cannot all be captures of I's cells (docs/search.md,
+        bound 5), so at least ``most + 1`` are needed.
+        """
+        strong_reach = 0
+        for c in red_cells:
+            if board[c] >= 2:
+                strong_reach |= REACH[c * 8 + board[c]]
+        candidates = blue & ~strong_reach
+        if self.independent(candidates) < most:
+            return False
+        pool = unreached & candidates
+        while pool:
+            low = pool & -pool
+            pool ^= low
+            rest = candidates & ~low & ~COLLINEAR[low.bit_length() - 1]
+            if 1 + (self.independent(rest) if rest else 0) == most:
+                return True
+        return False
 
     # -- the counting relaxation ---------------------------------------------
 
@@ -255,7 +282,7 @@ class CountingGame:
         red_power = sum(p * n for p, n in enumerate(position[:6], start=1))
         capturable = sum(p * n for p, n in enumerate(position[6:11], start=1))
         if red_power == 0 or red_power + capturable < position[11]:
-            # No token to move, or too few for the blue 6s (bound 5).  Short
+            # No token to move, or too few for the blue 6s (bound 6).  Short
             # of that the relaxation can always win: take the other blue
             # stacks one per move, then drop a token on each blue 6.  So the
             # deepening below ends.

@@ -101,6 +101,21 @@ def test_node_limit_reports_a_lower_bound():
     assert result.actions is None and 2 <= result.lower_bound
 
 
+def test_helper_bound_sees_that_captures_alone_cannot_do():
+    # (0, 1) and (2, 5) share no line, so two SPREADs at least, and the red 1
+    # reaches only (0, 1).  Taking it leaves a red 2 on (0, 1), which shares no
+    # line with (2, 5) either; with no stack of power 2 or more to begin with,
+    # some SPREAD must be a helper that captures nothing of the two (bound 5),
+    # e.g. (0, 0) -> (1, 6), then (1, 6) takes (2, 5).  So 3, and the bound
+    # knows it without searching.
+    cells = parse_board("0,0,r,1\n0,1,b,1\n2,5,b,1\n")
+    board = board_bytes(cells)
+    red = [c for c in range(49) if 0 < board[c] < 8]
+    assert Bounds().full(board, blue_mask(board), red) == 3
+    assert shortest_win(cells, 5) == 3
+    assert len(solve(board).actions) == 3
+
+
 # -- the counting relaxation, on cases small enough to argue by hand ----------
 
 
