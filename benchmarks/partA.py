@@ -170,7 +170,9 @@ def main(argv: list[str] | None = None) -> None:
         elif result.actions is None:
             unresolved += 1
             upper = beam_search(board)
-            length = f"[{result.lower_bound}, {len(upper) if upper else '?'}]"
+            if upper is not None and not check_sequence(entry.cells, list(upper)).valid:
+                upper = None  # only a replayed answer counts as an upper bound
+            length = f"[{result.lower_bound}, {len(upper) if upper is not None else '?'}]"
             verdict = "bounds only"
             stats = (result.expanded, result.generated)
         else:
@@ -184,10 +186,12 @@ def main(argv: list[str] | None = None) -> None:
             elif recorded is not None:
                 verdict = "matches"
                 matched += 1
+            elif entry.recorded_note == "open":
+                verdict = "new proof"
             elif at_least:
                 verdict = "consistent"
             else:
-                verdict = "new proof" if entry.recorded_note == "open" else "-"
+                verdict = "-"
             if verdict.startswith("WRONG"):
                 wrong += 1
         rows.append([entry.name, entry.group, recorded_text or "-", length, verdict, f"{wall:.3f}", f"{cpu:.3f}", *stats, baseline])

@@ -43,7 +43,7 @@ def line_ceiling(mask: int) -> int:
 class Bounds:
     """The lower bounds for one search, with their caches."""
 
-    def __init__(self, counting_budget: int = 5000) -> None:
+    def __init__(self, counting_budget: int = 1000) -> None:
         self.independent_cache: dict[int, int] = {}
         self._counting: dict[tuple[int, ...], int] = {}
         self._greedy: dict[tuple[int, ...], int] = {}
@@ -208,20 +208,28 @@ def _counting_moves(state: tuple[int, ...]) -> set[tuple[int, ...]]:
             continue
         rest_red = list(red)
         rest_red[k - 1] -= 1
+        raise_limits = {}
         for hits in _bounded_vectors(tuple(min(n, k) for n in blue), k):
-            hit_count = sum(hits)
-            spare = k - hit_count
-            for raised in _bounded_vectors(tuple(min(n, spare) for n in rest_red), spare):
-                new_red = list(rest_red)
+            spare = k - sum(hits)
+            new_blue = tuple(b - h for b, h in zip(blue, hits))
+            captured = list(rest_red)
+            for p in range(SIX - 1):  # a captured blue p becomes red p + 1
+                captured[p + 1] += hits[p]
+            limits = raise_limits.get(spare)
+            if limits is None:
+                limits = raise_limits[spare] = tuple(min(n, spare) for n in rest_red)
+            for raised in _bounded_vectors(limits, spare):
+                new_red = captured[:]
+                moved = 0
                 for p in range(SIX):
-                    if raised[p]:
-                        new_red[p] -= raised[p]
+                    r = raised[p]
+                    if r:
+                        moved += r
+                        new_red[p] -= r  # raised stacks were among rest_red
                         if p + 1 < SIX:  # a raised 6 vanishes with the token
-                            new_red[p + 1] += raised[p]
-                for p in range(SIX - 1):  # a captured blue p becomes red p + 1
-                    new_red[p + 1] += hits[p]
-                new_red[0] += spare - sum(raised)  # tokens on empty cells
-                out.add(tuple(new_red) + tuple(b - h for b, h in zip(blue, hits)))
+                            new_red[p + 1] += r
+                new_red[0] += spare - moved  # tokens on empty cells
+                out.add(tuple(new_red) + new_blue)
     return out
 
 
