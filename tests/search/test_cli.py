@@ -1,16 +1,15 @@
 """``python -m referee search``: output, statistics and errors."""
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from referee.search.board import parse_board
+from referee.search.board import parse_board, parse_spread_line
 from referee.search.cli import main
 from referee.search.replay import check_sequence
-from referee.search.board import parse_spread_line
 
 BOARD = "0,0,r,1\n0,1,b,3\n1,1,b,1\n2,1,b,1\n3,1,b,1\n4,1,b,1\n"
 
@@ -59,8 +58,6 @@ def test_bad_input_exits_2_naming_the_line(board, message):
 
 
 def test_repeated_cells_are_accepted_with_last_wins(capsys, monkeypatch):
-    import io
-
     monkeypatch.setattr(sys, "stdin", io.StringIO("1,4,b,2\n1,4,r,2\n2,4,b,2\n"))
     assert main(["--last-wins"]) == 0
     assert capsys.readouterr().out == "SPREAD 1 4 1 0\n"
@@ -95,7 +92,7 @@ def test_missing_file_and_usage_errors_exit_2(tmp_path, capsys):
 
 
 def test_not_utf8_file_is_an_input_error(tmp_path, capsys):
-    path = Path(tmp_path / "latin.csv")
+    path = tmp_path / "latin.csv"
     path.write_bytes(b"0,0,r,1\n0,1,b,1 \xff\n")
     assert main([str(path)]) == 2
     assert "not UTF-8" in capsys.readouterr().err
