@@ -1,0 +1,231 @@
+"""Grade a Part A program: run it on boards, replay its answers, tabulate.
+
+The program runs once per board as a subprocess in a session of its own,
+the board on its stdin; at the time limit the whole process group is killed,
+so a hung program (or one that left children behind) cannot stall grading.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from tabulate import tabulate
+
+from .board import ActionLineError, Cells, parse_spread_line
+from .replay import Verdict, check_sequence
+
+_SPREAD_WORD = re.compile(r"\s*SPREAD\b")
+
+#: Output kept per stream; a program that prints more is cut off (and drained).
+OUTPUT_CAP = 1 << 20
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """What one run of the graded program did."""
+
+    stdout: str
+    stderr: str
+    exit_status: int | None  # None when killed at the time limit or never started
+    timed_out: bool
+    seconds: float
+    start_error: str = ""
+
+
+def _drain(stream, keep: list[bytes]) -> None:
+    # Read to EOF so the program never blocks on a full pipe; keep the start.
+    kept = 0
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            return
+        if kept < OUTPUT_CAP:
+            keep.append(chunk[: OUTPUT_CAP - kept])
+            kept += len(keep[-1])
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_program(command: Sequence[str], stdin: bytes, time_limit: float, cwd: str | None = None) -> ProgramRun:
+    """Run ``command`` with ``stdin``; kill its process group after ``time_limit`` s."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            start_new_session=True,  # its own process group, killed as a whole
+        )
+    except OSError as exc:
+        return ProgramRun("", "", None, False, 0.0, start_error=f"could not start {command[0]!r}: {exc.strerror or exc}")
+    out: list[bytes] = []
+    err: list[bytes] = []
+    readers = [
+        threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
+        threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    try:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass  # the program does not read its input; its answer will say so
+    timed_out = False
+    try:
+        proc.wait(timeout=time_limit)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc.pid)
+        proc.wait()
+    seconds = time.perf_counter() - start
+    _kill_group(proc.pid)  # whatever it left running in its group
+    for reader in readers:
+        reader.join(timeout=2.0)
+    return ProgramRun(
+        b"".join(out).decode("utf-8", "replace"),
+        b"".join(err).decode("utf-8", "replace"),
+        None if timed_out else proc.returncode,
+        timed_out,
+        seconds,
+    )
+
+
+def spread_lines(stdout: str) -> list[int] | str:
+    """The actions of the ``SPREAD`` lines in a program's output, other lines
+    ignored; or the reason the output cannot be read."""
+    actions = []
+    for number, line in enumerate(stdout.splitlines(), start=1):
+        if not _SPREAD_WORD.match(line):
+            continue
+        try:
+            actions.append(parse_spread_line(line))
+        except ActionLineError as exc:
+            return f"output line {number}: {exc}"
+    return actions
+
+
+@dataclass(frozen=True)
+class GradeRow:
+    """One board's grade."""
+
+    board: str
+    verdict: Verdict
+    optimum: int | None
+    optimum_text: str  # e.g. "5", ">= 7", "?"
+    seconds: float
+    note: str
+
+    @property
+    def optimal(self) -> bool:
+        return self.verdict.valid and self.optimum is not None and self.verdict.length == self.optimum
+
+
+def judge(board: str, cells: Cells, run: ProgramRun, optimum: int | None, optimum_text: str) -> GradeRow:
+    """Turn one program run into a grade."""
+    if run.start_error:
+        return GradeRow(board, Verdict(False, run.start_error, 0), optimum, optimum_text, run.seconds, run.start_error)
+    parsed = spread_lines(run.stdout)
+    if isinstance(parsed, str):
+        verdict = Verdict(False, parsed, 0)
+    else:
+        verdict = check_sequence(cells, parsed)
+    notes = []
+    if run.timed_out:
+        notes.append(f"killed at the time limit ({run.seconds:.1f} s)")
+    elif run.exit_status:
+        last = run.stderr.strip().splitlines()[-1:] or [""]
+        notes.append(f"exit status {run.exit_status}" + (f": {last[0][:80]}" if last[0] else ""))
+    if not verdict.valid:
+        if isinstance(parsed, list) and not parsed:
+            notes.insert(0, "no SPREAD lines")
+        else:
+            notes.insert(0, verdict.reason)
+    elif optimum is not None and verdict.length != optimum:
+        diff = verdict.length - optimum
+        notes.insert(0, f"not optimal (+{diff})" if diff > 0 else f"shorter than the optimum {optimum}: check the optimum")
+    return GradeRow(board, verdict, optimum, optimum_text, run.seconds, "; ".join(notes))
+
+
+def read_index(path: str) -> dict[str, int]:
+    """Proven optima from an ``INDEX.tsv`` (columns ``file`` and ``optimal_moves``);
+    rows whose optimum is not a number are skipped."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        if not reader.fieldnames or "file" not in reader.fieldnames or "optimal_moves" not in reader.fieldnames:
+            raise ValueError(f"{path}: expected a tab-separated header with 'file' and 'optimal_moves'")
+        optima = {}
+        for row in reader:
+            value = (row.get("optimal_moves") or "").strip()
+            if value.isdigit():
+                optima[row["file"]] = int(value)
+        return optima
+
+
+def grade_table(rows: list[GradeRow]) -> str:
+    """The grades as a table, with a total row."""
+    body = [
+        [
+            row.board,
+            "yes" if row.verdict.valid else "no",
+            row.verdict.length if row.verdict.valid else "-",
+            row.optimum_text,
+            f"{row.seconds:.2f}",
+            row.note,
+        ]
+        for row in rows
+    ]
+    valid = sum(row.verdict.valid for row in rows)
+    optimal = sum(row.optimal for row in rows)
+    body.append(
+        [
+            "total",
+            f"{valid}/{len(rows)}",
+            sum(row.verdict.length for row in rows if row.verdict.valid),
+            f"{optimal}/{len(rows)} optimal",
+            f"{sum(row.seconds for row in rows):.2f}",
+            "",
+        ]
+    )
+    return tabulate(body, headers=["board", "valid", "length", "optimum", "time (s)", "note"], disable_numparse=True)
+
+
+def grade(
+    command: Sequence[str],
+    boards: list[tuple[str, str, Cells]],
+    time_limit: float,
+    optimum_of: Callable[[str, Cells], tuple[int | None, str]],
+    cwd: str | None = None,
+    progress: Callable[[GradeRow], None] | None = None,
+) -> list[GradeRow]:
+    """Run ``command`` on each ``(name, text, cells)`` board and judge it."""
+    rows = []
+    for name, text, cells in boards:
+        run = run_program(command, text.encode("utf-8"), time_limit, cwd)
+        optimum, optimum_text = optimum_of(name, cells)
+        row = judge(name, cells, run, optimum, optimum_text)
+        rows.append(row)
+        if progress is not None:
+            progress(row)
+    return rows
+
+
+def display_names(paths: list[str]) -> list[str]:
+    """File names, or the paths as given where two boards share a name."""
+    names = [Path(p).name for p in paths]
+    return [name if names.count(name) == 1 else path for name, path in zip(names, paths)]
