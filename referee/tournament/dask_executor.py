@@ -212,7 +212,7 @@ class DaskExecutor(Executor):
         try:
             if self.scheduler == LOCAL_SCHEDULER:
                 self._cluster = distributed.LocalCluster(
-                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
                 )
                 self.client = distributed.Client(self._cluster, timeout=self.connect_timeout)
                 self.client.register_plugin(IgnoreCtrlC())
