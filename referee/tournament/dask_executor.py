@@ -24,6 +24,7 @@ Importing this module imports Dask; the local executor never does.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -42,7 +43,7 @@ except ImportError as exc:  # an optional extra: say how to get it
 
 from ..match import AgentEntry, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
-from .executor import Executor, Finished, PlayFunction
+from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
 from .schedule import Job, TournamentPlan
 
 #: Games submitted per worker thread: one running, one queued behind it, so
@@ -87,11 +88,13 @@ def _agent_key(entry: AgentEntry, settings: MatchSettings) -> str:
 def _agent_problem(entry: AgentEntry, settings: MatchSettings, checks: str) -> str | None:
     """Whether this worker can load the agent, checked once per worker process and executor."""
     key = (checks, _agent_key(entry, settings))
-    if key in _loadable:
-        return None
-    problem = check_agent(entry, settings)
+    with _lock:
+        if key in _loadable:
+            return None
+    problem = check_agent(entry, settings)  # outside the lock: it takes a process start
     if problem is None:
-        _loadable.add(key)  # failures are not kept: the next run may find the worker fixed
+        with _lock:
+            _loadable.add(key)  # failures are not kept: the next run may find the worker fixed
     return problem
 
 
@@ -250,11 +253,9 @@ class DaskExecutor(Executor):
         client, cluster = self.client, self._cluster
         self.client = self._cluster = None
         if client is not None:
-            try:
-                if self._verify is not None and cluster is None:
+            if self._verify is not None and cluster is None:
+                with contextlib.suppress(Exception):  # best effort on a cluster that may be gone
                     client.run(_forget_checks, self._checks, on_error="ignore")
-            except Exception:  # noqa: BLE001 - best effort on a cluster that may be gone
-                pass
             client.close()
         if cluster is not None:
             cluster.close()
@@ -328,6 +329,7 @@ class DaskExecutor(Executor):
         results = distributed.as_completed(with_results=True, raise_errors=False)
         yielded: set[int] = set()
         stop_sent = False
+        lost_in_a_row = 0  # games Dask gave up on, none played in between
         try:
             while True:
                 if self._discarding:
@@ -360,19 +362,26 @@ class DaskExecutor(Executor):
                     finished = self._finished(job, future, outcome)
                     if finished is None or job.index in yielded:
                         continue
+                    lost_in_a_row = lost_in_a_row + 1 if future.status != "finished" else 0
+                    if lost_in_a_row >= MAX_DEATHS_IN_A_ROW * max(1, self._threads):
+                        self.stop()  # the cluster is failing (workers dying, scheduler gone): no use going on
                     yielded.add(job.index)
                     yield finished
         finally:
             if in_flight:
                 # Abandon first, so no queued task starts a game between the two steps.
-                client.run(_stop_run, run, True, on_error="ignore")
-                client.cancel(list(in_flight))
+                # Best effort: the cluster may be what failed.
+                with contextlib.suppress(Exception):
+                    client.run(_stop_run, run, True, on_error="ignore")
+                    client.cancel(list(in_flight))
 
     def _finished(self, job: Job, future: distributed.Future, outcome: Any) -> Finished | None:
         """What a completed task means for the tournament (None: no game was played)."""
+        if future.status == "error":  # the task's own errors are caught in it: this is Dask giving up
+            problem = future.exception()  # KilledWorker: the game's workers died too often
+            return Finished(job, None, f"Dask could not run the game: {type(problem).__name__}: {problem}")
         if future.status != "finished":
-            # Dask gave up: the game's workers died too often (KilledWorker), or it was cancelled.
-            return Finished(job, None, f"Dask could not run the game: {type(outcome).__name__}: {outcome}")
+            return Finished(job, None, f"Dask could not run the game: its task was {future.status}")
         kind, value = outcome
         if kind == PLAYED:
             return Finished(job, value)

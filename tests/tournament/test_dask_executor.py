@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 distributed = pytest.importorskip("distributed")
+import dask  # noqa: E402
 
 from referee.match import AgentEntry, MatchSettings, play_match  # noqa: E402
 from referee.records import GameRecord  # noqa: E402
@@ -171,3 +172,13 @@ def test_discard_abandons_real_games_and_kills_their_agents(executor):
     while agent_processes() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert agent_processes() == []  # the sleeper would have slept on for a minute
+
+
+def test_workers_that_keep_dying_stop_the_run():
+    # Dask gives a game up when its workers died allowed-failures + 1 times (0 here, to be quick).
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as local:
+            with DaskExecutor(local.scheduler_address) as executor:
+                finished = list(executor.run(fakes.play_and_die, schedule(plan(4, 10))))
+    assert 6 <= len(finished) < 60  # three lost games per worker thread in a row, then no new games
+    assert all(f.record is None and "Dask could not run the game: KilledWorker" in f.error for f in finished)
