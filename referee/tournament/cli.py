@@ -109,7 +109,7 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
         print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)
     plan = lineup.plan
     if executor is not None:
-        problem = executor.check_agents(plan, skip={b.name for b in lineup.broken if b.kept})  # those forfeit anyway
+        problem = executor.check_agents(plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress)  # kept ones forfeit anyway
         if problem:
             return _error(problem)
 

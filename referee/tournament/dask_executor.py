@@ -41,6 +41,8 @@ try:
 except ImportError as exc:  # an optional extra: say how to get it
     raise ImportError(f'{exc}; the dask executor needs Dask: pip install -e ".[cluster]"') from exc
 
+from tqdm import tqdm
+
 from ..match import AgentEntry, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
 from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
@@ -268,7 +270,7 @@ class DaskExecutor(Executor):
 
     # -- checking the agents on the workers ---------------------------------------
 
-    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = ()) -> str | None:
+    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
         """Import and construct each agent of the plan on each worker, before any game.
 
         Returns None if every worker can load every agent (except those named
@@ -289,8 +291,12 @@ class DaskExecutor(Executor):
             for worker in workers
             for entry in agents
         }
+        futures = list(probes.values())
         try:
-            results = dict(zip(probes, client.gather(list(probes.values()))))
+            done = distributed.as_completed(futures)
+            for _ in tqdm(done, total=len(futures), desc="checking agents on the Dask workers", unit="check", leave=False, disable=not progress):
+                pass
+            results = dict(zip(probes, client.gather(futures)))
         except Exception as exc:  # noqa: BLE001 - a worker died or left during the checks
             return f"checking the agents on the Dask workers failed: {type(exc).__name__}: {exc}"
         failures: dict[str, list[str]] = defaultdict(list)
