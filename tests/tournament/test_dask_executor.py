@@ -19,8 +19,8 @@ from referee.tournament.schedule import TournamentPlan, schedule
 from . import fakes
 from .procs import MARK, marked_processes
 
-# Dask is imported by the tests that use it, not when they are collected: on Linux a
-# child's peak RSS includes its parent's at fork, and tests/hosting measures a child's.
+# Dask is imported by the tests that use it, not when they are collected: a run of
+# other tests does not load it into the pytest process.
 if importlib.util.find_spec("distributed") is None:
     pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
 
