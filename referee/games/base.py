@@ -162,6 +162,9 @@ class Game(ABC):
     #: ``from_engine_action(action) -> obj``.  A string, so that game modules
     #: stay free of imports from the rest of the framework.
     agent_types_module: str = ""
+    #: Whether every turn is exactly one action (commentary says "turn N"
+    #: then; games whose turns hold several actions count actions instead).
+    one_action_per_turn: bool = True
 
     def __init__(self, **options: Any):
         self.options: dict[str, Any] = dict(options)

@@ -8,6 +8,7 @@ follow the rules' directions: flat-topped hexes, +r up-right, +q down-right.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -29,7 +30,10 @@ class Frames:
     game: str
     cells: list[dict[str, Any]]  # {"r", "q", "x", "y"} for every cell, in board order
     sides: list[dict[str, Any]] = field(default_factory=list)  # coloured board edges (Cachex)
-    boards: list[str] = field(default_factory=list)  # one string per step, a char per cell
+    #: One per step: a string with a character per cell (games whose cells
+    #: hold one stack), or a list of ``[cell, kinds, owner, text]`` for the
+    #: cells that are not plain (games with terrain, cities and units).
+    boards: list = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)  # per action: who, text, touched cells
 
     def to_json_data(self) -> dict[str, Any]:
@@ -144,8 +148,94 @@ def _cachex(record: GameRecord, state: GameState) -> Frames:
     return frames
 
 
+_TARGET = re.compile(r"(-?\d+),\s*(-?\d+)\)$")
+_UNIT_COMMAND = re.compile(r"^(MOVE|ATTACK|ABILITY)\((\d+),")
+
+
+def _infinitron(record: GameRecord, state: GameState) -> Frames:
+    """Frames listing only the cells that are not plain ground.
+
+    Each entry is ``[cell, kinds, owner, text]``: kinds are CSS words
+    (``block lava repair label fish city capital destroyed unit``), owner
+    ``red``/``blue``/``""`` (the unit's, else the city's), text the unit's
+    number and HP (``3:60``).
+    """
+    from ..games.base import CHANCE
+    from ..games.infinitron.engine import BLOCK, DESTROYED, FISH, LABEL, LAVA, REPAIR
+    from ..games.infinitron.geometry import CELLS, INDEX
+
+    ground_kind = {BLOCK: "block", LAVA: "lava", REPAIR: "repair", LABEL: "label", FISH: "fish"}
+    cells = []
+    for r, q in CELLS:
+        x, y = _xy(r, q)
+        cells.append({"r": r, "q": q, "x": x, "y": y})
+    frames = Frames("infinitron", cells)
+    setup = state.setup
+    owners = ("red", "blue")
+
+    def units() -> dict[int, tuple[int, int, int]]:
+        """cell -> (player, uid, hp)"""
+        return {pos: (p, uid, hp) for p in (0, 1) for uid, (pos, hp, _) in state.units[p].items()}
+
+    def board() -> list:
+        entries = []
+        on = units()
+        for i in range(len(CELLS)):
+            kinds, owner, text = [], "", ""
+            g = state.ground[i]
+            if g in ground_kind:
+                kinds.append(ground_kind[g])
+            city = setup.city_at[i]
+            if city >= 0:
+                kinds.append("city")
+                if city < 2:
+                    kinds.append("capital")
+                if state.city_flags[city] & DESTROYED:
+                    kinds.append("destroyed")
+                elif state.city_owner[city] >= 0:
+                    owner = owners[state.city_owner[city]]
+            if i in on:
+                p, uid, hp = on[i]
+                kinds.append("unit")
+                owner, text = owners[p], f"{uid}:{hp}"
+            if kinds:
+                entries.append([i, " ".join(kinds), owner, text])
+        return entries
+
+    frames.boards.append(board())
+    for i, text in enumerate(record.actions):
+        mover = state.current_player
+        before = units()
+        source = None
+        m = _UNIT_COMMAND.match(text)
+        if m and mover != CHANCE:
+            found = state.unit(mover, int(m.group(2)))
+            source = INDEX[found[0]] if found else None
+        _apply(state, text, i)
+        target = _TARGET.search(text)
+        path = [INDEX[(int(target.group(1)), int(target.group(2)))]] if target and "(" in text and not text.startswith("FISH") else []
+        after = units()
+        gone = [c for c, (p, uid, _) in before.items() if not any(u[:2] == (p, uid) for u in after.values())]
+        frames.steps.append(
+            {
+                "player": "CHANCE" if mover == CHANCE else ("RED" if mover == 0 else "BLUE"),
+                "action": text,
+                "source": source,
+                "path": path,
+                "captured": gone,
+                "removed": [],
+            }
+        )
+        frames.boards.append(board())
+    return frames
+
+
 #: Per-game frame builders; a game without one cannot be replayed as HTML yet.
-ADAPTERS: dict[str, Callable[[GameRecord, GameState], Frames]] = {"infexion": _infexion, "cachex": _cachex}
+ADAPTERS: dict[str, Callable[[GameRecord, GameState], Frames]] = {
+    "infexion": _infexion,
+    "cachex": _cachex,
+    "infinitron": _infinitron,
+}
 
 
 def build_frames(record: GameRecord) -> Frames:

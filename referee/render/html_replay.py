@@ -116,6 +116,14 @@ aside { max-height: 80vh; overflow-y: auto; min-width: 16rem; }
 .cell.removed polygon { fill: #fff59d; }
 .cell text.power { font-size: .42px; font-weight: 700; text-anchor: middle; dominant-baseline: central; }
 .cell text.coord { font-size: .16px; fill: #777; text-anchor: middle; }
+.cell.block polygon { fill: #555; } .cell.lava polygon { fill: #ffab91; } .cell.repair polygon { fill: #c5e1a5; }
+.cell.label polygon { fill: #d1c4e9; } .cell.fish polygon { fill: #b2ebf2; }
+.cell.city polygon { stroke: #333; stroke-width: .08; } .cell.capital polygon { stroke-width: .14; }
+.cell.city[data-owner=red] polygon { fill: #ffcdd2; } .cell.city[data-owner=blue] polygon { fill: #bbdefb; }
+.cell.destroyed polygon { fill: #9e9e9e; }
+.cell.unit[data-owner=red] polygon { fill: #e57373; } .cell.unit[data-owner=blue] polygon { fill: #64b5f6; }
+.cell.unit text.power { font-size: .26px; }
+.mv-chance { color: #6a1b9a; font-weight: 600; }
 .side { fill: none; stroke-width: .12; stroke-linecap: round; }
 .side.red { stroke: #c62828; } .side.blue { stroke: #1565c0; }
 #result { font-weight: 600; }
@@ -174,7 +182,7 @@ document.getElementById("result").textContent =
 D.steps.forEach((s, i) => {
   const li = document.createElement("li");
   const who = document.createElement("span");
-  who.className = s.player === "RED" ? "mv-red" : "mv-blue";
+  who.className = s.player === "RED" ? "mv-red" : s.player === "BLUE" ? "mv-blue" : "mv-chance";
   who.textContent = s.player + " ";
   li.appendChild(who);
   li.appendChild(document.createTextNode(s.action));
@@ -194,16 +202,29 @@ function show(n) {
     for (const c of info.captured) mark[c] = "captured";
     if (info.source !== null && info.source !== undefined) mark[info.source] = (mark[info.source] || "") + " source";
   }
-  cellEls.forEach((g, i) => {
-    const ch = cells[i];
-    let owner = "", power = 0;
-    if (ch >= "a" && ch <= "z") { owner = "red"; power = ch.charCodeAt(0) - 96; }
-    else if (ch >= "A" && ch <= "Z") { owner = "blue"; power = ch.charCodeAt(0) - 64; }
-    g.setAttribute("data-owner", owner);
-    g.setAttribute("data-power", String(power));
-    g.setAttribute("class", "cell " + (mark[i] || ""));
-    g.querySelector("text.power").textContent = owner && D.game !== "cachex" ? String(power) : "";
-  });
+  if (typeof cells === "string") {
+    cellEls.forEach((g, i) => {
+      const ch = cells[i];
+      let owner = "", power = 0;
+      if (ch >= "a" && ch <= "z") { owner = "red"; power = ch.charCodeAt(0) - 96; }
+      else if (ch >= "A" && ch <= "Z") { owner = "blue"; power = ch.charCodeAt(0) - 64; }
+      g.setAttribute("data-owner", owner);
+      g.setAttribute("data-power", String(power));
+      g.setAttribute("class", "cell " + (mark[i] || ""));
+      g.querySelector("text.power").textContent = owner && D.game !== "cachex" ? String(power) : "";
+    });
+  } else {
+    // [cell, kinds, owner, text] for every cell that is not plain ground.
+    const extra = {};
+    for (const e of cells) extra[e[0]] = e;
+    cellEls.forEach((g, i) => {
+      const e = extra[i] || [i, "", "", ""];
+      g.setAttribute("data-owner", e[2]);
+      g.setAttribute("data-kind", e[1]);
+      g.setAttribute("class", "cell " + e[1] + " " + (mark[i] || ""));
+      g.querySelector("text.power").textContent = e[3];
+    });
+  }
   slider.value = String(step);
   document.getElementById("counter").textContent = `${step} / ${total}`;
   document.getElementById("current").textContent =

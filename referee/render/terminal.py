@@ -65,6 +65,7 @@ class ConsoleObserver(MatchObserver):
         self.wait = wait
         self.out = out or sys.stdout
         self.log = log
+        self.count_word = "turn"
 
     # -- output -----------------------------------------------------------------
 
@@ -90,14 +91,16 @@ class ConsoleObserver(MatchObserver):
     # -- hooks ----------------------------------------------------------------
 
     def started(self, game: Game, state: GameState, red: AgentEntry, blue: AgentEntry) -> None:
+        self.count_word = "turn" if game.one_action_per_turn else "action"
         red_name, blue_name = self.color("RED"), self.color("BLUE")
         self.emit(1, f"playing {game.name}: {red_name} is {red.display_name}, {blue_name} is {blue.display_name}")
 
     def action(self, color: int, text: str, state: GameState) -> None:
+        label = f"{self.count_word} {state.move_count}"
         if color == CHANCE:
-            self.emit(1, f"turn {state.move_count}: chance: {text}")
+            self.emit(1, f"{label}: chance: {text}")
         else:
-            self.emit(1, f"turn {state.move_count}: {self.color(PLAYER_NAMES[color])} plays action {text}")
+            self.emit(1, f"{label}: {self.color(PLAYER_NAMES[color])} plays action {text}")
         if self.verbosity >= 2:
             self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
             summary = state.summary()

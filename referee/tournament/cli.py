@@ -18,6 +18,7 @@ from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, sched
 from .journal import FolderLock, JournalError
 from .lineup import build_lineup
 from .runner import OutputFolder, run_plan, tested_agent
+from .report import write_report
 from .tables import render, write_files
 
 EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -141,6 +142,7 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
     )
     print(render(results, config.sprt))
     written = write_files(results, output, f"Tournament {plan.name}", config.sprt)
+    written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
     print(f"\nwritten: {', '.join(str(p) for p in written)}")
     if summary.played:
         print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")

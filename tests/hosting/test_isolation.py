@@ -153,13 +153,17 @@ def test_agent_output_is_captured_not_mixed_into_the_game(tmp_path):
 
 def test_stderr_flood_does_not_grow_the_referee(tmp_path):
     # Run the referee in a wrapper that reports the referee process's own
-    # peak resident memory (ru_maxrss of RUSAGE_SELF, in kB on Linux).
+    # peak resident memory: VmHWM of its own memory image, in kB.  (Not
+    # ru_maxrss: Linux carries that over fork+exec, so it would report the
+    # peak of the pytest process that started us.)
     peak_file = tmp_path / "peak.txt"
     record = tmp_path / "record.json"
     wrapper = (
-        "import atexit, resource, runpy, sys\n"
-        f"atexit.register(lambda: open({str(peak_file)!r}, 'w').write("
-        "str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))\n"
+        "import atexit, runpy, sys\n"
+        "def peak():\n"
+        "    status = open('/proc/self/status').read()\n"
+        "    return status.split('VmHWM:')[1].split()[0]\n"
+        f"atexit.register(lambda: open({str(peak_file)!r}, 'w').write(peak()))\n"
         f"sys.argv = ['referee', '-v', '3', '--record', {str(record)!r}, {FIX + ':FloodsStderr'!r}, {RANDOM!r}]\n"
         "runpy.run_module('referee', run_name='__main__')\n"
     )

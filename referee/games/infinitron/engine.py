@@ -1401,6 +1401,7 @@ class Infinitron(Game):
     name = "infinitron"
     reasons = ("capital", "turn_limit")
     agent_types_module = "referee.infinitron"
+    one_action_per_turn = False
 
     def __init__(self, **options: Any):
         check_options(self.name, options, ("chaos", "seed", "cities", "max_turns"))

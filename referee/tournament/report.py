@@ -1,0 +1,216 @@
+"""``report.html``: a tournament's story on one self-contained page.
+
+The standings, the crosstable (each cell coloured by the row agent's score
+against the column agent), how each agent's games ended, and the list of
+games with links to their replays.  Like every table, it is a function of
+``games.jsonl`` alone.
+
+Replays are generated alongside (``replays/game-N.html``, N the game's line
+in ``games.jsonl`` counting from 0) for tournaments of up to
+:data:`REPLAY_LIMIT` games whose game has a replay viewer; a bigger
+tournament's report gives instead the command that writes any one replay on
+demand (``python -m referee replay games.jsonl --game-index N --html ...``).
+Existing replay files are kept, so a resumed run only adds the new games'.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from ..records import GameRecord
+from ..render.frames import ADAPTERS, ReplayError
+from ..render.html_replay import replay_html
+from .aggregate import Results
+from .journal import GamesFile
+from .sprt import SprtSettings
+from .tables import Table, all_tables, summary_lines
+
+REPLAY_LIMIT = 500
+
+
+def _cell(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _score_colour(score: float) -> str:
+    """Red (0%) through white (50%) to green (100%)."""
+    if score >= 0.5:
+        t = (score - 0.5) * 2
+        r, g, b = 255 - int(120 * t), 255 - int(40 * t), 255 - int(120 * t)
+    else:
+        t = (0.5 - score) * 2
+        r, g, b = 255 - int(20 * t), 255 - int(130 * t), 255 - int(130 * t)
+    return f"rgb({r},{g},{b})"
+
+
+def _table_html(table: Table) -> str:
+    head = "".join(f"<th>{_cell(h)}</th>" for h in table.headers)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in table.rows)
+    return f'<table id="{table.stem}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _crosstable_html(results: Results) -> str:
+    order = [a.name for a in results.standings()]
+    head = "<th>agent</th>" + "".join(f"<th>{_cell(name)}</th>" for name in order)
+    rows = []
+    for name in order:
+        cells = [f"<th>{_cell(name)}</th>"]
+        for opponent in order:
+            pair = results.pairs.get((name, opponent))
+            if name == opponent:
+                cells.append('<td class="self">&mdash;</td>')
+            elif pair is None or pair.games == 0:
+                cells.append("<td></td>")
+            else:
+                score = pair.points / pair.games
+                cells.append(
+                    f'<td class="score" data-score="{score:.4f}" style="background:{_score_colour(score)}" '
+                    f'title="{_cell(name)} vs {_cell(opponent)}: {pair.wins}-{pair.draws}-{pair.losses}">'
+                    f"{pair.points:g}/{pair.games}</td>"
+                )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table id="crosstable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _result_text(record: GameRecord) -> str:
+    if record.winner is None:
+        return "draw"
+    return f"{record.name_of(record.winner)} ({record.winner}) wins"
+
+
+#: Games listed in the report (all are in games.jsonl).
+LISTED_GAMES = 2000
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """What the report lists of one game (small: no action list)."""
+
+    index: int
+    red: str
+    blue: str
+    result: str
+    reason: str
+    turns: int
+    replay: str | None
+
+
+def _write_replay(record: GameRecord, index: int, replays: Path) -> str | None:
+    path = replays / f"game-{index}.html"
+    if not path.exists():
+        try:
+            page = replay_html(record)
+        except ReplayError:
+            return None  # a record that cannot be replayed gets no link, not a broken one
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(path)
+    return f"replays/{path.name}"
+
+
+def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -> tuple[list[GameRow], int]:
+    """Rows for the first :data:`LISTED_GAMES` games (writing their replays if
+    asked) and the number of games, reading the records one at a time."""
+    rows: list[GameRow] = []
+    replays = folder / "replays"
+    count = 0
+    for index, record in enumerate(records):
+        count += 1
+        if index >= LISTED_GAMES:
+            continue
+        link = None
+        if with_replays and record.game in ADAPTERS:
+            replays.mkdir(exist_ok=True)
+            link = _write_replay(record, index, replays)
+        rows.append(
+            GameRow(index, record.name_of("RED"), record.name_of("BLUE"), _result_text(record), record.reason,
+                    record.turns, link)
+        )
+    return rows, count
+
+
+def report_html(
+    results: Results,
+    rows: list[GameRow],
+    total_games: int,
+    title: str,
+    games_file: str = "games.jsonl",
+    sprt: SprtSettings | None = None,
+) -> str:
+    tables = {t.stem: t for t in all_tables(results)}
+    summary = "".join(f"<li>{_cell(line)}</li>" for line in summary_lines(results, sprt))
+    lines = []
+    for row in rows:
+        replay = f'<a href="{html.escape(row.replay)}">replay</a>' if row.replay else ""
+        lines.append(
+            f"<tr><td>{row.index}</td><td>{_cell(row.red)}</td><td>{_cell(row.blue)}</td>"
+            f"<td>{_cell(row.result)}</td><td>{_cell(row.reason)}</td><td>{row.turns}</td><td>{replay}</td></tr>"
+        )
+    notes = []
+    if total_games > len(rows):
+        notes.append(f"The first {len(rows)} of {total_games} games are listed; all are in {html.escape(games_file)}.")
+    if rows and not any(row.replay for row in rows):
+        notes.append(
+            "Replays are written on demand: "
+            f"<code>python -m referee replay {html.escape(games_file)} --game-index N --html game-N.html</code>"
+        )
+    note = "".join(f"<p>{n}</p>" for n in notes)
+    games_table = (
+        '<table id="games"><thead><tr><th>game</th><th>RED</th><th>BLUE</th><th>result</th><th>reason</th>'
+        f"<th>actions</th><th></th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>{_cell(title)}</title>
+<style>{_STYLE}</style>
+</head>
+<body>
+<h1>{_cell(title)}</h1>
+<ul class="summary">{summary}</ul>
+<h2>Standings</h2>
+{_table_html(tables["standings"])}
+<h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
+{_crosstable_html(results)}
+<h2>How the games ended</h2>
+{_table_html(tables["endings"])}
+<h2>Pairings by colour</h2>
+{_table_html(tables["pairs"])}
+<h2>Games</h2>
+{note}
+{games_table}
+</body>
+</html>
+"""
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1rem 2rem; color: #222; background: #fafafa; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; } small { font-weight: normal; color: #666; }
+table { border-collapse: collapse; background: #fff; font-size: .9rem; }
+th, td { border: 1px solid #ddd; padding: .25rem .6rem; text-align: right; }
+th:first-child, td:nth-child(2) { text-align: left; }
+#crosstable th { text-align: left; } #crosstable td { text-align: center; min-width: 4rem; }
+#crosstable td.self { background: #eee; }
+#games td:nth-child(2), #games td:nth-child(3), #games td:nth-child(4), #games td:nth-child(5) { text-align: left; }
+code { background: #eee; padding: 0 .3rem; }
+"""
+
+
+def write_report(
+    results: Results,
+    games: GamesFile,
+    folder: Path,
+    title: str,
+    sprt: SprtSettings | None = None,
+) -> list[Path]:
+    """Write ``report.html`` (and, for a small tournament, the replays)."""
+    with_replays = sum(1 for _ in games.records()) <= REPLAY_LIMIT
+    rows, total = game_rows(games.records(), folder, with_replays)
+    path = folder / "report.html"
+    path.write_text(report_html(results, rows, total, title, str(games.path), sprt), encoding="utf-8")
+    return [path]
