@@ -34,12 +34,12 @@ def _baseline(plan, games: int) -> float:
     return 60 * games / (time.perf_counter() - start)
 
 
-def _tournament(plan, games: int, workers: int) -> float:
+def _tournament(plan, games: int, workers: int, executor=None) -> float:
     with tempfile.TemporaryDirectory() as folder:
         output = OutputFolder(Path(folder), plan)
         with FolderLock(Path(folder)):
             done, recorded = output.open()
-            summary = run_plan(plan, output, done, recorded, workers=workers, progress=False, limit=games)
+            summary = run_plan(plan, output, done, recorded, workers=workers, executor=executor, progress=False, limit=games)
     assert summary.played == games and not summary.referee_failures
     return summary.games_per_minute
 

@@ -1,4 +1,4 @@
-"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR]``.
+"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS]``.
 
 Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
 stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .aggregate import GameSummary, aggregate
-from .config import ConfigError, load_config
+from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
 from .journal import FolderLock, JournalError
 from .lineup import build_lineup
 from .runner import OutputFolder, run_plan, tested_agent
@@ -48,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md")
+    parser.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="executor dask: a Dask scheduler's address (tcp://HOST:PORT), or local for a LocalCluster of --workers "
+        "workers (implies --executor dask)",
+    )
     return parser
 
 
@@ -71,6 +77,27 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
     except ConfigError as exc:
         return _error(str(exc))
     workers = args.workers or config.workers or os.cpu_count() or 1
+    if args.scheduler is not None and args.executor == "local":
+        return _error("--scheduler is only used by --executor dask")
+    if (args.executor or ("dask" if args.scheduler is not None else config.executor)) == "local":
+        return _play(args, argv, config, workers, None)
+    scheduler = config.scheduler if args.scheduler is None else args.scheduler
+    problem = scheduler_problem(scheduler)
+    if problem:
+        return _error(f"--scheduler: {problem}")
+    try:
+        from .dask_executor import ClusterError, DaskExecutor  # Dask is an optional extra
+    except ImportError as exc:
+        return _error(str(exc))
+    with DaskExecutor(scheduler, workers) as executor:
+        try:
+            executor.connect()
+        except ClusterError as exc:
+            return _error(str(exc))
+        return _play(args, argv, config, workers, executor)
+
+
+def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, workers: int, executor) -> int:
     output = Path(args.output) if args.output else config.output
     progress = not args.quiet
 
@@ -82,6 +109,10 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
         fate = "kept in: it forfeits its games" if broken.kept else "left out"
         print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)
     plan = lineup.plan
+    if executor is not None:
+        problem = executor.check_agents(plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress)  # kept ones forfeit anyway
+        if problem:
+            return _error(problem)
 
     folder = OutputFolder(output, plan)
     if args.resume and not folder.holds_a_run():
@@ -93,12 +124,13 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
             for note in folder.notes:
                 print(note, file=sys.stderr)
             already = f", {len(done)} already recorded" if done else ""
+            where = executor.describe() if executor else f"{workers} worker{'s' if workers != 1 else ''}"
             print(
                 f"{plan.name}: {len(plan.agents)} agents, {plan.total_games} games ({config.format}{already}), "
-                f"{workers} worker{'s' if workers != 1 else ''}, output {output}/",
+                f"{where}, output {output}/",
                 file=sys.stderr,
             )
-            summary = run_plan(plan, folder, done, recorded, workers=workers, sprt=config.sprt, progress=progress)
+            summary = run_plan(plan, folder, done, recorded, workers=workers, executor=executor, sprt=config.sprt, progress=progress)
     except JournalError as exc:
         return _error(str(exc))
 
@@ -113,7 +145,7 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
     written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
     print(f"\nwritten: {', '.join(str(p) for p in written)}")
     if summary.played:
-        print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {workers} worker{'s' if workers != 1 else ''})")
+        print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")
 
     if summary.interrupted and summary.recorded < summary.total and not (summary.sprt and summary.sprt.decided):
         command = ["python", "-m", "referee", "tournament", *argv]

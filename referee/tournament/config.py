@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -23,13 +24,17 @@ from .sprt import SprtSettings
 
 FORMATS = ("round_robin", "gauntlet")
 ON_ERROR = ("exclude", "forfeit")
+EXECUTORS = ("local", "dask")
+#: ``scheduler: local`` starts a Dask LocalCluster on this machine.
+LOCAL_SCHEDULER = "local"
+SCHEDULER_SCHEMES = ("tcp", "tls")
 
 #: Keyword arguments the referee passes itself; an agent's options may not shadow them.
 RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", "game_options", "seed")
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "workers", "seed", "output", "sprt",
+    "time_limit", "space_limit", "workers", "seed", "output", "sprt", "executor", "scheduler",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -82,6 +87,8 @@ class TournamentConfig:
     sprt: SprtSettings | None
     #: "file:line: field" for each top-level field, for messages after loading.
     places: Mapping[str, str] = field(default_factory=dict)
+    executor: str = "local"  # or "dask"
+    scheduler: str = LOCAL_SCHEDULER  # executor dask: a scheduler's address, or local
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -276,6 +283,21 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
     return SprtSettings(**numbers)
 
 
+def scheduler_problem(address: str) -> str | None:
+    """Why ``address`` is not ``local`` or a Dask scheduler address ``tcp://HOST:PORT``; None if it is fine."""
+    if address == LOCAL_SCHEDULER:
+        return None
+    form = f"must be {LOCAL_SCHEDULER} or a Dask scheduler's address such as tcp://10.0.0.1:8786"
+    parts = urlsplit(address)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in SCHEDULER_SCHEMES or not parts.hostname or port is None or parts.path or parts.query:
+        return f"{form}, not {address!r}"
+    return None
+
+
 def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
     """Check a config's text; raises :class:`ConfigError`."""
     path = Path(path)
@@ -334,6 +356,15 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
     if workers is not None:
         workers = _whole(doc, ("workers",), workers, minimum=1)
     seed = _whole(doc, ("seed",), data.get("seed", 0))
+    executor = data.get("executor", "local")
+    if executor not in EXECUTORS:
+        raise doc.fail(("executor",), f"must be one of {', '.join(EXECUTORS)}, not {_describe(executor)}")
+    scheduler = data.get("scheduler", LOCAL_SCHEDULER)
+    if "scheduler" in data and executor != "dask":
+        raise doc.fail(("scheduler",), "scheduler is only used by executor: dask")
+    problem = scheduler_problem(scheduler) if isinstance(scheduler, str) else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+    if problem:
+        raise doc.fail(("scheduler",), problem)
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
         raise doc.fail(("output",), f"must be a folder path, not {_describe(output)}")
@@ -354,6 +385,8 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         output=Path(output.strip()) if output else Path("results") / name,
         sprt=_sprt(doc, data.get("sprt")),
         places={key: doc.where(key) for key in TOP_FIELDS},
+        executor=executor,
+        scheduler=scheduler,
     )
 
 

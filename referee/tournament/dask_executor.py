@@ -1,0 +1,399 @@
+"""Running a tournament's games on a Dask cluster (``executor: dask``).
+
+Each game is one Dask task that calls the play function inside a Dask
+worker; the game's two agents are subprocesses of that worker, as with the
+local executor.  The scheduler does the rest: it places the tasks, and when a
+worker dies it gives the worker's games to another one (its
+``allowed-failures`` retries).  This module adds what a tournament needs on
+top:
+
+* **bounded submission**: at most ``IN_FLIGHT_PER_THREAD`` games per worker
+  thread are submitted at a time, so the lazy schedule stays lazy;
+* **each game yielded once**, even when a retried game's result could arrive
+  twice;
+* **stopping**: Dask cannot interrupt a running task, so the tasks themselves
+  cooperate.  A task that starts after a stop plays nothing, and an abandoned
+  game is interrupted in its worker thread, which runs ``play``'s own
+  clean-up (killing the agents), as SIGTERM does in a local worker;
+* **agent checks on the workers**: agents are imported from each worker's
+  working directory, so before the first game every agent is checked on every
+  worker, and a worker that joins later checks each agent before its first
+  game with it.
+
+Importing this module imports Dask; the local executor never does.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import socket
+import threading
+import time
+import traceback
+import uuid
+from collections import defaultdict
+from typing import Any, Collection, Iterable, Iterator
+
+try:
+    import distributed
+except ImportError as exc:  # an optional extra: say how to get it
+    raise ImportError(f'{exc}; the dask executor needs Dask: pip install -e ".[cluster]"') from exc
+
+from tqdm import tqdm
+
+from ..match import AgentEntry, MatchSettings, check_agent
+from .config import LOCAL_SCHEDULER
+from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
+from .schedule import Job, TournamentPlan
+
+#: Games submitted per worker thread: one running, one queued behind it, so
+#: a thread never waits for the tournament process to hand it the next game.
+IN_FLIGHT_PER_THREAD = 2
+#: Seconds to reach the scheduler and for a first worker to be there.
+CONNECT_TIMEOUT = 10.0
+#: How often the run loop looks at results and stop requests (seconds).
+POLL_INTERVAL = 0.1
+#: How often the number of worker threads is asked again (seconds).
+CAPACITY_REFRESH = 2.0
+
+WORKER_HINT = (
+    "agents are imported from each Dask worker's working directory: start `dask worker` "
+    "in the project folder, on a shared filesystem or a copy of it (see docs/dask.md)"
+)
+
+
+class ClusterError(Exception):
+    """The cluster cannot run this tournament; the message says why and what to do."""
+
+
+# -- inside a Dask worker process ---------------------------------------------------
+# Module state of each worker process, shared by its task threads.
+
+_lock = threading.Lock()
+_stopped_runs: set[str] = set()  # kept: a task of an ended run must never start a game
+_playing: dict[int, str] = {}  # thread ident -> run token of the game it plays
+_loadable: set[tuple[str, str]] = set()  # (executor token, agent key) checked here
+
+PLAYED, FAILED, SKIPPED, ABANDONED, UNLOADABLE = "played", "failed", "skipped", "abandoned", "unloadable"
+
+
+class _Abandoned(BaseException):
+    """Raised in a task's thread to abandon its game (a BaseException, so ``play``'s clean-up runs)."""
+
+
+def _agent_key(entry: AgentEntry, settings: MatchSettings) -> str:
+    return json.dumps([entry.spec, dict(entry.options), settings.game, dict(settings.game_options)], sort_keys=True)
+
+
+def _agent_problem(entry: AgentEntry, settings: MatchSettings, checks: str) -> str | None:
+    """Whether this worker can load the agent, checked once per worker process and executor."""
+    key = (checks, _agent_key(entry, settings))
+    with _lock:
+        if key in _loadable:
+            return None
+    problem = check_agent(entry, settings)  # outside the lock: it takes a process start
+    if problem is None:
+        with _lock:
+            _loadable.add(key)  # failures are not kept: the next run may find the worker fixed
+    return problem
+
+
+def _probe_agent(entry: AgentEntry, settings: MatchSettings, checks: str) -> tuple[str, str | None]:
+    return os.getcwd(), _agent_problem(entry, settings, checks)
+
+
+def _play_on_worker(
+    play: PlayFunction, job: Job, run: str, checks: str, verify: tuple[AgentEntry, ...]
+) -> tuple[str, Any]:
+    """One game as a Dask task: ``(PLAYED, record)`` or another outcome and its text."""
+    if run in _stopped_runs:
+        return SKIPPED, None
+    for entry in verify:
+        problem = _agent_problem(entry, job.settings, checks)
+        if problem is not None:
+            return UNLOADABLE, f"agent {entry.display_name!r} ({entry.spec}) cannot be loaded in {os.getcwd()}: {problem}"
+    ident = threading.get_ident()
+    try:
+        with _lock:
+            if run in _stopped_runs:  # stopped while the agents were being checked
+                return SKIPPED, None
+            _playing[ident] = run
+        try:
+            return PLAYED, play(job.red, job.blue, job.settings)
+        except Exception:
+            return FAILED, traceback.format_exc()
+        finally:
+            with _lock:
+                _playing.pop(ident, None)
+    except _Abandoned:
+        return ABANDONED, None
+
+
+def _stop_run(run: str, abandon: bool) -> int:
+    """Run on each worker (``client.run``): start no more games of ``run``; maybe abandon its running ones.
+
+    Returns the number of games abandoned here.
+    """
+    abandoned = 0
+    with _lock:
+        _stopped_runs.add(run)
+        if abandon:
+            for ident, owner in list(_playing.items()):
+                if owner == run:
+                    # Deregistered while the lock is held, so a thread is sent
+                    # at most one exception, and only while it plays this game.
+                    del _playing[ident]
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Abandoned))
+                    abandoned += 1
+    return abandoned
+
+
+def _forget_checks(checks: str) -> None:
+    """Run on each worker: drop the agent checks of a closed executor."""
+    with _lock:
+        _loadable.difference_update({key for key in _loadable if key[0] == checks})
+
+
+class IgnoreCtrlC(distributed.WorkerPlugin):
+    """Workers of our own LocalCluster share the terminal: Ctrl-C is the tournament process's to handle.
+
+    A plugin rather than a one-off call, so that a worker the nanny restarts
+    ignores it too.  ``setup`` runs in the worker process's main thread.
+    """
+
+    name = "referee-ignore-ctrl-c"
+
+    def setup(self, worker: distributed.Worker) -> None:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# -- in the tournament process -------------------------------------------------------
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """Fail at once, with a plain reason, when nothing listens at the address (Dask would retry until its timeout)."""
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address}: {reason}. Start one with `dask scheduler` "
+            "(it prints its address) or use scheduler: local"
+        ) from None
+
+
+class DaskExecutor(Executor):
+    """Games as tasks on a Dask cluster: a scheduler's address, or ``"local"`` for a LocalCluster here.
+
+    ``workers`` is the LocalCluster's size (one thread each); a remote
+    cluster has the workers that were started for it.  Use as a context
+    manager, or call :meth:`close`.
+    """
+
+    def __init__(self, scheduler: str = LOCAL_SCHEDULER, workers: int | None = None, *, connect_timeout: float = CONNECT_TIMEOUT):
+        self.scheduler = scheduler
+        self.workers = workers or os.cpu_count() or 1
+        self.connect_timeout = connect_timeout
+        self.client: distributed.Client | None = None
+        self._cluster: distributed.LocalCluster | None = None
+        self._checks = uuid.uuid4().hex  # names this executor's agent checks on the workers
+        self._verify: set[str] | None = None  # display names of agents the workers must check
+        self._stopping = False
+        self._discarding = False
+        self._threads = 0
+        self._threads_asked = 0.0
+
+    # -- connecting ---------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Start the LocalCluster or reach the scheduler, and wait for a worker; raises ClusterError."""
+        if self.client is not None:
+            return
+        try:
+            if self.scheduler == LOCAL_SCHEDULER:
+                self._cluster = distributed.LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
+                self.client = distributed.Client(self._cluster, timeout=self.connect_timeout)
+                self.client.register_plugin(IgnoreCtrlC())
+            else:
+                _check_reachable(self.scheduler, self.connect_timeout)
+                self.client = distributed.Client(self.scheduler, timeout=self.connect_timeout)
+        except ClusterError:
+            raise
+        except (OSError, TimeoutError, ValueError) as exc:
+            self.close()
+            raise ClusterError(f"cannot connect to the Dask scheduler at {self.scheduler}: {exc}") from None
+        try:
+            self.client.wait_for_workers(1, timeout=self.connect_timeout)
+        except TimeoutError:
+            self.close()
+            raise ClusterError(
+                f"the Dask scheduler at {self.scheduler} has no workers (waited {self.connect_timeout:g} s): "
+                f"start some with `dask worker {self.scheduler}` in the project folder"
+            ) from None
+
+    def describe(self) -> str:
+        """Where the games run, for the command's header line."""
+        nthreads = self._client().nthreads()
+        workers, threads = len(nthreads), sum(nthreads.values())
+        where = "a Dask LocalCluster" if self._cluster is not None else f"the Dask scheduler {self.scheduler}"
+        return f"{where}: {workers} worker{'s' if workers != 1 else ''}, {threads} thread{'s' if threads != 1 else ''}"
+
+    def _client(self) -> distributed.Client:
+        self.connect()
+        assert self.client is not None
+        return self.client
+
+    def close(self) -> None:
+        """Disconnect; a LocalCluster of our own is shut down."""
+        client, cluster = self.client, self._cluster
+        self.client = self._cluster = None
+        if client is not None:
+            if self._verify is not None and cluster is None:
+                with contextlib.suppress(Exception):  # best effort on a cluster that may be gone
+                    client.run(_forget_checks, self._checks, on_error="ignore")
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+    def __enter__(self) -> "DaskExecutor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- checking the agents on the workers ---------------------------------------
+
+    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
+        """Import and construct each agent of the plan on each worker, before any game.
+
+        Returns None if every worker can load every agent (except those named
+        in ``skip``), else a message saying which cannot, where.  From then on
+        a worker that joins later checks each of these agents before its first
+        game with it, and a failure there stops the run.
+        """
+        agents = [entry for entry in plan.agents if entry.display_name not in skip]
+        settings = MatchSettings(
+            game=plan.game, game_options=dict(plan.game_options), time_limit=plan.time_limit, space_limit=plan.space_limit
+        )
+        client = self._client()
+        workers = sorted(client.nthreads())
+        probes = {
+            (worker, entry.display_name): client.submit(
+                _probe_agent, entry, settings, self._checks, workers=[worker], allow_other_workers=False, pure=False
+            )
+            for worker in workers
+            for entry in agents
+        }
+        futures = list(probes.values())
+        try:
+            done = distributed.as_completed(futures)
+            for _ in tqdm(done, total=len(futures), desc="checking agents on the Dask workers", unit="check", leave=False, disable=not progress):
+                pass
+            results = dict(zip(probes, client.gather(futures)))
+        except Exception as exc:  # noqa: BLE001 - a worker died or left during the checks
+            return f"checking the agents on the Dask workers failed: {type(exc).__name__}: {exc}"
+        failures: dict[str, list[str]] = defaultdict(list)
+        for (worker, name), (cwd, problem) in results.items():
+            if problem is not None:
+                failures[name].append(f"  on {worker} (in {cwd}): {problem}")
+        if failures:
+            specs = {entry.display_name: entry.spec for entry in agents}
+            lines = [
+                f"agent {name!r} ({specs[name]}) cannot be loaded on {len(where)} of {len(workers)} Dask workers:\n" + "\n".join(where)
+                for name, where in failures.items()
+            ]
+            return "\n".join(lines) + f"\n{WORKER_HINT}"
+        self._verify = {entry.display_name for entry in agents}
+        return None
+
+    # -- running ------------------------------------------------------------------
+
+    def stop(self, discard: bool = False) -> None:
+        self._stopping = True
+        self._discarding = self._discarding or discard
+
+    def _capacity(self, client: distributed.Client) -> int:
+        now = time.monotonic()
+        if now - self._threads_asked > CAPACITY_REFRESH:
+            self._threads = sum(client.nthreads().values())
+            self._threads_asked = now
+        return IN_FLIGHT_PER_THREAD * max(1, self._threads)
+
+    def run(self, play: PlayFunction, jobs: Iterable[Job]) -> Iterator[Finished]:
+        client = self._client()
+        run = uuid.uuid4().hex
+        pending = iter(jobs)
+        exhausted = False
+        in_flight: dict[distributed.Future, Job] = {}
+        results = distributed.as_completed(with_results=True, raise_errors=False)
+        yielded: set[int] = set()
+        stop_sent = False
+        lost_in_a_row = 0  # games Dask gave up on, none played in between
+        try:
+            while True:
+                if self._discarding:
+                    return  # the clean-up below abandons the running games
+                if self._stopping and not stop_sent:
+                    client.run(_stop_run, run, False, on_error="ignore")
+                    stop_sent = True
+                if not self._stopping and not exhausted:
+                    for _ in range(self._capacity(client) - len(in_flight)):
+                        job = next(pending, None)
+                        if job is None:
+                            exhausted = True
+                            break
+                        verify = tuple(e for e in (job.red, job.blue) if self._verify is not None and e.display_name in self._verify)
+                        future = client.submit(
+                            _play_on_worker, play, job, run, self._checks, verify, key=f"game-{job.index}-{run}"
+                        )
+                        in_flight[future] = job
+                        results.add(future)
+                if not in_flight:
+                    return
+                batch = results.next_batch(block=False)
+                if not batch:
+                    time.sleep(POLL_INTERVAL)
+                    continue
+                for future, outcome in batch:
+                    if self._discarding:
+                        break  # results that arrive after a discard are discarded too
+                    job = in_flight.pop(future)
+                    finished = self._finished(job, future, outcome)
+                    if finished is None or job.index in yielded:
+                        continue
+                    lost_in_a_row = lost_in_a_row + 1 if future.status != "finished" else 0
+                    if lost_in_a_row >= MAX_DEATHS_IN_A_ROW * max(1, self._threads):
+                        self.stop()  # the cluster is failing (workers dying, scheduler gone): no use going on
+                    yielded.add(job.index)
+                    yield finished
+        finally:
+            if in_flight:
+                # Abandon first, so no queued task starts a game between the two steps.
+                # Best effort: the cluster may be what failed.
+                with contextlib.suppress(Exception):
+                    client.run(_stop_run, run, True, on_error="ignore")
+                    client.cancel(list(in_flight))
+
+    def _finished(self, job: Job, future: distributed.Future, outcome: Any) -> Finished | None:
+        """What a completed task means for the tournament (None: no game was played)."""
+        if future.status == "error":  # the task's own errors are caught in it: this is Dask giving up
+            problem = future.exception()  # KilledWorker: the game's workers died too often
+            return Finished(job, None, f"Dask could not run the game: {type(problem).__name__}: {problem}")
+        if future.status != "finished":
+            return Finished(job, None, f"Dask could not run the game: its task was {future.status}")
+        kind, value = outcome
+        if kind == PLAYED:
+            return Finished(job, value)
+        if kind == FAILED:
+            return Finished(job, None, value)
+        if kind == UNLOADABLE:
+            self.stop()  # a worker set up differently from the others: every game there would fail
+            return Finished(job, None, f"on a Dask worker that joined (or restarted) after the start: {value}\n{WORKER_HINT}")
+        return None  # SKIPPED or ABANDONED: not played

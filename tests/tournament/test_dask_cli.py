@@ -1,0 +1,232 @@
+"""``python -m referee tournament`` on Dask: a LocalCluster, a real ``dask scheduler`` with ``dask worker``s, errors."""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.match import play_match
+from referee.tournament.config import load_config
+from referee.tournament.lineup import build_lineup
+from referee.tournament.schedule import schedule
+
+from .test_cli import ROOT, TINY, command, records, run, same_tables, wait_for_lines, write_config
+
+# Dask is imported by the tests that use it, not when they are collected: a run of
+# other tests does not load it into the pytest process.
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
+
+#: r3 lives in the project's tests/ folder: a worker started elsewhere cannot import it.
+PROJECT_ONLY = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.alice")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """PROJECT_ONLY played by the local executor."""
+    folder = tmp_path_factory.mktemp("reference")
+    proc = run(write_config(folder, PROJECT_ONLY), "-o", str(folder / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
+def game_indices(folder: Path) -> Counter:
+    return Counter(r.extra["game_index"] for r in records(folder))
+
+
+# -- a LocalCluster started by the command -----------------------------------------------
+
+
+def test_ctrl_c_on_a_local_cluster_then_resume(reference, tmp_path):
+    config = write_config(tmp_path, PROJECT_ONLY + "executor: dask\nscheduler: local\nworkers: 2\n")
+    out = tmp_path / "out"
+    # A session of its own, so that Ctrl-C can go to the whole process group, as
+    # from a terminal: the cluster's workers get it too, and must not die of it.
+    proc = subprocess.Popen(command(config, "-o", str(out), "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    wait_for_lines(out / "games.jsonl", 1, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "waiting for the running games to finish" in stderr and "To resume:" in stderr
+    assert "Traceback" not in stderr
+    interrupted = game_indices(out)
+    assert 1 <= len(interrupted) < 6 and set(interrupted.values()) == {1}
+    resumed = run(config, "-o", str(out), "--resume", "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(interrupted)} already recorded" in resumed.stderr
+    assert "a Dask LocalCluster: 2 workers, 2 threads" in resumed.stderr
+    assert game_indices(out) == Counter(range(6))
+    same_tables(out, reference)
+
+
+# -- a scheduler and workers started as on a cluster's machines ----------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _end(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _wait_for_workers(address: str, count: int) -> None:
+    import distributed
+
+    with distributed.Client(address, timeout=20) as client:
+        deadline = time.monotonic() + 30
+        while len(client.nthreads()) != count:
+            assert time.monotonic() < deadline, f"the scheduler did not get to {count} workers"
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A real `dask scheduler` process; tests add the workers they need."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        _wait_for_workers(address, 0)
+        yield address
+    finally:
+        _end(proc)
+
+
+@contextlib.contextmanager
+def dask_worker(address: str, folder: Path, workers_after: int):
+    """A `dask worker` started in ``folder``; waits until the scheduler has ``workers_after`` workers."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        _wait_for_workers(address, workers_after)
+        yield
+    finally:
+        _end(proc)
+        _wait_for_workers(address, workers_after - 1)
+
+
+def test_a_remote_scheduler_plays_the_same_tables(scheduler, reference, tmp_path):
+    config = write_config(tmp_path, PROJECT_ONLY + f"executor: dask\nscheduler: {scheduler}\n")
+    with dask_worker(scheduler, ROOT, 1):
+        proc = run(config, "-o", str(tmp_path / "out"), "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert f"the Dask scheduler {scheduler}: 1 worker, 1 thread" in proc.stderr
+    same_tables(tmp_path / "out", reference)
+
+
+def test_a_worker_that_cannot_load_an_agent_stops_the_run_before_any_game(scheduler, tmp_path):
+    config = write_config(tmp_path, PROJECT_ONLY)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with dask_worker(scheduler, elsewhere, 1):
+        proc = run(config, "-o", str(tmp_path / "out"), "--scheduler", scheduler)
+    assert proc.returncode == 2, proc.stderr
+    assert "agent 'r3' (tests.tournament.fixtures.submissions.alice) cannot be loaded on 1 of 1 Dask workers" in proc.stderr
+    assert f"(in {elsewhere}): cannot import tests.tournament.fixtures.submissions.alice" in proc.stderr
+    assert "No module named 'tests'" in proc.stderr and "docs/dask.md" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_worker_that_joins_later_checks_the_agents_before_playing(scheduler, tmp_path, monkeypatch):
+    from referee.tournament.dask_executor import DaskExecutor
+
+    monkeypatch.chdir(ROOT)
+    plan = build_lineup(load_config(write_config(tmp_path, PROJECT_ONLY))).plan
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with DaskExecutor(scheduler) as executor:
+        with dask_worker(scheduler, ROOT, 1):
+            assert executor.check_agents(plan) is None
+        with dask_worker(scheduler, elsewhere, 1):  # the only worker now
+            finished = list(executor.run(play_match, schedule(plan)))
+    # Game 0 (r1 v r2) plays there; game 1 (r1 v r3) is refused and stops the run
+    # (game 2, r2 v r3, may have been on its way: refused too).  Game 3, r2 v r1, never starts.
+    by_index = {f.job.index: f for f in finished}
+    assert {0, 1} <= set(by_index) <= {0, 1, 2}
+    assert by_index[0].record is not None and by_index[0].record.reason != "load_error"
+    for index in set(by_index) - {0}:
+        assert by_index[index].record is None
+        assert "agent 'r3'" in by_index[index].error and "No module named 'tests'" in by_index[index].error
+
+
+# -- errors before any game ------------------------------------------------------------------
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(tmp_path):
+    config = write_config(tmp_path, TINY + f"executor: dask\nscheduler: tcp://127.0.0.1:{_free_port()}\n")
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert "error: cannot reach the Dask scheduler at tcp://127.0.0.1:" in proc.stderr and "Connection refused" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()
+
+
+def test_scheduler_addresses_are_checked(tmp_path):
+    config = write_config(tmp_path, TINY + "executor: dask\nscheduler: 10.0.0.1:8786\n")
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert f"{config}:11: scheduler: must be local or a Dask scheduler's address such as tcp://10.0.0.1:8786, not '10.0.0.1:8786'" in proc.stderr
+    config = write_config(tmp_path, TINY + "scheduler: tcp://10.0.0.1:8786\n")
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2 and f"{config}:10: scheduler: scheduler is only used by executor: dask" in proc.stderr
+    config = write_config(tmp_path, TINY)
+    proc = run(config, "-o", str(tmp_path / "out"), "--scheduler", "tcp://host:notaport")
+    assert proc.returncode == 2 and "--scheduler: must be local or a Dask scheduler's address" in proc.stderr
+    proc = run(config, "-o", str(tmp_path / "out"), "--executor", "local", "--scheduler", "local")
+    assert proc.returncode == 2 and "--scheduler is only used by --executor dask" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_without_dask_the_local_executor_runs_and_dask_asks_for_the_extra(tmp_path):
+    # A `distributed` that cannot be imported, first on the path: as if Dask were not installed.
+    blocker = tmp_path / "no_dask" / "distributed"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError(\"No module named 'distributed'\")\n")
+    env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
+    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 2\nworkers: 1"))
+    proc = run(config, "-o", str(tmp_path / "local"), "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    proc = run(config, "-o", str(tmp_path / "dask"), "--executor", "dask", env=env)
+    assert proc.returncode == 2
+    assert 'the dask executor needs Dask: pip install -e ".[cluster]"' in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "dask").exists()
+
+
+def test_the_executor_fields_of_a_config():
+    from referee.tournament.config import ConfigError, parse_config
+
+    plain = parse_config(TINY, "t.yaml")
+    assert (plain.executor, plain.scheduler) == ("local", "local")
+    remote = parse_config(TINY + "executor: dask\nscheduler: tcp://[::1]:8786\n", "t.yaml")
+    assert (remote.executor, remote.scheduler) == ("dask", "tcp://[::1]:8786")
+    with pytest.raises(ConfigError, match=r"^t\.yaml:10: executor: must be one of local, dask, not 'docker'$"):
+        parse_config(TINY + "executor: docker\n", "t.yaml")
+    with pytest.raises(ConfigError, match=r"^t\.yaml:11: scheduler: must be local or an address, not 8786$"):
+        parse_config(TINY + "executor: dask\nscheduler: 8786\n", "t.yaml")
+    with pytest.raises(ConfigError, match=r"^t\.yaml:11: scheduler: must be local or a Dask scheduler's address .* not 'http://h:1'$"):
+        parse_config(TINY + "executor: dask\nscheduler: http://h:1\n", "t.yaml")
+    with pytest.raises(ConfigError, match=r"did you mean 'scheduler'"):
+        parse_config(TINY + "executor: dask\nschedular: local\n", "t.yaml")

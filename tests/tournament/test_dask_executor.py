@@ -1,0 +1,195 @@
+"""The Dask executor on a real two-worker LocalCluster: every game once, bounded, retried, stopped."""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from referee.match import AgentEntry, MatchSettings, play_match
+from referee.records import GameRecord
+from referee.tournament.schedule import TournamentPlan, schedule
+
+from . import fakes
+from .procs import MARK, marked_processes
+
+# Dask is imported by the tests that use it, not when they are collected: a run of
+# other tests does not load it into the pytest process.
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULE_MARK = uuid.uuid4().hex
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two single-thread workers, started in the project folder with this module's mark in their environment."""
+    import distributed
+
+    saved_cwd, saved_mark = os.getcwd(), os.environ.get(MARK)
+    os.chdir(ROOT)
+    os.environ[MARK] = MODULE_MARK  # the workers, and the agents they start, inherit it
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+            yield local
+    finally:
+        os.chdir(saved_cwd)
+        if saved_mark is None:
+            os.environ.pop(MARK, None)
+        else:
+            os.environ[MARK] = saved_mark
+
+
+@pytest.fixture
+def executor(cluster):
+    from referee.tournament.dask_executor import DaskExecutor
+
+    with DaskExecutor(cluster.scheduler_address) as dask:
+        yield dask
+
+
+def plan(n: int = 3, games_per_pair: int = 2, agents=None) -> TournamentPlan:
+    agents = agents or tuple(AgentEntry(f"pkg.a{i}", f"a{i}") for i in range(n))
+    return TournamentPlan(name="t", agents=agents, games_per_pair=games_per_pair)
+
+
+def play_logged(log: str, seconds: float, red: AgentEntry, blue: AgentEntry, settings: MatchSettings) -> GameRecord:
+    """play_by_seed, writing when each game starts and ends, and in which worker process."""
+    index = settings.extra["game_index"]
+    with open(log, "a") as file:
+        file.write(f"start {index} {os.getpid()}\n")
+    time.sleep(seconds)
+    record = fakes.play_by_seed(red, blue, settings)
+    with open(log, "a") as file:
+        file.write(f"end {index} {os.getpid()}\n")
+    return record
+
+
+def log_lines(log: Path) -> list[tuple[str, int, int]]:
+    if not log.exists():
+        return []
+    return [(what, int(index), int(pid)) for what, index, pid in (line.split() for line in log.read_text().splitlines())]
+
+
+def agent_processes() -> list[int]:
+    """This module's agent processes still alive (the workers carry the mark too)."""
+    alive = []
+    for pid in marked_processes(MODULE_MARK):
+        try:
+            if b"referee.hosting.agent_host" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                alive.append(pid)
+        except OSError:
+            pass
+    return alive
+
+
+def test_every_job_is_yielded_once_with_its_record(executor):
+    jobs = list(schedule(plan(3, 4)))
+    finished = list(executor.run(fakes.play_by_seed, iter(jobs)))
+    assert sorted(f.job.index for f in finished) == list(range(12))
+    for f in finished:
+        assert f.error is None
+        assert f.record == fakes.play_by_seed(f.job.red, f.job.blue, f.job.settings)
+
+
+def test_the_schedule_is_taken_a_few_games_at_a_time(executor):
+    pulled = 0
+
+    def counted():
+        nonlocal pulled
+        for job in schedule(plan(5, 4)):  # 40 games
+            pulled += 1
+            yield job
+
+    seen = 0
+    for _ in executor.run(fakes.play_by_seed, counted()):
+        seen += 1
+        assert pulled <= seen + 2 * 2  # two games per worker thread in flight, at most
+    assert seen == pulled == 40
+
+
+def test_a_failing_play_is_reported_and_the_rest_go_on(executor):
+    finished = {f.job.index: f for f in executor.run(fakes.play_or_fail, schedule(plan(3, 2)))}
+    assert sorted(finished) == list(range(6))
+    assert finished[1].record is None and "referee bug in game 1" in finished[1].error
+    assert all(f.record is not None for i, f in finished.items() if i != 1)
+
+
+def test_a_game_whose_worker_dies_is_played_again_and_yielded_once(executor, tmp_path):
+    log = tmp_path / "games.log"
+    play = functools.partial(play_logged, str(log), 0.5)
+    killed: list[tuple[int, int]] = []
+
+    def kill_a_worker_in_a_game():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            lines = log_lines(log)
+            ended = {(index, pid) for what, index, pid in lines if what == "end"}
+            running = [(index, pid) for what, index, pid in lines if what == "start" and (index, pid) not in ended]
+            if running:
+                os.kill(running[0][1], signal.SIGKILL)
+                killed.append(running[0])
+                return
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_a_worker_in_a_game)
+    killer.start()
+    finished = list(executor.run(play, schedule(plan(3, 4))))
+    killer.join()
+    assert killed, "no game was seen running"
+    index, pid = killed[0]
+    assert sorted(f.job.index for f in finished) == list(range(12))  # every game once
+    assert all(f.record == fakes.play_by_seed(f.job.red, f.job.blue, f.job.settings) for f in finished)
+    starts = [p for what, i, p in log_lines(log) if what == "start" and i == index]
+    assert len(starts) == 2 and starts[0] == pid != starts[1]  # played again, by another worker process
+
+
+def test_stop_lets_running_games_finish_and_starts_no_more(executor, tmp_path):
+    log = tmp_path / "games.log"
+    # Stop in the middle of the first two games (one per worker), as Ctrl-C would.
+    threading.Timer(0.8, executor.stop).start()
+    seen = list(executor.run(functools.partial(play_logged, str(log), 1.5), schedule(plan(4, 4))))
+    assert len(seen) == 2 and all(f.record is not None for f in seen)
+    # Those two were finished and yielded; the games queued behind them never started.
+    started = sorted(index for what, index, _ in log_lines(log) if what == "start")
+    assert started == sorted(f.job.index for f in seen)
+
+
+def test_discard_abandons_real_games_and_kills_their_agents(executor):
+    agents = (AgentEntry("tests.tournament.fixtures.agents.sleeper", "sleeper"), AgentEntry("agents.random_agent", "random"))
+
+    def discard_once_agents_run():
+        # Both games run (two workers) with their agents started: then abandon them.
+        deadline = time.monotonic() + 30
+        while len(agent_processes()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        executor.stop(discard=True)
+
+    threading.Thread(target=discard_once_agents_run).start()
+    assert list(executor.run(play_match, schedule(plan(agents=agents)))) == []
+    deadline = time.monotonic() + 10
+    while agent_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert agent_processes() == []  # the sleeper would have slept on for a minute
+
+
+def test_workers_that_keep_dying_stop_the_run():
+    import dask
+    import distributed
+
+    from referee.tournament.dask_executor import DaskExecutor
+
+    # Dask gives a game up when its workers died allowed-failures + 1 times (0 here, to be quick).
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as local:
+            with DaskExecutor(local.scheduler_address) as executor:
+                finished = list(executor.run(fakes.play_and_die, schedule(plan(4, 10))))
+    assert 6 <= len(finished) < 60  # three lost games per worker thread in a row, then no new games
+    assert all(f.record is None and "Dask could not run the game: KilledWorker" in f.error for f in finished)
