@@ -10,10 +10,17 @@
   the baseline the isolation's cost is measured against.
 * Round-trip latency of one call (``turn()`` on an agent that does nothing):
   median and 99th percentile.
+* The floor under that: a bare two-process echo over pipes with the same
+  message, no referee code at all, measured in the same run.  On this
+  machine's virtual CPUs the floor moves a lot with how busy the machine has
+  just been (about 11 us when warm, 80 us after a quiet spell, when each
+  wake-up waits for an idle CPU), so compare the call's latency with it.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
 import time
@@ -48,6 +55,45 @@ def play_in_process(seed: int) -> int:
         for agent in agents:
             agent.turn(PlayerColor(mover), action, **kwargs)
     return state.turn
+
+
+_ECHO = """
+import os, sys
+r, w = int(sys.argv[1]), int(sys.argv[2])
+while True:
+    data = os.read(r, 65536)
+    if not data:
+        break
+    os.write(w, b'{"ok":true}\\n')
+"""
+
+
+def pipe_floor(message: bytes, calls: int) -> list[float]:
+    """Round trips of a bare echo process over pipes (no referee code)."""
+    import select
+    import subprocess
+    import sys
+
+    to_child_r, to_child_w = os.pipe()
+    from_child_r, from_child_w = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-c", _ECHO, str(to_child_r), str(from_child_w)], pass_fds=(to_child_r, from_child_w)
+    )
+    os.close(to_child_r)
+    os.close(from_child_w)
+    poller = select.poll()
+    poller.register(from_child_r, select.POLLIN)
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        os.write(to_child_w, message)
+        poller.poll(1000)
+        os.read(from_child_r, 65536)
+        times.append(time.perf_counter() - start)
+    os.close(to_child_w)
+    child.wait()
+    os.close(from_child_r)
+    return sorted(times)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -88,12 +134,15 @@ def main(argv: list[str] | None = None) -> None:
         rtts.append(time.perf_counter() - start)
     agent.close()
     rtts.sort()
+    floor = pipe_floor(json.dumps(message).encode() + b"\n", args.calls)
 
     print(f"full 343-action game, 2 isolated agent processes (-t 180 -s 250), {args.games} games:")
     print(f"  wall time  median {statistics.median(walls):.3f} s   best {min(walls):.3f} s   worst {max(walls):.3f} s")
     print(f"same game in-process, no isolation (baseline): median {statistics.median(inproc):.3f} s")
     print(f"one call's round trip over {args.calls} calls:")
     print(f"  median {statistics.median(rtts) * 1e6:.0f} us   99th percentile {rtts[int(0.99 * len(rtts))] * 1e6:.0f} us")
+    print("bare pipe echo between two processes (the floor, same run):")
+    print(f"  median {statistics.median(floor) * 1e6:.0f} us   99th percentile {floor[int(0.99 * len(floor))] * 1e6:.0f} us")
 
 
 if __name__ == "__main__":

@@ -19,9 +19,12 @@ import traceback
 from importlib import import_module
 from typing import Any, Callable
 
-from .wire import encode
+from .wire import OK_LINE, encode
 
 MAX_TRACEBACK = 8000
+#: The reply to a successful init or turn (sent as fixed bytes: most replies are this).
+OK: dict[str, Any] = {"ok": True}
+_OK_REPLY = OK_LINE + b"\n"
 
 
 class Channel:
@@ -42,7 +45,7 @@ class Channel:
         return json.loads(line)
 
     def send(self, message: dict[str, Any]) -> None:
-        data = encode(message)
+        data = _OK_REPLY if message is OK else encode(message)
         while data:
             data = data[os.write(self.reply_fd, data) :]
 
@@ -113,6 +116,7 @@ class Host:
         #: The course's 2022 protocol (Cachex): ``Player(player, n)``,
         #: ``action()`` returning a tuple, ``turn(player, tuple)``.
         self.legacy = False
+        self._parsed: dict[str, Any] = {}
 
     def guarded(self, kind_on_error: str, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         try:
@@ -157,7 +161,7 @@ class Host:
             raise
         except BaseException as exc:  # noqa: BLE001
             return failure("load", f"{class_name}() raised {describe_exception(exc)}", agent_traceback(exc))
-        return {"ok": True}
+        return OK
 
     def action(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         if self.legacy:
@@ -177,15 +181,22 @@ class Host:
             )
         return {"ok": True, "action": self.state.action_to_str(engine_action)}
 
+    def engine_action(self, text: str) -> Any:
+        """The engine action of an action text (cached: games repeat them)."""
+        action = self._parsed.get(text)
+        if action is None:
+            action = self._parsed[text] = self.state.parse_action(text)
+        return action
+
     def turn(self, message: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         color = message.get("color")
-        engine_action = self.state.parse_action(message["action"])
+        engine_action = self.engine_action(message["action"])
         if self.legacy:
             player = self.types.LEGACY_PLAYER_NAMES[self.colors[color].value]
             self.agent.turn(player, self.types.to_legacy(engine_action))
         else:
             self.agent.turn(None if color is None else self.colors[color], self.from_engine(engine_action), **kwargs)
-        return {"ok": True}
+        return OK
 
 
 def main(argv: list[str]) -> None:

@@ -58,8 +58,15 @@ def _text(data: dict, key: str, limit: int = 20000) -> str:
     return value[:limit]
 
 
+#: The commonest reply (init and every turn), sent and recognised byte for byte.
+OK_LINE = b'{"ok":true}'
+_OK = Reply(True)
+
+
 def parse_reply(line: bytes) -> Reply:
     """Check one reply line from an agent process; raises WireError."""
+    if line == OK_LINE:
+        return _OK
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:

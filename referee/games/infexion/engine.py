@@ -167,18 +167,14 @@ ACTIONS_BY_CELL = _action_tables()
 
 def _legal_flags() -> dict[tuple[int, bool], bytes]:
     # LEGAL_FLAG[(mover, spawn_ok)][a * 16 + value of a's cell]: 1 if legal.
+    # Every SPAWN shares one 16-byte row and every SPREAD another, so the
+    # table is two rows repeated (built at import in every agent process).
     flags = {}
     for mover in (RED, BLUE):
+        spread_row = bytes(_owned_by(mover, v) and (v & 7) <= MAX_CELL_POWER for v in range(16))
         for spawn_ok in (False, True):
-            t = bytearray(ACTION_COUNT * 16)
-            for a in range(ACTION_COUNT):
-                for v in range(16):
-                    if a < SPREAD_BASE:
-                        ok = v == 0 and spawn_ok
-                    else:
-                        ok = _owned_by(mover, v) and (v & 7) <= MAX_CELL_POWER
-                    t[a * 16 + v] = ok
-            flags[(mover, spawn_ok)] = bytes(t)
+            spawn_row = bytes([spawn_ok] + [0] * 15)
+            flags[(mover, spawn_ok)] = spawn_row * SPREAD_BASE + spread_row * (ACTION_COUNT - SPREAD_BASE)
     return flags
 
 
