@@ -1,0 +1,117 @@
+"""What the bundled search agents share: following the game, options, the clock.
+
+A bundled agent is a :class:`SearchAgent` with a :meth:`~SearchAgent.choose`
+method.  Options come from the referee's keyword arguments (a tournament
+passes an agent's ``options`` there): each agent declares the ones it takes
+with their types, and a wrong one stops the agent at construction with a
+message naming it, which the referee reports as a load error.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Hashable, Mapping
+
+from referee.agentkit import GameView
+
+from .clock import Deadline, move_budget
+from .heuristics import heuristics_for
+
+#: Options every bundled agent takes: name -> (type, default).
+COMMON_OPTIONS: dict[str, tuple[type, Any]] = {
+    # Seconds per move when the referee sets no time limit.
+    "move_time": (float, 0.5),
+    # An upper bound on the seconds of any one move (none by default).
+    "max_move_time": (float, None),
+    # Keyword arguments for the game's heuristics (evaluation weights...).
+    "heuristics": (dict, None),
+}
+
+#: Referee keyword arguments that are not agent options (besides the game's own).
+REFEREE_KEYS = frozenset({"time_remaining", "space_remaining", "space_limit", "game", "game_options", "seed"})
+
+
+class OptionError(ValueError):
+    """An agent option with a wrong name or type."""
+
+
+def read_options(
+    agent: str,
+    referee: Mapping[str, Any],
+    declared: Mapping[str, tuple[type, Any]],
+    skip: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """The declared options from ``referee``, type-checked, with their defaults.
+
+    Keys the referee itself sends (and those in ``skip``, the game's own) are
+    passed over; any other unknown key is an error, so a misspelt option in a
+    tournament config does not go unnoticed.
+    """
+    values = {name: default for name, (_, default) in declared.items()}
+    for key, value in referee.items():
+        if key in REFEREE_KEYS or key in skip:
+            continue
+        if key not in declared:
+            known = ", ".join(sorted(declared))
+            raise OptionError(f"{agent}: unknown option {key!r} (it takes: {known})")
+        kind = declared[key][0]
+        if value is None:
+            values[key] = None
+            continue
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            raise OptionError(f"{agent}: option {key!r} must be {kind.__name__}, not {value!r}")
+        if kind in (int, float) and value < 0:
+            raise OptionError(f"{agent}: option {key!r} must not be negative, not {value!r}")
+        values[key] = value
+    return values
+
+
+class SearchAgent:
+    """Follows the game through :class:`GameView` and times each decision."""
+
+    #: The agent's name in messages and in its seed.
+    name = "search"
+    #: Options this agent takes beyond :data:`COMMON_OPTIONS`.
+    options: dict[str, tuple[type, Any]] = {}
+
+    def __init__(self, color: Any, **referee: Any):
+        self.view = GameView(color, referee)
+        self.config = read_options(
+            self.name, referee, {**COMMON_OPTIONS, **self.options}, frozenset(self.view.game.agent_kwargs)
+        )
+        try:
+            self.heuristics = heuristics_for(self.view.game, **(self.config["heuristics"] or {}))
+        except TypeError as exc:
+            raise OptionError(f"{self.name}: bad heuristics option: {exc}") from None
+        seed = referee.get("seed")
+        # Mix in the agent and colour so two seeded agents do not mirror each other.
+        self.rng = random.Random(None if seed is None else f"{seed}:{self.name}:{self.view.me}")
+        self.space_limit: float | None = referee.get("space_limit")
+        self.last: Any = None  # what the last search reported (for tests and tuning)
+
+    def action(self, **referee: Any) -> Any:
+        state = self.view.state
+        budget = move_budget(
+            referee.get("time_remaining"),
+            self.heuristics.moves_left(state),
+            default=self.config["move_time"],
+            cap=self.config["max_move_time"],
+        )
+        return self.view.to_agent(self.choose(Deadline(budget)))
+
+    def turn(self, color: Any, action: Any, **referee: Any) -> None:
+        self.observed(self.view.observe(action))
+
+    def choose(self, deadline: Deadline) -> Hashable:
+        """The engine action to play now, decided before ``deadline``."""
+        raise NotImplementedError
+
+    def observed(self, action: Hashable) -> None:
+        """Called after every action of the game has been applied to the view."""
+
+    def memory_share(self, per_item_bytes: int, default_items: int) -> int:
+        """How many table entries or tree nodes fit in a third of the space limit."""
+        if not self.space_limit:
+            return default_items
+        return max(1_000, min(default_items, int(self.space_limit * 1_000_000 / 3 / per_item_bytes)))

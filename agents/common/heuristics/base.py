@@ -1,0 +1,82 @@
+"""What a search needs to know about a game beyond its rules.
+
+The searches (:mod:`agents.common.alphabeta`, :mod:`agents.common.mcts`) see
+a game only through :class:`referee.games.base.GameState` and one of these
+objects; each game supplies its own in this package.
+
+Values are integers from the point of view of :func:`perspective`: the
+player to move, or Red at a chance node.  ``WIN`` is far beyond any
+evaluation, so a proven result always outweighs material.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Hashable, Sequence
+
+from referee.games.base import CHANCE, RED, GameState
+
+WIN = 1_000_000
+#: Scores within this distance of ``WIN`` are proven results (win in N).
+WIN_ZONE = 10_000
+
+
+def perspective(state: GameState) -> int:
+    """Whose point of view a value at ``state`` is from: the mover, or Red at chance."""
+    player = state.current_player
+    return RED if player == CHANCE else player
+
+
+class Heuristics:
+    """Evaluation, move ordering and playout policy for one game.
+
+    The defaults know nothing about any game (material 0, legal actions in
+    the engine's order, uniform priors and random playouts), so a new game is
+    playable at once and gets stronger as its heuristics are written.
+    """
+
+    #: Evaluation units worth about a 75% chance of winning (MCTS squashes
+    #: evaluations into win probabilities with it).
+    value_scale: float = 100.0
+
+    def __init__(self, game: Any, **options: Any):
+        self.game = game
+
+    def evaluate(self, state: GameState) -> int:
+        """Static value of a position that is not over, for :func:`perspective`."""
+        return 0
+
+    def ordered_actions(
+        self, state: GameState, rng: random.Random | None = None, prune: bool = True
+    ) -> list[Hashable]:
+        """The legal actions, most promising first.
+
+        With ``prune`` it may leave out actions it judges not worth searching
+        (the search never plays an action it was not offered); without, it
+        lists every legal action.  With ``rng``, equally good actions come in
+        a random order, so seeded games differ.
+        """
+        actions = state.legal_actions()
+        if rng is not None:
+            rng.shuffle(actions)
+        return actions
+
+    def tactical_actions(self, state: GameState) -> list[Hashable]:
+        """Forcing actions for the quiescence search (captures); none by default."""
+        return []
+
+    def priors(self, state: GameState, actions: Sequence[Hashable]) -> list[float]:
+        """MCTS prior probabilities of ``actions`` (they sum to 1)."""
+        return [1.0 / len(actions)] * len(actions)
+
+    def rollout_action(self, state: GameState, rng: random.Random) -> Hashable:
+        """One action of an MCTS playout."""
+        actions = state.legal_actions()
+        return actions[int(rng.random() * len(actions))]
+
+    def chance_samples(self, state: GameState, rng: random.Random) -> list[Hashable]:
+        """Chance actions a minimax search averages over at a chance node."""
+        return [state.sample_chance(rng)]
+
+    def moves_left(self, state: GameState) -> float:
+        """Rough number of this player's own decisions still to come (time budgeting)."""
+        return 30.0

@@ -1,0 +1,250 @@
+"""Infexion knowledge: material, what each side can take next, safe spawns.
+
+Everything is measured in the rules' own currency, power.  A SPREAD of a
+stack of power ``k`` changes the difference (mover's power − opponent's) by
+``-k`` for the emptied source plus, per cell reached: +1 for an empty or own
+cell below 6, ``2p + 1`` for an opponent's stack of power ``p < 6`` (it
+changes hands and grows), +6 for an opponent's 6 and −6 for an own 6 (both
+vanish).  That sum is the action's *gain*; a SPAWN gains 1.
+
+The evaluation, for the player to move::
+
+    100·(my power − theirs) + my_take·best gain I can make now
+                            − their_take·best gain they could make next
+                            + spread·(my stacks − theirs)
+
+The side to move will usually cash its best gain, so it counts nearly whole;
+the opponent's threat counts less because the mover gets to answer it.
+Near the 343-action limit the threats fade (there may be no time to make
+them) and the lead-by-2 rule is what matters.
+"""
+from __future__ import annotations
+
+import math
+import random
+from operator import itemgetter
+from typing import Any, Sequence
+
+from referee.games.infexion.engine import (
+    ACTION_COUNT,
+    BLUE_FLAG,
+    CELLS,
+    MAX_CELL_POWER,
+    MAX_TOTAL_POWER,
+    MAX_TURNS,
+    SPREAD_BASE,
+    SPREAD_TARGETS,
+    InfexionState,
+)
+
+from .base import Heuristics
+
+#: Per cell value, ``6 +`` the gain of one token placed there by Red / Blue.
+_OFFSET = 6
+
+
+def _gain_table(mover: int) -> bytes:
+    table = bytearray(256)
+    for v in range(16):
+        p, owner = v & 7, v >> 3
+        if v == 0:
+            gain = 1
+        elif p > MAX_CELL_POWER:
+            continue
+        elif p == MAX_CELL_POWER:
+            gain = -MAX_CELL_POWER if owner == mover else MAX_CELL_POWER
+        elif owner == mover:
+            gain = 1
+        else:
+            gain = 2 * p + 1
+        table[v] = gain + _OFFSET
+    return bytes(table)
+
+
+GAIN_BYTES = (_gain_table(0), _gain_table(1))
+
+#: ``TAKE[a * 8 + k]`` returns the gain-table bytes of the ``k`` cells a SPREAD
+#: of power ``k`` reaches, plus a zero byte for k = 1 (index 49, appended to
+#: the translated board) so the result is always a tuple to ``sum``.
+_PAD = CELLS
+
+
+def _take_getters() -> list:
+    getters: list = [None] * (ACTION_COUNT * 8)
+    for a in range(SPREAD_BASE, ACTION_COUNT):
+        for k in range(1, MAX_CELL_POWER + 1):
+            cells = SPREAD_TARGETS[a * 8 + k]
+            getters[a * 8 + k] = itemgetter(*cells) if k > 1 else itemgetter(cells[0], _PAD)
+    return getters
+
+
+TAKE = _take_getters()
+
+#: ``REACH[cell * 8 + k]``: bit mask of every cell a stack of power ``k`` on
+#: ``cell`` can reach in one SPREAD (all six directions).
+REACH: list[int] = [0] * (CELLS * 8)
+for _cell in range(CELLS):
+    for _k in range(1, MAX_CELL_POWER + 1):
+        _mask = 0
+        for _d in range(6):
+            for _t in SPREAD_TARGETS[(SPREAD_BASE + _cell * 6 + _d) * 8 + _k]:
+                _mask |= 1 << _t
+        REACH[_cell * 8 + _k] = _mask
+del _cell, _k, _mask, _d, _t
+
+_ZERO = b"\0"
+
+
+def spread_gains(board: bytes | bytearray, player: int) -> list[tuple[int, int]]:
+    """``(gain, action)`` of every SPREAD ``player`` can make on ``board``."""
+    g = board.translate(GAIN_BYTES[player]) + _ZERO
+    take = TAKE
+    out = []
+    flag = BLUE_FLAG if player else 0
+    for cell, v in enumerate(board):
+        if v and (v & BLUE_FLAG) == flag:
+            k = v & 7
+            base = (SPREAD_BASE + cell * 6) * 8 + k
+            cost = (1 + _OFFSET) * k
+            for d in range(6):
+                a = base + d * 8
+                out.append((sum(take[a](g)) - cost, (a - k) >> 3))
+    return out
+
+
+def best_gain(board: bytes | bytearray, player: int) -> tuple[int, int]:
+    """``player``'s best SPREAD gain on ``board``, and the number of its stacks."""
+    g = board.translate(GAIN_BYTES[player]) + _ZERO
+    take = TAKE
+    flag = BLUE_FLAG if player else 0
+    best = -99
+    stacks = 0
+    for cell, v in enumerate(board):
+        if v and (v & BLUE_FLAG) == flag:
+            stacks += 1
+            k = v & 7
+            base = (SPREAD_BASE + cell * 6) * 8 + k
+            top = max(sum(take[base](g)), sum(take[base + 8](g)), sum(take[base + 16](g)),
+                      sum(take[base + 24](g)), sum(take[base + 32](g)), sum(take[base + 40](g)))
+            top -= (1 + _OFFSET) * k
+            if top > best:
+                best = top
+    return best, stacks
+
+
+def reach(board: bytes | bytearray, player: int) -> int:
+    """Bit mask of the cells ``player``'s stacks can reach with one SPREAD."""
+    mask = 0
+    flag = BLUE_FLAG if player else 0
+    for cell, v in enumerate(board):
+        if v and (v & BLUE_FLAG) == flag:
+            mask |= REACH[cell * 8 + (v & 7)]
+    return mask
+
+
+class InfexionHeuristics(Heuristics):
+    """Evaluation and ordering for Infexion (options: weights, ``spawns``)."""
+
+    value_scale = 400.0
+
+    def __init__(
+        self,
+        game: Any = None,
+        *,
+        my_take: int = 70,
+        their_take: int = 35,
+        spread: int = 10,
+        spawns: int = 8,
+        temperature: float = 2.0,
+        **options: Any,
+    ):
+        super().__init__(game)
+        self.my_take = my_take
+        self.their_take = their_take
+        self.spread = spread
+        #: Searched SPAWNs per node (the safest first); the root gets all.
+        self.spawns = spawns
+        #: Softmax temperature of the MCTS priors, in units of gain.
+        self.temperature = temperature
+
+    # -- evaluation -------------------------------------------------------------
+
+    def evaluate(self, state: InfexionState) -> int:  # type: ignore[override]
+        me = state.turn & 1
+        board = state.board
+        mine, theirs = (state.blue_power, state.red_power) if me else (state.red_power, state.blue_power)
+        my_gain, my_stacks = best_gain(board, me)
+        their_gain, their_stacks = best_gain(board, 1 - me)
+        if my_gain < 1 and mine + theirs < MAX_TOTAL_POWER:
+            my_gain = 1  # a SPAWN
+        if their_gain < 0:
+            their_gain = 0
+        left = MAX_TURNS - state.turn
+        take, threat = self.my_take, self.their_take
+        if left < 2:
+            threat = 0  # the opponent will not move again
+        if left < 1:
+            take = 0
+        return (
+            100 * (mine - theirs)
+            + take * my_gain
+            - threat * their_gain
+            + self.spread * (my_stacks - their_stacks)
+        )
+
+    # -- ordering ---------------------------------------------------------------
+
+    def scored_actions(self, state: InfexionState) -> list[tuple[int, int]]:
+        """``(score, action)`` for the legal actions: gains, spawns by safety."""
+        me = state.turn & 1
+        board = state.board
+        scored = spread_gains(board, me)
+        if state.red_power + state.blue_power < MAX_TOTAL_POWER:
+            danger = reach(board, 1 - me)
+            # A new stack where the opponent reaches is lost next move (they gain 3).
+            scored.extend((-2 if danger >> cell & 1 else 1, cell) for cell in range(CELLS) if not board[cell])
+        return scored
+
+    def ordered_actions(  # type: ignore[override]
+        self, state: InfexionState, rng: random.Random | None = None, prune: bool = True
+    ) -> list[int]:
+        if state.is_over:
+            return []
+        scored = self.scored_actions(state)
+        if rng is not None:
+            rng.shuffle(scored)
+        scored.sort(key=itemgetter(0), reverse=True)
+        if not prune:
+            return [a for _, a in scored]
+        # SPAWNs far from the action are much alike: search the best few.
+        out = []
+        spawns = 0
+        limit = self.spawns
+        for _, a in scored:
+            if a < SPREAD_BASE:
+                spawns += 1
+                if spawns > limit:
+                    continue
+            out.append(a)
+        return out
+
+    def tactical_actions(self, state: InfexionState) -> list[int]:  # type: ignore[override]
+        if state.is_over:
+            return []
+        # Captures of at least a whole stack of power 1 (gain 3 or more).
+        caps = [sa for sa in spread_gains(state.board, state.turn & 1) if sa[0] >= 3]
+        caps.sort(key=itemgetter(0), reverse=True)
+        return [a for _, a in caps[:4]]
+
+    # -- MCTS -------------------------------------------------------------------
+
+    def priors(self, state: InfexionState, actions: Sequence[int]) -> list[float]:  # type: ignore[override]
+        # A softmax of the ordering scores: captures stand out, safe spawns and
+        # quiet spreads share the rest.
+        score = dict((a, s) for s, a in self.scored_actions(state))
+        weights = [math.exp(min(score.get(a, 0), 20) / self.temperature) for a in actions]
+        total = sum(weights)
+        return [w / total for w in weights]
+
+    def moves_left(self, state: InfexionState) -> float:  # type: ignore[override]
+        return min(40.0, (MAX_TURNS - state.turn) / 2)

@@ -1,0 +1,278 @@
+"""Monte Carlo tree search (PUCT), written once for every game.
+
+* Selection: ``Q + c·P·sqrt(N)/(1 + n)`` with the heuristics' priors ``P``,
+  over a widening window of the children (best prior first): a node visited
+  ``N`` times considers its first ``2 + widen·sqrt(N)`` actions, so a wide
+  game is searched where it matters.
+* Leaves: a short playout by the heuristics' policy (``rollout_depth``
+  actions, 0 for none), then the evaluation, squashed into a win expectation
+  with ``tanh(value / value_scale)``; finished games score exactly.
+* Proven results: a move that ends the game in the mover's favour makes its
+  node a proven win; a node whose every child is a proven loss is a proven
+  loss.  Proofs propagate up, so short forced wins are found and played.
+* The tree survives between moves: :meth:`MCTS.advance` follows every action
+  of the real game (the agent's own and the opponent's) into the subtree.
+
+Values are kept per node from its chooser's side (:func:`perspective`);
+nothing assumes the players alternate, and at a chance node the event is
+drawn afresh on each visit (open loop).
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Hashable
+
+from referee.games.base import CHANCE, GameState
+
+from .clock import Deadline
+from .heuristics.base import Heuristics, perspective
+
+
+def _proven_for(player: int, child: "Node | None") -> int | None:
+    """A child's proven result seen from ``player``'s side, or None."""
+    if child is None or child.proven is None:
+        return None
+    return child.proven if child.player == player else -child.proven
+
+
+class Node:
+    """Statistics of one position; children are created when first visited."""
+
+    __slots__ = ("player", "actions", "priors", "visits", "values", "children", "total", "value_sum", "proven", "events")
+
+    def __init__(self, player: int):
+        self.player = player  # RED, BLUE or CHANCE
+        self.actions: list[Hashable] = []
+        self.priors: list[float] = []
+        self.visits: list[int] = []
+        self.values: list[float] = []  # per child, from this node's chooser's side
+        self.children: list["Node | None"] = []
+        self.total = 0
+        self.value_sum = 0.0
+        #: +1 / -1 when proven won / lost for ``player``, 0 proven drawn, None open.
+        self.proven: int | None = None
+        self.events: dict[Hashable, "Node"] | None = None  # chance nodes only
+
+
+@dataclass
+class MctsResult:
+    action: Hashable
+    simulations: int
+    seconds: float
+    value: float  # expected result for the mover, -1..1
+    proven: int | None
+
+
+class MCTS:
+    """A PUCT searcher that keeps its tree from move to move."""
+
+    def __init__(
+        self,
+        heuristics: Heuristics,
+        *,
+        c_puct: float = 1.5,
+        widen: float = 1.5,
+        rollout_depth: int = 0,
+        max_nodes: int = 200_000,
+        rng: random.Random | None = None,
+    ):
+        self.h = heuristics
+        self.c_puct = c_puct
+        self.widen = widen
+        self.rollout_depth = rollout_depth
+        self.max_nodes = max_nodes
+        self.rng = rng or random.Random()
+        self.root: Node | None = None
+        self.root_key: Hashable = None
+        self.nodes = 0
+
+    # -- the tree across moves ----------------------------------------------------
+
+    def advance(self, action: Hashable, state_after: GameState) -> None:
+        """Follow an action of the real game into the subtree (or drop the tree)."""
+        node = self.root
+        child = None
+        if node is not None:
+            if node.events is not None:
+                child = node.events.get(action)
+            elif action in node.actions:
+                child = node.children[node.actions.index(action)]
+        self.root = child
+        self.root_key = state_after.key() if child is not None else None
+
+    # -- searching ----------------------------------------------------------------
+
+    def choose(self, state: GameState, deadline: Deadline, iterations: int | None = None) -> MctsResult:
+        """Search until ``deadline`` (or ``iterations`` simulations) and pick the move."""
+        if state.current_player == CHANCE:
+            raise ValueError("chance acts here, not a player")
+        key = state.key()
+        if self.root is None or self.root_key != key or self.nodes > self.max_nodes:
+            self.root, self.root_key, self.nodes = None, key, 0
+            root = self._new_node(state, root=True)
+            self.root = root
+        root = self.root
+        copy = getattr(state, "copy_without_history", state.copy)
+        done = 0
+        if len(root.actions) > 1 and root.proven is None:
+            while True:
+                self._simulate(copy(), root)
+                done += 1
+                if root.proven is not None or self.nodes > self.max_nodes:
+                    break
+                if iterations is not None:
+                    if done >= iterations:
+                        break
+                elif not done & 15 and deadline.expired():
+                    break
+        best = self._best_index(root)
+        n = root.visits[best]
+        value = root.values[best] / n if n else 0.0
+        return MctsResult(root.actions[best], done, deadline.elapsed(), value, root.proven)
+
+    def _best_index(self, root: Node) -> int:
+        best, best_rank = 0, None
+        for i, child in enumerate(root.children):
+            proven = _proven_for(root.player, child)
+            n = root.visits[i]
+            q = root.values[i] / n if n else -2.0
+            # Proven wins first and proven losses last; otherwise the most visited.
+            rank = (2 * proven if proven is not None else 0, n, q)
+            if best_rank is None or rank > best_rank:
+                best, best_rank = i, rank
+        return best
+
+    def _new_node(self, state: GameState, root: bool = False) -> Node:
+        node = Node(state.current_player)
+        self.nodes += 1
+        outcome = state.outcome
+        if outcome is not None:
+            mover = perspective(state)
+            node.proven = 0 if outcome.winner is None else (1 if outcome.winner == mover else -1)
+            node.player = mover
+            return node
+        if node.player == CHANCE:
+            node.events = {}
+            return node
+        self._fill(node, state, self.h.ordered_actions(state, self.rng if root else None, prune=False))
+        return node
+
+    def _fill(self, node: Node, state: GameState, actions: list[Hashable]) -> None:
+        node.actions = actions
+        node.priors = self.h.priors(state, actions)
+        node.visits = [0] * len(actions)
+        node.values = [0.0] * len(actions)
+        node.children = [None] * len(actions)
+
+    def _simulate(self, state: GameState, root: Node) -> None:
+        node = root
+        path: list[tuple[Node, int]] = []
+        while True:
+            if node.proven is not None:
+                value, side = float(node.proven), node.player
+                break
+            if node.player == CHANCE:
+                event = self.h.chance_samples(state, self.rng)[0]
+                state.apply(event)
+                child = node.events.get(event)  # type: ignore[union-attr]
+                if child is None:
+                    child = self._new_node(state)
+                    node.events[event] = child  # type: ignore[index]
+                    value, side = self._leaf_value(child, state)
+                    path.append((node, -1))
+                    node = child
+                    break
+                path.append((node, -1))
+                node = child
+                continue
+            i = self._select(node)
+            path.append((node, i))
+            state.apply(node.actions[i])
+            child = node.children[i]
+            if child is None:
+                child = self._new_node(state)
+                node.children[i] = child
+                value, side = self._leaf_value(child, state)
+                node = child
+                break
+            node = child
+        self._backup(path, value, side, node)
+
+    def _leaf_value(self, node: Node, state: GameState) -> tuple[float, int]:
+        if node.proven is not None:
+            return float(node.proven), node.player
+        h = self.h
+        rng = self.rng
+        for _ in range(self.rollout_depth):
+            if state.current_player == CHANCE:
+                state.apply(h.chance_samples(state, rng)[0])
+            else:
+                state.apply(h.rollout_action(state, rng))
+            outcome = state.outcome
+            if outcome is not None:
+                side = perspective(state)
+                return (0.0 if outcome.winner is None else 1.0 if outcome.winner == side else -1.0), side
+        return math.tanh(h.evaluate(state) / h.value_scale), perspective(state)
+
+    def _select(self, node: Node) -> int:
+        total = node.total
+        width = 2 + int(self.widen * math.sqrt(total))
+        n_actions = len(node.actions)
+        if width > n_actions:
+            width = n_actions
+        scale = self.c_puct * math.sqrt(total + 1)
+        # First-play urgency: an untried action is assumed a little worse
+        # than this node's average.
+        fpu = (node.value_sum / total if total else 0.0) - 0.2
+        visits, values, priors, children = node.visits, node.values, node.priors, node.children
+        me = node.player
+        best, best_score = 0, -1e9
+        for i in range(width):
+            proven = _proven_for(me, children[i])
+            if proven is not None:
+                if proven == 1:
+                    return i
+                if proven == -1:
+                    continue
+            n = visits[i]
+            q = values[i] / n if n else fpu
+            score = q + scale * priors[i] / (1 + n)
+            if score > best_score:
+                best, best_score = i, score
+        if best_score == -1e9:
+            # Every action in the window is a proven loss: look beyond it.
+            for i in range(width, n_actions):
+                if _proven_for(me, children[i]) != -1:
+                    return i
+        return best
+
+    def _backup(self, path: list[tuple[Node, int]], value: float, side: int, leaf: Node) -> None:
+        child = leaf
+        for node, i in reversed(path):
+            node.total += 1
+            if i < 0:  # a chance node: its value is its child's, from the same side
+                child = node
+                continue
+            v = value if node.player == side else -value
+            node.visits[i] += 1
+            node.values[i] += v
+            node.value_sum += v
+            if child.proven is not None and node.proven is None:
+                self._prove(node, child)
+            child = node
+
+    def _prove(self, node: Node, child: Node) -> None:
+        me = node.player
+        if _proven_for(me, child) == 1:
+            node.proven = 1
+            return
+        # Lost (or drawn) only when every action is proven: then the best of them.
+        best = -1
+        for c in node.children:
+            proven = _proven_for(me, c)
+            if proven is None:
+                return
+            best = max(best, proven)
+        node.proven = best

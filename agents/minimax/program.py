@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from agents.common.alphabeta import AlphaBeta
+from agents.common.agent import SearchAgent
+from agents.common.clock import Deadline
+
+#: Bytes one transposition-table entry takes (key, tuple, dict slot), measured.
+TABLE_ENTRY_BYTES = 300
+
+
+class Agent(SearchAgent):
+    """Iterative-deepening alpha-beta on the game's evaluation (see README.md)."""
+
+    name = "minimax"
+    options = {
+        # Deepest iteration (plies); the clock usually stops it first.
+        "depth": (int, 64),
+        # Plies of captures searched past the horizon.
+        "quiescence": (int, 2),
+    }
+
+    def __init__(self, color: Any, **referee: Any):
+        super().__init__(color, **referee)
+        self.search = AlphaBeta(
+            self.heuristics,
+            max_depth=max(1, self.config["depth"]),
+            quiescence_depth=self.config["quiescence"],
+            table_entries=self.memory_share(TABLE_ENTRY_BYTES, 400_000),
+            rng=self.rng,
+        )
+
+    def choose(self, deadline: Deadline) -> Hashable:
+        self.last = self.search.choose(self.view.state, deadline)
+        return self.last.action
