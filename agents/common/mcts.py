@@ -117,15 +117,13 @@ class MCTS:
         copy = getattr(state, "copy_without_history", state.copy)
         done = 0
         if len(root.actions) > 1 and root.proven is None:
-            while True:
+            # With no time at all the root's best prior is played unsearched.
+            while iterations is not None or not deadline.expired():
                 self._simulate(copy(), root)
                 done += 1
                 if root.proven is not None or self.nodes > self.max_nodes:
                     break
-                if iterations is not None:
-                    if done >= iterations:
-                        break
-                elif not done & 15 and deadline.expired():
+                if iterations is not None and done >= iterations:
                     break
         best = self._best_index(root)
         n = root.visits[best]

@@ -39,6 +39,9 @@ class Heuristics:
     value_scale: float = 100.0
 
     def __init__(self, game: Any, **options: Any):
+        if options:
+            # The neutral defaults have no weights to set.
+            raise TypeError(f"unexpected keyword argument(s) {', '.join(sorted(options))}")
         self.game = game
 
     def evaluate(self, state: GameState) -> int:
