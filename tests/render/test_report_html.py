@@ -9,11 +9,9 @@ import pytest
 
 from referee.records import GameRecord
 
-from .test_html_replay import CHROMIUM, board_after, board_shown, browser, open_page  # noqa: F401  (fixture)
+from .test_html_replay import board_after, board_drawn, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (see README: browser tests)")
 
 CONFIG = """\
 name: report-test
@@ -41,7 +39,7 @@ def tournament(tmp_path_factory):
     return out, records
 
 
-def test_report_shows_every_agent_and_links_replays(browser, tournament):  # noqa: F811
+def test_report_shows_every_agent_and_links_replays(browser, tournament):
     out, records = tournament
     page, problems, requests = open_page(browser, out / "report.html")
     assert problems == [] and requests == [(out / "report.html").as_uri()]
@@ -64,6 +62,6 @@ def test_report_shows_every_agent_and_links_replays(browser, tournament):  # noq
     page.close()
     replay, problems, _ = open_page(browser, out / "replays" / "game-0.html")
     replay.keyboard.press("End")
-    assert board_shown(replay) == board_after(records[0], records[0].turns)
+    assert board_drawn(replay) == board_after(records[0], records[0].turns)
     assert problems == []
     replay.close()
