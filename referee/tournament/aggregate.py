@@ -49,7 +49,6 @@ class GameSummary:
         if record.reason in AGENT_FAILURE_REASONS:
             failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)
         extra = record.extra or {}
-        index = extra.get("game_index")
         return cls(
             red=record.name_of("RED"),
             blue=record.name_of("BLUE"),
@@ -60,7 +59,7 @@ class GameSummary:
             cpu=tuple(float(record.time_used.get(c, 0.0)) for c in COLORS),
             memory=tuple(float(record.peak_memory_mb.get(c, 0.0)) for c in COLORS),
             config_hash=extra.get("config_hash"),
-            index=index if isinstance(index, int) and not isinstance(index, bool) else None,
+            index=record.game_index,
         )
 
     def points(self, color: str) -> float:
