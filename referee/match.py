@@ -82,6 +82,10 @@ class MatchSettings:
     wall_grace: float = 5.0
     call_timeout: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: The folder the agents' processes start in and import their packages
+    #: from; None: this process's working directory.  (A Dask worker sets it
+    #: to its copy of the agents shipped by the tournament.)
+    agent_dir: str | None = None
 
     @property
     def limits(self) -> Limits:
@@ -187,6 +191,7 @@ class _Match:
                     dict(self.settings.game_options),
                     limits,
                     env=_agent_env(self.settings.seed, color),
+                    cwd=self.settings.agent_dir,
                 )
             )
         # Both interpreters start at once; the agents are then constructed
@@ -329,7 +334,7 @@ def check_agent(entry: AgentEntry, settings: MatchSettings) -> str | None:
     except SpecError as exc:
         return str(exc)
     game = load_game(settings.game, **dict(settings.game_options))
-    agent = HostedAgent("RED", module, class_name, game.name, dict(settings.game_options), settings.limits)
+    agent = HostedAgent("RED", module, class_name, game.name, dict(settings.game_options), settings.limits, cwd=settings.agent_dir)
     try:
         agent.start()
         agent.wait_ready()
