@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from referee.tournament.config import load_config
 from referee.tournament.lineup import build_lineup
 from referee.tournament.schedule import TournamentPlan, schedule
 
+from .procs import MARK, marked_processes
 from .test_cli import ROOT, TINY, command, records, run, same_tables, wait_for_lines, write_config
 from .test_shipping import make_project
 
@@ -68,6 +70,62 @@ def test_ctrl_c_on_a_local_cluster_then_resume(reference, tmp_path):
     assert "a Dask LocalCluster: 2 workers, 2 threads" in resumed.stderr
     assert game_indices(out) == Counter(range(6))
     same_tables(out, reference)
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def playing_agents(mark: str) -> list[tuple[int, int]]:
+    """(agent pid, the hash seed it was given) of the marked run's live agent processes."""
+    found = []
+    for pid in marked_processes(mark):
+        try:
+            if b"referee.hosting.agent_host" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            environ = dict(item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item)
+        except OSError:
+            continue
+        if b"PYTHONHASHSEED" in environ:  # a game's agent (the load checks run unseeded)
+            found.append((pid, int(environ[b"PYTHONHASHSEED"])))
+    return found
+
+
+def test_a_worker_killed_during_a_game_loses_no_game_and_records_none_twice(tmp_path):
+    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 6"))  # 18 games
+    reference = run(config, "-o", str(tmp_path / "local"), "--workers", "2", "-q")
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "dask"
+    mark = uuid.uuid4().hex  # the command's processes inherit it: its workers and their agents
+    proc = subprocess.Popen(command(config, "-o", str(out), "--scheduler", "local", "--workers", "2", "-q"), cwd=ROOT,
+                            env={**os.environ, MARK: mark}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(out / "games.jsonl", 1, proc)  # past the agent checks: games are being played
+    killed = None
+    deadline = time.monotonic() + 60
+    while killed is None and proc.poll() is None and time.monotonic() < deadline:
+        for agent, hash_seed in playing_agents(mark):
+            worker = parent_of(agent)
+            if worker is not None and parent_of(worker) == proc.pid:  # a Dask worker of the command's LocalCluster
+                recorded = (out / "games.jsonl").read_text().splitlines()
+                os.kill(worker, signal.SIGKILL)
+                killed = (worker, hash_seed, len(recorded))
+                break
+        time.sleep(0.01)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert killed is not None, "no game was seen running"
+    worker, hash_seed, recorded_then = killed
+    assert recorded_then < 18  # killed mid-tournament
+    assert proc.returncode == 0, stderr
+    assert "failed in the referee" not in stderr and "Traceback" not in stderr
+    games = records(out)
+    assert game_indices(out) == Counter(range(18))  # every game, each once
+    # The game that was being played when its worker died was played again, from its start.
+    lost = [r for r in games if hash_seed in ((r.seed * 2) % 2**32, (r.seed * 2 + 1) % 2**32)]
+    assert len(lost) == 1 and lost[0].reason in ("elimination", "turn_limit")
+    same_tables(out, tmp_path / "local")
 
 
 # -- a scheduler and workers started as on a cluster's machines ----------------------------
