@@ -191,6 +191,15 @@ def test_missing_class_is_a_load_error(tmp_path):
     assert_verdict(referee(tmp_path, RANDOM, f"{FIX}:NoSuchAgent"), "RED", "load_error", "has no class NoSuchAgent")
 
 
+def test_when_neither_agent_loads_the_game_is_drawn_with_both_errors(tmp_path):
+    code, record, out, err, pids = referee(tmp_path, "tests.hosting.fixture_agents.broken_import", "agents.no_such_agent")
+    assert code == 0, err
+    assert (record["winner"], record["reason"]) == (None, "load_error")
+    assert "a_module_that_does_not_exist" in record["error"]["RED"]["message"]
+    assert "agents.no_such_agent" in record["error"]["BLUE"]["message"]
+    assert out.rstrip().splitlines()[-1] == "* referee @ result: draw (load_error)"
+
+
 def test_missing_module_is_a_load_error(tmp_path):
     assert_verdict(referee(tmp_path, "agents.no_such_agent", RANDOM), "BLUE", "load_error", "cannot import")
 

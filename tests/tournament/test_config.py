@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from referee.tournament.config import ConfigError, default_name, load_config, parse_config
+from referee.tournament.lineup import build_lineup
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -116,3 +117,7 @@ def test_default_names():
 def test_shipped_configs_are_valid(path):
     config = parse_config(path.read_text(), path)
     assert len(config.agents) >= 2
+    # Every agent it names is imported and constructed (in its own process,
+    # with its options), as before a real run.
+    lineup = build_lineup(config, workers=2, cwd=ROOT)
+    assert len(lineup.plan.agents) == len(config.agents)
