@@ -34,7 +34,7 @@ RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", 
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "workers", "seed", "output", "sprt", "executor", "scheduler",
+    "time_limit", "space_limit", "call_timeout", "workers", "seed", "output", "sprt", "executor", "scheduler",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -89,6 +89,8 @@ class TournamentConfig:
     places: Mapping[str, str] = field(default_factory=dict)
     executor: str = "local"  # or "dask"
     scheduler: str = LOCAL_SCHEDULER  # executor dask: a scheduler's address, or local
+    #: Wall-clock seconds any one call of an agent may last (like --call-timeout).
+    call_timeout: float | None = None
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -387,6 +389,7 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         places={key: doc.where(key) for key in TOP_FIELDS},
         executor=executor,
         scheduler=scheduler,
+        call_timeout=_number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"),
     )
 
 

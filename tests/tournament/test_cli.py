@@ -201,6 +201,26 @@ seed: 4
         assert kwargs["game"] == "infexion" and "time_remaining" in kwargs and kwargs["space_limit"] is None
 
 
+def test_call_timeout_stops_an_agent_that_blocks_without_a_time_limit(tmp_path):
+    config = write_config(tmp_path, """\
+name: blocked
+agents:
+  - {name: sleeper, spec: tests.tournament.fixtures.agents.sleeper}
+  - {name: random, spec: agents.random_agent}
+games_per_pair: 2
+call_timeout: 1
+seed: 2
+""")
+    proc = run(config, "-o", str(tmp_path / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    games = records(tmp_path / "out")
+    assert len(games) == 2
+    for record in games:
+        # The sleeper thinks for 60 s a move; the 1 s cap ends each game.
+        assert record.reason == "time_limit" and record.name_of(record.winner) == "random"
+        assert "watchdog" in record.error[record.loser]["message"]
+
+
 def test_a_bad_config_stops_before_any_game(tmp_path):
     config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 5"))
     proc = run(config, "-o", str(tmp_path / "out"))

@@ -56,6 +56,7 @@ def test_name_defaults_to_the_file_name(tmp_path):
         (GOOD + "time_limit: -1\n", "5: time_limit", "0 or more"),
         (GOOD + "time_limit: yes\n", "5: time_limit", "boolean"),
         (GOOD + "space_limit: lots\n", "5: space_limit", "number"),
+        (GOOD + "call_timeout: -1\n", "5: call_timeout", "wall seconds per agent call"),
         (GOOD + "workers: 0\n", "5: workers", "at least 1"),
         (GOOD + "seed: 1.5\n", "5: seed", "whole number"),
         (GOOD + "format: swiss\n", "5: format", "round_robin, gauntlet"),
