@@ -34,7 +34,8 @@ RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", 
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "workers", "seed", "output", "sprt", "executor", "scheduler", "ship_agents",
+    "time_limit", "space_limit", "call_timeout", "workers", "seed", "output", "sprt", "executor", "scheduler",
+    "ship_agents",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -90,6 +91,8 @@ class TournamentConfig:
     executor: str = "local"  # or "dask"
     scheduler: str = LOCAL_SCHEDULER  # executor dask: a scheduler's address, or local
     ship_agents: bool = False  # executor dask: send the agents' folders to the workers
+    #: Wall-clock seconds any one call of an agent may last (like --call-timeout).
+    call_timeout: float | None = None
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -394,6 +397,7 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         executor=executor,
         scheduler=scheduler,
         ship_agents=ship_agents,
+        call_timeout=_number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"),
     )
 
 

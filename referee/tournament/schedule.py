@@ -30,6 +30,7 @@ class TournamentPlan:
     time_limit: float | None = None
     space_limit: float | None = None
     seed: int = 0
+    call_timeout: float | None = None
 
     @property
     def names(self) -> list[str]:
@@ -52,6 +53,8 @@ class TournamentPlan:
             "time_limit": self.time_limit,
             "space_limit": self.space_limit,
             "seed": self.seed,
+            # Only when set, so folders of plans made before it existed still resume.
+            **({"call_timeout": self.call_timeout} if self.call_timeout else {}),
         }
 
     def pairings(self) -> Iterator[tuple[int, int]]:
@@ -107,6 +110,7 @@ def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
                     game_options=dict(plan.game_options),
                     time_limit=plan.time_limit,
                     space_limit=plan.space_limit,
+                    call_timeout=plan.call_timeout,
                     seed=seed,
                     extra=extra,
                 )
