@@ -319,7 +319,7 @@ class HostedAgent:
         if limit and self.peak_bytes > limit:
             self._fail(
                 AgentOutOfMemory,
-                f"used {self.peak_memory_mb:.0f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
+                f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
         if self.proc.poll() is not None:
             self._fail_dead()
@@ -340,7 +340,7 @@ class HostedAgent:
         if limit and self.peak_bytes > limit:
             self._fail(
                 AgentOutOfMemory,
-                f"used {self.peak_memory_mb:.0f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
+                f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
 
     def _update_peak(self, resident: int, extra: int = 0) -> None:

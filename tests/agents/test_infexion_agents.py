@@ -21,7 +21,7 @@ from agents.common.alphabeta import AlphaBeta
 from agents.common.clock import Deadline, move_budget
 from agents.common.heuristics import WIN, WIN_ZONE
 from agents.common.heuristics.infexion import InfexionHeuristics, spread_gains
-from agents.common.mcts import MCTS
+from agents.common.mcts import MCTS, _tree_size
 from referee.game import PlayerColor
 from referee.game.actions import from_engine_action, to_engine_action
 from referee.games.base import BLUE, RED
@@ -173,6 +173,16 @@ def test_mcts_reuses_its_tree_across_both_players_moves():
     agent.turn(PlayerColor.BLUE, from_engine_action(unseen[0]), **kwargs)
     assert agent.search.root is None
     assert to_engine_action(agent.action(**kwargs)) in agent.view.state.legal_actions()
+
+
+def test_a_full_mcts_tree_keeps_searching_without_growing():
+    # A blue stack out of reach, so no quick proof ends the search.
+    state = InfexionState.from_text("b1....../" + WIN_IN_TWO.split("/", 1)[1].replace(" 100", " 60"))
+    search = MCTS(InfexionHeuristics(), max_nodes=300, rng=random.Random(2))
+    result = search.choose(state, Deadline(60), iterations=3000)
+    assert result.simulations == 3000
+    assert _tree_size(search.root) <= 301
+    assert sum(search.root.visits) == 3000
 
 
 def test_search_order_offers_every_legal_action_at_the_root():
