@@ -439,6 +439,8 @@ class InfinitronHeuristics(Heuristics):
         # Cities a unit would take by stopping on them, found once per node.
         takeable: dict[int, bool] = {}
         enemy_cap = setup.cities[1 - me]
+        if owner[1 - me] == 1 - me and self._territory_clear(s, 1 - me, me):
+            self._capital_moves(s, me, out)
         movers = []
         for uid, (cell, hp, t) in s.units[me].items():
             if uid in done:
@@ -472,6 +474,8 @@ class InfinitronHeuristics(Heuristics):
             dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
             best: list[tuple[float, int]] = []
             for c in dests:
+                if c == enemy_cap:
+                    continue  # see _capital_moves
                 score = self.advance * (here - dmap[c])
                 i = city_at[c]
                 if i >= 0 and owner[i] != me and not flags[i] & DESTROYED:
@@ -479,12 +483,7 @@ class InfinitronHeuristics(Heuristics):
                     if clear is None:
                         clear = takeable[i] = self._territory_clear(s, i, me)
                     if clear:
-                        if i == 1 - me:
-                            out.append((float(WIN), (MOVE, uid, c)))
-                            continue
                         score += self.city
-                    elif i == 1 - me:
-                        continue  # standing on it only blocks one's own capture
                 if near:
                     b2 = c * CELL_COUNT
                     top = 0.0
@@ -502,6 +501,39 @@ class InfinitronHeuristics(Heuristics):
             for score, c in best[:2]:
                 if score > 0:
                     out.append((score, (MOVE, uid, c)))
+
+    def _capital_moves(self, s: InfinitronState, me: int, out: list) -> None:
+        """With the enemy capital's territory empty: the moves onto it, or out of their way.
+
+        A unit that could walk onto the capital but for one of its own side's
+        units in the way makes every move of the units near it a candidate,
+        so a two-command win (clear the way, then take) is searched.
+        """
+        cap = s.setup.cities[1 - me]
+        cmap = self._capital_map(s, 1 - me)
+        tpls = s.templates[me]
+        done = s.done
+        moved = s.active if s.active_moved else -1
+        occ, ground = s.occ, s.ground
+        ready = [
+            (uid, cell, tpls[t])
+            for uid, (cell, _, t) in s.units[me].items()
+            if uid not in done and uid != moved and tpls[t].budget
+        ]
+        blocked_reach = 0
+        for uid, cell, tp in ready:
+            if cmap[cell] <= tp.move:
+                dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
+                if cap in dests:
+                    out.append((float(WIN), (MOVE, uid, cap)))
+                    return
+                blocked_reach = max(blocked_reach, tp.move)
+        if not blocked_reach:
+            return
+        for uid, cell, tp in ready:
+            if DISTANCE[cell * CELL_COUNT + cap] <= blocked_reach:
+                dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
+                out.extend((self.capture / 2, (MOVE, uid, c)) for c in dests if c != cap)
 
     @staticmethod
     def _territory_clear(s: InfinitronState, city: int, side: int) -> bool:
