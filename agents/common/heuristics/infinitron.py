@@ -147,6 +147,7 @@ class InfinitronHeuristics(Heuristics):
         candidates: int = 14,
         unit_moves: int = 6,
         temperature: float = 300.0,
+        value_scale: float = 1500.0,
         plan: Sequence[str] = DEFAULT_PLAN,
     ):
         super().__init__(game)
@@ -166,6 +167,8 @@ class InfinitronHeuristics(Heuristics):
         self.unit_moves = unit_moves
         #: Softmax temperature of the MCTS priors, in evaluation units.
         self.temperature = temperature
+        #: MCTS squashes evaluations with tanh(value / value_scale).
+        self.value_scale = value_scale
         plan_actions = [parse_action(text) for text in plan]
         if not plan_actions or any(a[0] != DEFINE for a in plan_actions) or len(plan_actions) > MAX_TEMPLATES:
             raise ValueError(f"plan: 1..{MAX_TEMPLATES} DEFINE commands, not {list(plan)!r}")
@@ -668,7 +671,11 @@ class InfinitronHeuristics(Heuristics):
     # -- MCTS ---------------------------------------------------------------------
 
     def priors(self, state: GameState, actions: Sequence[tuple[int, ...]]) -> list[float]:  # type: ignore[override]
-        """A softmax of the candidates' scores (every other command gets the lowest)."""
+        """A softmax of the candidates' scores (every other command gets the lowest).
+
+        (Priors from the evaluation after each command were tried: no
+        stronger against greedy over 24 games, and five times the cost.)
+        """
         if actions is self._last_list and self._last_scores is not None:
             scores = self._last_scores
         else:
