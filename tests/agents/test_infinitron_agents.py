@@ -13,11 +13,11 @@ import pytest
 
 from agents.common.agent import OptionError
 from agents.common.heuristics import heuristics_for
-from agents.common.heuristics.infinitron import InfinitronHeuristics
+from agents.common.heuristics.infinitron import DEFAULT_PLAN, InfinitronHeuristics
 from referee.game.player import PlayerColor
 from referee.games.base import BLUE, CHANCE, RED
 from referee.games.infinitron import Infinitron, InfinitronState, action_to_str, parse_action
-from referee.games.infinitron.engine import CHANCE_KINDS, END_TURN_ACTION, NO_EVENT_ACTION
+from referee.games.infinitron.engine import BUILD, CHANCE_KINDS, END_TURN_ACTION, NO_EVENT_ACTION
 from referee.infinitron import from_engine_action, to_engine_action
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -207,6 +207,34 @@ def test_a_unit_in_the_way_is_moved_then_the_capital_taken(module: str) -> None:
     assert state.outcome is not None and state.outcome.winner == RED, texts
     # Out of the corridor (onto (-3, 2) it would block it still), then the capture.
     assert texts[0] in ("MOVE(0, -2, 3)", "MOVE(0, -1, 1)") and texts[1] == "MOVE(1, -4, 2)"
+
+
+@pytest.mark.parametrize("module", ["agents.greedy", "agents.minimax"])
+def test_a_walled_in_capital_makes_room_to_build(module: str) -> None:
+    # Asteroids can leave a capital with every build cell taken by its own
+    # units and BLOCK all round: one must step into the one free cell, (5, -4),
+    # or the RP never become units.  (Not MCTS: a build is worth only ~100
+    # here, within the noise of its averages, and it may put it off.)
+    state = Infinitron(cities=[]).new_state()
+    for text in DEFAULT_PLAN:  # all four templates: no DEFINE to offer
+        state.setup_template(RED, *parse_action(text)[1:])
+    for r, q in ((4, -1), (3, -1), (3, -2), (5, -2), (3, -3), (4, -4), (5, -5)):
+        state.setup_ground("BLOCK", r, q)
+    for r, q in ((4, -2), (4, -3), (5, -3)):  # the capital and its two open neighbours
+        state.setup_unit(RED, 0, r, q)
+    state.rp[RED] = 12
+    state.terrain_points = (0, 0)
+    assert not [a for a in state.legal_actions() if a[0] == BUILD]
+    agent = make_agent(module, RED, {"cities": []}, 1, move_time=0.2)
+    agent.view.state = state.copy()
+    for _ in range(3):
+        action = to_engine_action(agent.action(**referee_kwargs({"cities": []}, 1)))
+        assert state.illegal_reason(action) is None
+        state.apply(action)
+        if action == END_TURN_ACTION:
+            break
+        agent.turn(PlayerColor.RED, from_engine_action(action))
+    assert len(state.units[RED]) == 4
 
 
 # -- the heuristics on their own --------------------------------------------------------

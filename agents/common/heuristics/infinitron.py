@@ -6,7 +6,7 @@ for the player whose turn it is (Red while a chaos roll is due)::
     units    100 · cost · (1 + hp / max_hp) / 2 per unit: whole at full HP,
              half when nearly dead, so damage and kills both count
     RP       ``rp`` per resource point (less than a built point, so RP is
-             spent; half beyond 24), with the income to come: the other
+             spent; half beyond 24, none beyond 48), with the income to come: the other
              side's next in full, the mover's 3/4 (so END_TURN alone never
              looks like a gain when the incomes are equal)
     cities   ``city`` per neutral city held; ``template`` per template defined
@@ -76,7 +76,7 @@ DEFAULT_PLAN = (
 
 #: Path distances beyond the board's diameter mean "cannot get there".
 FAR = 20
-#: RP beyond this are worth half as much (they should have been spent).
+#: RP beyond this are worth half as much, beyond twice this nothing (they should have been spent).
 HOARD = 24
 #: Steps from its objective within which a mobile unit earns ``advance`` a step.
 CLOSE = 10
@@ -134,7 +134,7 @@ class InfinitronHeuristics(Heuristics):
         self,
         game: Any = None,
         *,
-        rp: int = 80,
+        rp: int = 60,
         city: int = 600,
         template: int = 250,
         advance: int = 20,
@@ -276,9 +276,11 @@ class InfinitronHeuristics(Heuristics):
                 bank = 4 * s.rp[side] + 7 * income
             else:
                 bank = 4 * s.rp[side] + 3 * income
-            # A large bank is worth less a point: it should have been spent.
+            # A large bank is worth less a point, and nothing beyond twice
+            # HOARD: it should have been spent, and counting it would drown
+            # everything else (MCTS squashes values with tanh).
             if bank > 4 * HOARD:
-                bank = 4 * HOARD + (bank - 4 * HOARD) // 2
+                bank = 4 * HOARD + min(bank - 4 * HOARD, 4 * HOARD) // 2
             v = (
                 value
                 + rp_weight * bank // 4
@@ -563,7 +565,9 @@ class InfinitronHeuristics(Heuristics):
             return
         t, turret = choice
         cells = s._build_cells(me)
+        score = (100 - self.rp) * tpls[t].cost + (self.guard if turret else 0)
         if not cells:
+            self._make_room(s, me, score, out)
             return
         if turret:
             cap = s.setup.cities[me]
@@ -574,8 +578,31 @@ class InfinitronHeuristics(Heuristics):
             cell = min(ring, key=lambda c: DISTANCE[c * CELL_COUNT + enemy_cap])
         else:
             cell = min(cells, key=lambda c: (dmap[c], c))
-        score = (100 - self.rp) * tpls[t].cost + (self.guard if turret else 0)
         out.append((float(score), (BUILD, t, cell)))
+
+    def _make_room(self, s: InfinitronState, me: int, score: float, out: list) -> None:
+        """Moves that free a build cell, when a BUILD is wanted and every one is taken.
+
+        (Asteroids can wall a capital in: then the units on its build cells
+        must step aside, or the RP can never become units, which score.)
+        """
+        setup = s.setup
+        zone: set[int] = set()
+        for i, owner in enumerate(s.city_owner):
+            if owner == me:
+                zone.update(setup.build_zone[i])
+        tpls = s.templates[me]
+        done = s.done
+        moved = s.active if s.active_moved else -1
+        occ, ground = s.occ, s.ground
+        for uid, (cell, _, t) in s.units[me].items():
+            tp = tpls[t]
+            if cell not in zone or uid in done or uid == moved or not tp.budget:
+                continue
+            dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
+            away = [c for c in dests if c not in zone]
+            if away:
+                out.append((score / 2, (MOVE, uid, away[0])))
 
     def _build_choice(self, s: InfinitronState, me: int, tpls: tuple, rp: int) -> tuple[int, bool] | None:
         """Which template to build now, and whether it is a capital guard; None to save up."""
@@ -700,11 +727,12 @@ class InfinitronHeuristics(Heuristics):
         return [NO_EVENT_ACTION]
 
     def moves_left(self, state: GameState) -> float:  # type: ignore[override]
-        """This player's commands still to come, this turn's included.
+        """This player's ``action()`` calls still to come, this turn's included.
 
-        A turn holds about one command per unit and one or two more (games
-        between the bundled agents: 1.0-1.3 a unit); this counts 1.5 a unit,
-        and at least four units' worth, since armies grow.
+        Each turn: 2 + 1.5 a unit, at least four units' worth (armies grow).
+        Games between the bundled agents took about 3 + 0.7 a unit, so this
+        errs on the safe side: the clock lasts even if every game went to
+        the turn limit.
         """
         s: InfinitronState = state  # type: ignore[assignment]
         turns = (s.setup.max_turns - s.turn + 1) // 2
