@@ -93,7 +93,7 @@ class AlphaBeta:
             self.table.clear()
         for pair in self.killers:
             pair[0] = pair[1] = None
-        actions = self.h.ordered_actions(root, self.rng, prune=False)
+        actions = self.h.ordered_actions(root, self.rng, prune=self.h.prune_everywhere)
         if not actions:
             raise ValueError("no legal action: the game is over")
         best, value, depth_done = actions[0], 0, 0

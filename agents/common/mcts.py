@@ -176,7 +176,7 @@ class MCTS:
         if node.player == CHANCE:
             node.events = {}
             return node
-        self._fill(node, state, self.h.ordered_actions(state, self.rng if root else None, prune=False))
+        self._fill(node, state, self.h.ordered_actions(state, self.rng if root else None, prune=self.h.prune_everywhere))
         return node
 
     def _fill(self, node: Node, state: GameState, actions: list[Hashable]) -> None:
