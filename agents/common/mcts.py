@@ -9,7 +9,9 @@
   with ``tanh(value / value_scale)``; finished games score exactly.
 * Proven results: a move that ends the game in the mover's favour makes its
   node a proven win; a node whose every child is a proven loss is a proven
-  loss.  Proofs propagate up, so short forced wins are found and played.
+  loss (only where nodes list every legal action: not for games whose
+  heuristics prune everywhere).  Proofs propagate up, so short forced wins
+  are found and played.
 * The tree survives between moves: :meth:`MCTS.advance` follows every action
   of the real game (the agent's own and the opponent's) into the subtree.
 
@@ -292,7 +294,11 @@ class MCTS:
         if _proven_for(me, child) == 1:
             node.proven = 1
             return
-        # Lost (or drawn) only when every action is proven: then the best of them.
+        # Lost (or drawn) only when every action is proven: then the best of
+        # them.  A pruned list is not every action: the heuristics may have
+        # left out the one that saves the game, so no such proof is made.
+        if self.h.prune_everywhere:
+            return
         best = -1
         for c in node.children:
             proven = _proven_for(me, c)

@@ -3,7 +3,8 @@
 Game ``k`` is round ``k // P`` of pairing ``k % P`` (P pairings): every
 pairing plays once per round, so any prefix of the schedule is balanced, and
 the colours swap every round, so each pairing plays both colours equally.
-Each game's seed is a hash of the tournament seed and ``k``.
+Each game's seed is a hash of the tournament seed and ``k``; a game whose
+setup is drawn from its seed (Infinitron's cities) gets it in its options.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Container, Iterator, Mapping
 
+from ..games import game_class
 from ..match import AgentEntry, MatchSettings
 
 
@@ -92,6 +94,7 @@ class Job:
 def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
     """Every game of the plan in order, except the indices in ``skip``; lazy."""
     fingerprint = plan.fingerprint
+    seeded_options = game_class(plan.game).seeded_options
     index = 0
     for round_number in range(plan.games_per_pair):
         for first, second in plan.pairings():
@@ -107,7 +110,7 @@ def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
                 }
                 settings = MatchSettings(
                     game=plan.game,
-                    game_options=dict(plan.game_options),
+                    game_options=seeded_options(plan.game_options, seed),
                     time_limit=plan.time_limit,
                     space_limit=plan.space_limit,
                     call_timeout=plan.call_timeout,

@@ -42,6 +42,20 @@ def reference(tmp_path_factory) -> Path:
     return folder / "out"
 
 
+#: PROJECT_ONLY with 12 games: an interruption after the first leaves ten or
+#: more to play, so however slow the machine, the run cannot have finished.
+LONGER = PROJECT_ONLY.replace("games_per_pair: 2", "games_per_pair: 4")
+
+
+@pytest.fixture(scope="module")
+def longer_reference(tmp_path_factory) -> Path:
+    """LONGER played by the local executor."""
+    folder = tmp_path_factory.mktemp("longer")
+    proc = run(write_config(folder, LONGER), "-o", str(folder / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
 def game_indices(folder: Path) -> Counter:
     return Counter(r.extra["game_index"] for r in records(folder))
 
@@ -49,8 +63,8 @@ def game_indices(folder: Path) -> Counter:
 # -- a LocalCluster started by the command -----------------------------------------------
 
 
-def test_ctrl_c_on_a_local_cluster_then_resume(reference, tmp_path):
-    config = write_config(tmp_path, PROJECT_ONLY + "executor: dask\nscheduler: local\nworkers: 2\n")
+def test_ctrl_c_on_a_local_cluster_then_resume(longer_reference, tmp_path):
+    config = write_config(tmp_path, LONGER + "executor: dask\nscheduler: local\nworkers: 2\n")
     out = tmp_path / "out"
     # A session of its own, so that Ctrl-C can go to the whole process group, as
     # from a terminal: the cluster's workers get it too, and must not die of it.
@@ -63,13 +77,13 @@ def test_ctrl_c_on_a_local_cluster_then_resume(reference, tmp_path):
     assert "waiting for the running games to finish" in stderr and "To resume:" in stderr
     assert "Traceback" not in stderr
     interrupted = game_indices(out)
-    assert 1 <= len(interrupted) < 6 and set(interrupted.values()) == {1}
+    assert 1 <= len(interrupted) < 12 and set(interrupted.values()) == {1}
     resumed = run(config, "-o", str(out), "--resume", "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{len(interrupted)} already recorded" in resumed.stderr
     assert "a Dask LocalCluster: 2 workers, 2 threads" in resumed.stderr
-    assert game_indices(out) == Counter(range(6))
-    same_tables(out, reference)
+    assert game_indices(out) == Counter(range(12))
+    same_tables(out, longer_reference)
 
 
 def parent_of(pid: int) -> int | None:
