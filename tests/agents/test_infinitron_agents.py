@@ -13,7 +13,7 @@ import pytest
 
 from agents.common.agent import OptionError
 from agents.common.heuristics import heuristics_for
-from agents.common.heuristics.infinitron import DEFAULT_PLAN, InfinitronHeuristics
+from agents.common.heuristics.infinitron import DEFAULT_PLAN, HORIZON_TURNS, InfinitronHeuristics
 from referee.game.player import PlayerColor
 from referee.games.base import BLUE, CHANCE, RED
 from referee.games.infinitron import Infinitron, InfinitronState, action_to_str, parse_action
@@ -292,5 +292,8 @@ def test_chance_samples_are_the_no_event_roll_and_a_turn_counts_several_commands
     samples = h.chance_samples(state, random.Random(0))
     assert samples == [NO_EVENT_ACTION] and all(state.is_legal(a) for a in samples)
     state.apply(NO_EVENT_ACTION)
-    own_turns = (state.setup.max_turns + 1) // 2
-    assert h.moves_left(state) > 4 * own_turns
+    # Several commands a turn, over the turns the clock is shared across.
+    assert h.moves_left(state) > 4 * HORIZON_TURNS
+    # Near the turn limit only the turns that remain count.
+    late = Infinitron(max_turns=6).new_state()
+    assert h.moves_left(late) < h.moves_left(state) / 10
