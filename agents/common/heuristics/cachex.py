@@ -405,8 +405,12 @@ class CachexHeuristics(Heuristics):
         actions.sort(key=score.__getitem__, reverse=True)
         if prune and self.width and len(actions) > self.width:
             # Far from both sides' best routes nothing much happens: search
-            # the most promising cells only.
-            actions = actions[: self.width]
+            # the most promising cells only (and always the steal, which the
+            # cell scores cannot judge).
+            kept = actions[: self.width]
+            if state.turn == 1 and STEAL not in kept:
+                kept.append(STEAL)
+            actions = kept
         return actions
 
     def tactical_actions(self, state: CachexState) -> list[int]:  # type: ignore[override]
