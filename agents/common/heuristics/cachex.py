@@ -194,8 +194,9 @@ def levels(geo: Geometry, groups: list[tuple[int, int]], empty: int, start: int,
     row = geo.row
     up, not_first, not_last = row - 2, geo.not_first_col, geo.not_last_col
     nb = geo.neighbours
-    # Chains on the start side count the side itself as one reached neighbour.
-    on_start = [(stones & start != 0, around) for stones, around in groups]
+    # A chain matters while some cell around it is still to be reached (so
+    # those on the start side, whose cells are all reached, never do).
+    active = [around for _, around in groups if around & ~reached]
     d = 1
     while True:
         d += 1
@@ -209,8 +210,8 @@ def levels(geo: Geometry, groups: list[tuple[int, int]], empty: int, start: int,
                 step &= empty
                 twice |= once & step
                 once |= step
-            for side, around in on_start:
-                count = (around & reached).bit_count() + side
+            for around in active:
+                count = (around & reached).bit_count()
                 if count >= 2:
                     twice |= around
                 elif count:
@@ -219,7 +220,7 @@ def levels(geo: Geometry, groups: list[tuple[int, int]], empty: int, start: int,
             grown = reached | twice
         else:
             grown = reached | (nb(reached) & empty)
-            for _, around in groups:
+            for around in active:
                 if around & reached:
                     grown |= around
         if grown == reached:
@@ -228,6 +229,7 @@ def levels(geo: Geometry, groups: list[tuple[int, int]], empty: int, start: int,
             return Levels(out, goal, first_hit + 2 if first_hit else FAR, 1 if first_hit else 0)
         reached = grown
         out.append(reached)
+        active = [around for around in active if around & ~reached]
         hits = (reached & goal).bit_count()
         if hits >= need:
             return Levels(out, goal, d, hits)
