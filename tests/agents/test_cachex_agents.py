@@ -226,7 +226,7 @@ def test_distances_on_hand_made_positions():
     # A red row along Blue's direction blocks nothing: Blue goes along row 0.
     row = CachexState(4, {(1, 0): RED, (1, 1): RED, (1, 2): RED, (1, 3): RED, (0, 0): BLUE}, 6)
     assert h.both_levels(row)[1].distance == 3
-    two = CachexHeuristics()
+    two = CachexHeuristics(distance="two")
     # Two-distance: cells need two neighbours one level nearer, so it is
     # more than the plain distance (8 on the empty 7x7 board); a stone in
     # the centre brings its owner closer and the opponent no closer.
@@ -280,25 +280,69 @@ def test_masks_and_captures_agree_with_the_engine():
             assert found == really, state.to_text()
 
 
+def value_after(h: CachexHeuristics, state: CachexState, action: int) -> int:
+    """The mover's value of ``action`` one move deep."""
+    me = state.current_player
+    state.apply(action)
+    try:
+        if state.outcome is not None:
+            return 0 if state.outcome.winner is None else 2 * NEAR_WIN if state.outcome.winner == me else -2 * NEAR_WIN
+        return -h.evaluate(state)
+    finally:
+        state.undo()
+
+
 def test_ordering_priors_and_tactics():
-    h = CachexHeuristics()
+    h = CachexHeuristics(lookahead=10)
     for n in (3, 4, 6, 9, 15):
         for state in random_positions(n, 6, 200 + n) + [CachexState(n)]:
             legal = state.legal_actions()
+            before = state.to_text()
             full = h.ordered_actions(state, random.Random(1), prune=False)
+            assert state.to_text() == before  # looking ahead leaves the position as it was
             assert sorted(full) == sorted(legal)
-            pruned = h.ordered_actions(state)
-            assert set(pruned) <= set(legal) and pruned
             score = h.scores(state)
-            # Best first, and pruning keeps the best.
-            assert [score[a] for a in full] == sorted(score.values(), reverse=True)
-            assert [score[a] for a in pruned] == [score[a] for a in full[: len(pruned)]]
+            by_score = sorted(score.values(), reverse=True)
+            # The full list: the best-scored actions ranked by their value
+            # one move deep, then the others by score.
+            head, rest = full[:10], full[10:]
+            assert sorted((score[a] for a in head), reverse=True) == by_score[: len(head)]
+            values = [value_after(h, state, a) for a in head]
+            assert values == sorted(values, reverse=True)
+            assert [score[a] for a in rest] == by_score[len(head):]
+            # Pruned (below a search's root): by score, the best kept.
+            pruned = h.ordered_actions(state)
+            assert len(pruned) == min(len(legal), h.width + (state.turn == 1))
+            assert [score[a] for a in pruned if a != STEAL] == by_score[: len(pruned) - (STEAL in pruned)]
             priors = h.priors(state, full)
             assert len(priors) == len(full) and abs(sum(priors) - 1) < 1e-9
             assert all(p > 0 for p in priors)
+            # Looked-at actions get priors in the order of their values.
+            assert all(priors[i] >= priors[i + 1] for i in range(len(head) - 1))
             assert set(h.tactical_actions(state)) <= set(legal)
             assert 2 <= h.moves_left(state) <= n * n
     # A winning cell is ordered first; the steal is offered on Blue's first move.
     assert h.ordered_actions(WIN_IN_ONE)[0] in wins_now(WIN_IN_ONE)
     after_centre = CachexState(5, {(2, 1): RED}, 1)
     assert STEAL in h.ordered_actions(after_centre, prune=False)
+
+
+# Blue's row needs one more stone, at (2, 4) or (1, 4): Red cannot block
+# both, but Red's (3, 1) with (1, 2) captures (2, 1) and (2, 2).
+SAVED_BY_CAPTURE = CachexState(5, {(2, 0): BLUE, (2, 1): BLUE, (2, 2): BLUE, (2, 3): BLUE,
+                                   (1, 2): RED, (0, 4): RED, (4, 0): RED, (3, 3): RED}, 8)
+
+
+def test_captures_are_seen_by_the_evaluation_and_played():
+    h = CachexHeuristics()
+    state = SAVED_BY_CAPTURE.copy()
+    capture = 3 * 16 + 1
+    assert h.tactical_actions(state) == [capture]
+    assert h.static_value(state) == -NEAR_WIN // 2  # two cells to stop, one move
+    assert h.evaluate(state) == value_after(h, state, capture) > 0
+    assert CachexHeuristics(captures=0).evaluate(state) == -NEAR_WIN // 2
+    assert h.ordered_actions(state, prune=False)[0] == capture
+    assert h.ordered_actions(state)[0] == capture
+    for name, options in (("greedy", {}), ("minimax", {"depth": 3}), ("mcts", {"iterations": 300})):
+        agent = make_agent(name, RED, 5, 0, move_time=30.0, **options)
+        assert choose_in(agent, state) == capture, name
