@@ -346,3 +346,17 @@ def test_captures_are_seen_by_the_evaluation_and_played():
     for name, options in (("greedy", {}), ("minimax", {"depth": 3}), ("mcts", {"iterations": 300})):
         agent = make_agent(name, RED, 5, 0, move_time=30.0, **options)
         assert choose_in(agent, state) == capture, name
+
+
+def test_a_capture_that_repeats_the_board_a_seventh_time_is_a_draw():
+    # The 3x3 cycle from docs/cachex.md: after 40 actions Red's capture on
+    # (1, 1) would bring the board back for the 7th time.
+    state = CachexState(3)
+    head = ["PLACE(0, 0)", "PLACE(2, 0)", "PLACE(0, 2)", "PLACE(2, 2)", "PLACE(1, 1)"]
+    lap = ["PLACE(1, 2)", "PLACE(1, 0)", "PLACE(0, 1)", "PLACE(0, 2)", "PLACE(1, 0)", "PLACE(1, 1)"]
+    for text in (head + lap * 6)[:40]:
+        state.apply_checked(state.parse_action(text))
+    h = CachexHeuristics()
+    assert h.tactical_actions(state) == [1 * 16 + 1]
+    assert h.static_value(state) == -NEAR_WIN // 2  # Blue has two connecting cells
+    assert h.evaluate(state) == 0  # the capture only draws

@@ -137,6 +137,7 @@ class Geometry:
 
 @lru_cache(maxsize=None)
 def geometry(n: int) -> Geometry:
+    """The (shared) masks of the ``n x n`` board."""
     return Geometry(n)
 
 
@@ -335,6 +336,7 @@ class CachexHeuristics(Heuristics):
     # -- evaluation --------------------------------------------------------------
 
     def evaluate(self, state: CachexState) -> int:  # type: ignore[override]
+        """The static value, or the value after one of the mover's captures if that is better."""
         value = self.static_value(state)
         if not self.captures or state.turn < 2 or value >= NEAR_WIN:
             return value
@@ -345,12 +347,17 @@ class CachexHeuristics(Heuristics):
         if not found:
             return value
         action_of = geo.action_of
+        me = state.turn & 1
         for pos in sorted(found, key=found.__getitem__, reverse=True)[: self.captures]:
             state.apply(action_of[pos])
             try:
-                if state.outcome is not None:
+                outcome = state.outcome
+                if outcome is None:
+                    v = -self.static_value(state)
+                elif outcome.winner == me:
                     return NEAR_WIN
-                v = -self.static_value(state)
+                else:
+                    v = 0  # a draw by repetition or the action limit
             finally:
                 state.undo()
             if v > value:
