@@ -82,6 +82,10 @@ class MatchSettings:
     wall_grace: float = 5.0
     call_timeout: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: The folder the agents' processes start in and import their packages
+    #: from; None: this process's working directory.  (A Dask worker sets it
+    #: to its copy of the agents shipped by the tournament.)
+    agent_dir: str | None = None
 
     @property
     def limits(self) -> Limits:
@@ -113,6 +117,22 @@ class _Colored(Exception):
     def __init__(self, color: int, failure: AgentFailure):
         self.color = color
         self.failure = failure
+
+
+class _BothFailed(Exception):
+    """Neither agent could be loaded: the game is drawn, with both errors kept."""
+
+    def __init__(self, failures: dict[int, AgentFailure]):
+        self.failures = failures
+
+
+def _error_entry(failure: AgentFailure) -> dict[str, Any]:
+    return {
+        "kind": failure.reason,
+        "message": bounded(failure.message, 1000),
+        "traceback": bounded(failure.traceback or None),
+        "output_tail": bounded(failure.output or None),
+    }
 
 
 def _agent_env(seed: int | None, color: int) -> dict[str, str]:
@@ -154,7 +174,7 @@ class _Match:
         self.state = self.game.new_state()
         self.actions: list[str] = []
         self.moves = [0, 0]
-        self.agents: list[HostedAgent] = []
+        self.agents: list[HostedAgent | None] = []  # None: its spec could not be read
         # Chance (chaos events) draws from the game's seed, apart from the
         # agents' randomness, so a seeded game is reproducible.
         self.chance_rng = random.Random(f"chance:{settings.seed}" if settings.seed is not None else None)
@@ -172,12 +192,20 @@ class _Match:
         return reply
 
     def launch(self) -> None:
+        """Start both agents' processes and construct them, Red first.
+
+        A failure to load is kept, not raised at once, so that the other
+        agent is tried too: when both fail, neither wins.
+        """
         limits = self.settings.limits
+        failures: dict[int, AgentFailure] = {}
         for color, entry in enumerate(self.entries):
             try:
                 module, class_name = parse_spec(entry.spec)
             except SpecError as exc:
-                raise _Colored(color, AgentLoadError(str(exc))) from None
+                failures[color] = AgentLoadError(str(exc))
+                self.agents.append(None)
+                continue
             self.agents.append(
                 HostedAgent(
                     PLAYER_NAMES[color],
@@ -187,29 +215,37 @@ class _Match:
                     dict(self.settings.game_options),
                     limits,
                     env=_agent_env(self.settings.seed, color),
+                    cwd=self.settings.agent_dir,
                 )
             )
         # Both interpreters start at once; the agents are then constructed
         # Red first, as the protocol says.
         for agent in self.agents:
-            agent.start()
+            if agent is not None:
+                agent.start()
         for color, agent in enumerate(self.agents):
+            if agent is None:
+                continue
             try:
                 agent.wait_ready()
+                self.call(
+                    color,
+                    {
+                        "op": "init",
+                        "module": agent.module,
+                        "class": agent.class_name,
+                        "color": PLAYER_NAMES[color],
+                        "kwargs": self.kwargs(color),
+                    },
+                )
             except AgentFailure as failure:
-                raise _Colored(color, failure) from None
-        for color, agent in enumerate(self.agents):
-            module, class_name = agent.module, agent.class_name
-            self.call(
-                color,
-                {
-                    "op": "init",
-                    "module": module,
-                    "class": class_name,
-                    "color": PLAYER_NAMES[color],
-                    "kwargs": self.kwargs(color),
-                },
-            )
+                failures[color] = failure
+            except _Colored as failed:
+                failures[color] = failed.failure
+        if len(failures) == 2:
+            raise _BothFailed(failures)
+        for color, failure in failures.items():
+            raise _Colored(color, failure)
 
     def chance(self) -> str:
         """Let chance act (e.g. a chaos event); returns the action's text."""
@@ -254,7 +290,8 @@ class _Match:
 
     def close(self) -> None:
         for agent in self.agents:
-            agent.close()
+            if agent is not None:
+                agent.close()
 
 
 def play_match(
@@ -279,12 +316,15 @@ def play_match(
         winner: str | None = PLAYER_NAMES[1 - color]
         reason = failure.reason
         message = f"{name} agent: {failure.message}"
-        errors[name] = {
-            "kind": reason,
-            "message": bounded(failure.message, 1000),
-            "traceback": bounded(failure.traceback or None),
-            "output_tail": bounded(failure.output or None),
-        }
+        errors[name] = _error_entry(failure)
+    except _BothFailed as both:
+        for color, failure in sorted(both.failures.items()):
+            observer.failed(color, failure)
+            errors[PLAYER_NAMES[color]] = _error_entry(failure)
+        winner, reason = None, "load_error"
+        message = "draw: neither agent could be loaded; " + "; ".join(
+            f"{PLAYER_NAMES[c]} agent: {f.message}" for c, f in sorted(both.failures.items())
+        )
     else:
         outcome = match.state.outcome
         winner = outcome.winner_name
@@ -329,7 +369,7 @@ def check_agent(entry: AgentEntry, settings: MatchSettings) -> str | None:
     except SpecError as exc:
         return str(exc)
     game = load_game(settings.game, **dict(settings.game_options))
-    agent = HostedAgent("RED", module, class_name, game.name, dict(settings.game_options), settings.limits)
+    agent = HostedAgent("RED", module, class_name, game.name, dict(settings.game_options), settings.limits, cwd=settings.agent_dir)
     try:
         agent.start()
         agent.wait_ready()

@@ -28,7 +28,7 @@ Schema (``schema_version`` 1):
 ``started_at``      UTC start time, ISO 8601
 ``duration``        wall seconds from start to result
 ``referee_version`` the version that refereed
-``extra``           free-form context, e.g. a tournament's game index
+``extra``           free-form context, e.g. a tournament's ``game_index``
 ==================  ==========================================================
 """
 from __future__ import annotations
@@ -70,6 +70,12 @@ def bounded(text: str | None, limit: int = MAX_ERROR_CHARS) -> str | None:
     return text[:half] + f"\n... [{len(text) - limit} characters cut] ...\n" + text[-half:]
 
 
+def game_index_of(extra: Any) -> int | None:
+    """The tournament game index in a record's ``extra`` (None: not a tournament's game)."""
+    index = extra.get("game_index") if isinstance(extra, Mapping) else None
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
 @dataclass(frozen=True)
 class GameRecord:
     game: str
@@ -103,6 +109,11 @@ class GameRecord:
         if color == "RED":
             return self.red_name or self.red
         return self.blue_name or self.blue
+
+    @property
+    def game_index(self) -> int | None:
+        """The game's index in its tournament's schedule, or None outside a tournament."""
+        return game_index_of(self.extra)
 
     @property
     def is_draw(self) -> bool:

@@ -1,7 +1,11 @@
 """``python -m referee replay RECORD``: watch a recorded game again.
 
 RECORD is a record written by ``--record`` (``-`` reads it from stdin), or a
-tournament's ``games.jsonl`` with ``--game-index N`` (the N-th line, from 0).
+tournament's ``games.jsonl`` with ``--game-index N``: the tournament's game N
+(``extra.game_index``, the number the report, its ``replays/game-N.html`` and
+the tournament's messages use; not the line, as games are appended in the
+order they finish).  A file of records without game indices (plain
+``--record`` outputs, one per line) is counted by record instead, from 0.
 In the terminal it steps through the game (Enter for the next action, or
 ``--wait SECONDS``); ``--html OUT.html`` writes a self-contained HTML replay
 instead.
@@ -9,12 +13,13 @@ instead.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from .games import load_game
 from .match import AgentEntry
-from .records import GameRecord, RecordError
+from .records import GameRecord, RecordError, game_index_of
 from .render.frames import ReplayError
 from .render.terminal import ConsoleObserver
 
@@ -42,15 +47,39 @@ def read_record(source: str, game_index: int | None = None) -> GameRecord:
             if len(lines) > 1 and all(line.startswith("{") for line in lines):
                 raise SourceError(f"{name} holds {len(lines)} records (a games.jsonl?): choose one with --game-index N") from None
             raise SourceError(f"{name}: {exc}") from None
-    lines = text.splitlines()
-    records = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
-    if not 0 <= game_index < len(records):
-        raise SourceError(f"{name} has {len(records)} games; --game-index must be 0..{len(records) - 1}")
-    line_number, line = records[game_index]
+    return _select(name, text, game_index)
+
+
+def _select(name: str, text: str, game_index: int) -> GameRecord:
+    """The record of tournament game ``game_index`` in a JSONL text (by position if no record has an index)."""
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    indexed: dict[int, int] = {}  # game index -> position in ``lines``; the first copy, as the tables count it
+    unreadable: list[int] = []
+    for position, (number, line) in enumerate(lines):
+        try:
+            index = game_index_of(json.loads(line).get("extra"))
+        except (ValueError, AttributeError):
+            unreadable.append(number)  # e.g. a torn last line; reported only if the game is not found
+            continue
+        if index is not None:
+            indexed.setdefault(index, position)
+    if indexed:
+        if game_index not in indexed:
+            found = f"its {len(indexed)} games have indices {min(indexed)}..{max(indexed)}"
+            if len(indexed) <= max(indexed) - min(indexed):
+                found += " with gaps"
+            skipped = f"; unreadable lines: {', '.join(map(str, unreadable[:5]))}" if unreadable else ""
+            raise SourceError(f"{name} has no game with --game-index {game_index} ({found}{skipped})")
+        number, line = lines[indexed[game_index]]
+    else:
+        # No tournament indices: plain records, one per line, counted from 0.
+        if not 0 <= game_index < len(lines):
+            raise SourceError(f"{name} has {len(lines)} records and no game indices; --game-index must be 0..{len(lines) - 1}")
+        number, line = lines[game_index]
     try:
         return GameRecord.from_json(line)
     except RecordError as exc:
-        raise SourceError(f"{name}, line {line_number}: {exc}") from None
+        raise SourceError(f"{name}, line {number}: {exc}") from None
 
 
 def write_html(record: GameRecord, out: str) -> None:
@@ -79,8 +108,11 @@ def replay_in_terminal(record: GameRecord, observer: ConsoleObserver) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m referee replay", description=__doc__.splitlines()[0])
-    parser.add_argument("record", metavar="RECORD", help="a record JSON file, '-' for stdin, or a games.jsonl")
-    parser.add_argument("--game-index", type=int, default=None, metavar="N", help="the N-th game (from 0) of a games.jsonl")
+    parser.add_argument("record", metavar="RECORD", help="a record JSON file, '-' for standard input, or a games.jsonl")
+    parser.add_argument(
+        "--game-index", type=int, default=None, metavar="N",
+        help="in a tournament's games.jsonl, the game with index N (as in its report.html; not the line number)",
+    )
     parser.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML replay instead")
     parser.add_argument(
         "-w", "--wait", type=float, default=None, metavar="SECONDS",

@@ -81,7 +81,11 @@ class AlphaBeta:
     # -- the root ---------------------------------------------------------------
 
     def choose(self, state: GameState, deadline: Deadline, max_depth: int | None = None) -> SearchResult:
-        """The best action found before ``deadline`` (at least depth 1 is always completed)."""
+        """The best action found before ``deadline``.
+
+        When even depth 1 cannot finish in time, the best of the actions it
+        did search is played; the first of them is the heuristics' favourite.
+        """
         limit = min(self.max_depth, max_depth or self.max_depth)
         root = state.copy()
         self.nodes = 0
@@ -89,15 +93,14 @@ class AlphaBeta:
             self.table.clear()
         for pair in self.killers:
             pair[0] = pair[1] = None
-        actions = self.h.ordered_actions(root, self.rng, prune=False)
+        actions = self.h.ordered_actions(root, self.rng, prune=self.h.prune_everywhere)
         if not actions:
             raise ValueError("no legal action: the game is over")
         best, value, depth_done = actions[0], 0, 0
         if len(actions) == 1:
             return SearchResult(best, 0, 0, 0, deadline.elapsed())
+        self._deadline = deadline
         for depth in range(1, limit + 1):
-            # Depth 1 always completes, so a move is never chosen blind.
-            self._deadline = deadline if depth > 1 else None
             start = deadline.elapsed()
             try:
                 value, best, actions = self._root(root, depth, actions)
@@ -147,9 +150,7 @@ class AlphaBeta:
         return -self._negamax(state, depth, -beta, -alpha, ply)
 
     def _negamax(self, state: GameState, depth: int, alpha: int, beta: int, ply: int) -> int:
-        self.nodes += 1
-        if not self.nodes & 255 and self._deadline is not None and self._deadline.expired():
-            raise SearchTimeout
+        self._count_node()
         outcome = state.outcome
         if outcome is not None:
             return self._terminal(state, outcome.winner, ply)
@@ -197,6 +198,13 @@ class AlphaBeta:
             flag = LOWER
         self._store(key, depth, flag, best_value, best_action, ply)
         return best_value
+
+    def _count_node(self) -> None:
+        self.nodes += 1
+        # Checked often: a node costs tens of microseconds and budgets near
+        # the end of a long game are a few milliseconds.
+        if not self.nodes & 15 and self._deadline is not None and self._deadline.expired():
+            raise SearchTimeout
 
     def _ordered(self, state: GameState, table_move: Hashable, ply: int) -> list[Hashable]:
         actions = self.h.ordered_actions(state)
@@ -254,8 +262,8 @@ class AlphaBeta:
         me = perspective(state)
         for action in tactical:
             state.apply(action)
-            self.nodes += 1
             try:
+                self._count_node()
                 outcome = state.outcome
                 if outcome is not None:
                     v = self._terminal(state, outcome.winner, ply + 1)

@@ -9,7 +9,9 @@
   with ``tanh(value / value_scale)``; finished games score exactly.
 * Proven results: a move that ends the game in the mover's favour makes its
   node a proven win; a node whose every child is a proven loss is a proven
-  loss.  Proofs propagate up, so short forced wins are found and played.
+  loss (only where nodes list every legal action: not for games whose
+  heuristics prune everywhere).  Proofs propagate up, so short forced wins
+  are found and played.
 * The tree survives between moves: :meth:`MCTS.advance` follows every action
   of the real game (the agent's own and the opponent's) into the subtree.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from dataclasses import dataclass
 from typing import Hashable
 
@@ -30,11 +33,26 @@ from .clock import Deadline
 from .heuristics.base import Heuristics, perspective
 
 
+def _tree_size(root: "Node") -> int:
+    size, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        size += 1
+        stack.extend(c for c in node.children if c is not None)
+        if node.events:
+            stack.extend(node.events.values())
+    return size
+
+
 def _proven_for(player: int, child: "Node | None") -> int | None:
     """A child's proven result seen from ``player``'s side, or None."""
     if child is None or child.proven is None:
         return None
     return child.proven if child.player == player else -child.proven
+
+
+_NO_FLOATS = array("d")
+_NO_COUNTS = array("l")
 
 
 class Node:
@@ -44,10 +62,12 @@ class Node:
 
     def __init__(self, player: int):
         self.player = player  # RED, BLUE or CHANCE
-        self.actions: list[Hashable] = []
-        self.priors: list[float] = []
-        self.visits: list[int] = []
-        self.values: list[float] = []  # per child, from this node's chooser's side
+        # Per action; the numbers in typed arrays, a third of the memory of
+        # lists of float objects (a tree holds tens of thousands of nodes).
+        self.actions: list[Hashable] | array = []
+        self.priors: array = _NO_FLOATS
+        self.visits: array = _NO_COUNTS
+        self.values: array = _NO_FLOATS  # per child, from this node's chooser's side
         self.children: list["Node | None"] = []
         self.total = 0
         self.value_sum = 0.0
@@ -109,7 +129,11 @@ class MCTS:
         if state.current_player == CHANCE:
             raise ValueError("chance acts here, not a player")
         key = state.key()
-        if self.root is None or self.root_key != key or self.nodes > self.max_nodes:
+        if self.root is not None and self.nodes > self.max_nodes // 2:
+            # The count includes subtrees dropped since; count what is kept,
+            # and keep it only if it leaves the tree room to grow.
+            self.nodes = _tree_size(self.root)
+        if self.root is None or self.root_key != key or self.nodes > self.max_nodes // 2:
             self.root, self.root_key, self.nodes = None, key, 0
             root = self._new_node(state, root=True)
             self.root = root
@@ -117,15 +141,13 @@ class MCTS:
         copy = getattr(state, "copy_without_history", state.copy)
         done = 0
         if len(root.actions) > 1 and root.proven is None:
-            while True:
+            # With no time at all the root's best prior is played unsearched.
+            while iterations is not None or not deadline.expired():
                 self._simulate(copy(), root)
                 done += 1
-                if root.proven is not None or self.nodes > self.max_nodes:
+                if root.proven is not None:
                     break
-                if iterations is not None:
-                    if done >= iterations:
-                        break
-                elif not done & 15 and deadline.expired():
+                if iterations is not None and done >= iterations:
                     break
         best = self._best_index(root)
         n = root.visits[best]
@@ -156,14 +178,16 @@ class MCTS:
         if node.player == CHANCE:
             node.events = {}
             return node
-        self._fill(node, state, self.h.ordered_actions(state, self.rng if root else None, prune=False))
+        self._fill(node, state, self.h.ordered_actions(state, self.rng if root else None, prune=self.h.prune_everywhere))
         return node
 
     def _fill(self, node: Node, state: GameState, actions: list[Hashable]) -> None:
-        node.actions = actions
-        node.priors = self.h.priors(state, actions)
-        node.visits = [0] * len(actions)
-        node.values = [0.0] * len(actions)
+        # Whole-number actions (Infexion, Cachex) go in an array: a list would
+        # hold an int object per action above 256.
+        node.actions = array("l", actions) if all(type(a) is int for a in actions) else actions
+        node.priors = array("f", self.h.priors(state, actions))
+        node.visits = array("l", bytes(8 * len(actions)))
+        node.values = array("d", bytes(8 * len(actions)))
         node.children = [None] * len(actions)
 
     def _simulate(self, state: GameState, root: Node) -> None:
@@ -179,7 +203,8 @@ class MCTS:
                 child = node.events.get(event)  # type: ignore[union-attr]
                 if child is None:
                     child = self._new_node(state)
-                    node.events[event] = child  # type: ignore[index]
+                    if self.nodes <= self.max_nodes:
+                        node.events[event] = child  # type: ignore[index]
                     value, side = self._leaf_value(child, state)
                     path.append((node, -1))
                     node = child
@@ -193,7 +218,8 @@ class MCTS:
             child = node.children[i]
             if child is None:
                 child = self._new_node(state)
-                node.children[i] = child
+                if self.nodes <= self.max_nodes:
+                    node.children[i] = child  # when the tree is full, evaluate but do not keep
                 value, side = self._leaf_value(child, state)
                 node = child
                 break
@@ -268,7 +294,11 @@ class MCTS:
         if _proven_for(me, child) == 1:
             node.proven = 1
             return
-        # Lost (or drawn) only when every action is proven: then the best of them.
+        # Lost (or drawn) only when every action is proven: then the best of
+        # them.  A pruned list is not every action: the heuristics may have
+        # left out the one that saves the game, so no such proof is made.
+        if self.h.prune_everywhere:
+            return
         best = -1
         for c in node.children:
             proven = _proven_for(me, c)

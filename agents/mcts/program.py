@@ -6,8 +6,9 @@ from agents.common.agent import SearchAgent
 from agents.common.clock import Deadline
 from agents.common.mcts import MCTS
 
-#: Bytes one tree node takes with its per-action lists, measured on Infexion.
-NODE_BYTES = 3_000
+#: Bytes one tree node takes with its per-action arrays: 3.1 to 3.8 KB measured
+#: with tracemalloc on Infexion positions of 73 to 112 legal actions.
+NODE_BYTES = 4_000
 
 
 class Agent(SearchAgent):

@@ -187,6 +187,16 @@ class Game(ABC):
         """Extra keyword arguments every agent receives (e.g. board size)."""
         return {}
 
+    @classmethod
+    def seeded_options(cls, options: Mapping[str, Any], seed: int | None) -> dict[str, Any]:
+        """The options of one game of a tournament whose seed is ``seed``.
+
+        For games whose setup is drawn from the game seed (Infinitron's
+        cities): the tournament gives every game its own seed, and this puts
+        it where the game reads it.  Most games take the options as they are.
+        """
+        return dict(options)
+
 
 def check_options(game: str, options: Mapping[str, Any], allowed: Iterable[str]) -> None:
     """Reject options a game does not know, naming them."""

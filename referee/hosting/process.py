@@ -23,11 +23,13 @@ import json
 import os
 import select
 import signal
+import site
 import subprocess
 import sys
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import wire
@@ -82,6 +84,20 @@ class CallStats:
     memory_mb: float
 
 
+def _referee_path() -> str | None:
+    """The folder this process imports ``referee`` from, if a child started elsewhere needs it on its path.
+
+    An agent's process imports ``referee.hosting.agent_host`` before the
+    agent.  Started in another folder (``cwd``), it no longer finds a
+    ``referee`` that this process found through its own working directory
+    (an uninstalled checkout); one found in site-packages or through an
+    installed (editable) package it finds as before.
+    """
+    root = Path(__file__).absolute().parents[2]  # as found: a symlinked package stays a path of its own
+    installed = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    return None if root.resolve() in installed else str(root)
+
+
 def _crash_message(returncode: int) -> str:
     if returncode < 0:
         try:
@@ -104,7 +120,9 @@ class HostedAgent:
         game_options: dict[str, Any],
         limits: Limits,
         env: dict[str, str] | None = None,
+        cwd: str | None = None,
     ):
+        """``cwd``: the folder the agent's process starts in and imports the agent from (default: ours)."""
         self.color = color
         self.module = module
         self.class_name = class_name
@@ -112,6 +130,7 @@ class HostedAgent:
         self.game_options = game_options
         self.limits = limits
         self.env = env
+        self.cwd = cwd
         self.proc: subprocess.Popen | None = None
         self.monitor: ProcessMonitor | None = None
         self.cpu_base = 0.0
@@ -137,6 +156,10 @@ class HostedAgent:
         cpu_hard = (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
         env = dict(os.environ if self.env is None else self.env)
         env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
+        referee_path = _referee_path() if self.cwd is not None else None
+        if referee_path:
+            # After what is there: the agent's folder (its working directory) still comes first.
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), referee_path]))
         try:
             self.proc = subprocess.Popen(
                 [
@@ -155,6 +178,7 @@ class HostedAgent:
                 stderr=out_w,
                 start_new_session=True,
                 env=env,
+                cwd=self.cwd,
             )
         finally:
             for fd in (cmd_r, reply_w, out_w):
@@ -295,7 +319,7 @@ class HostedAgent:
         if limit and self.peak_bytes > limit:
             self._fail(
                 AgentOutOfMemory,
-                f"used {self.peak_memory_mb:.0f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
+                f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
         if self.proc.poll() is not None:
             self._fail_dead()
@@ -316,7 +340,7 @@ class HostedAgent:
         if limit and self.peak_bytes > limit:
             self._fail(
                 AgentOutOfMemory,
-                f"used {self.peak_memory_mb:.0f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
+                f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
 
     def _update_peak(self, resident: int, extra: int = 0) -> None:

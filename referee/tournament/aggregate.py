@@ -26,6 +26,8 @@ FAILURE_COLUMNS = {
     "load_error": "error",
 }
 OPPONENT_FAILED = "opponent failed"
+#: ``GameSummary.failed`` of a game in which both agents failed (to load).
+BOTH = "BOTH"
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class GameSummary:
     blue: str
     winner: str | None  # "RED", "BLUE" or None
     reason: str
-    failed: str | None  # the colour whose failure ended the game
+    failed: str | None  # the colour whose failure ended the game, or BOTH
     moves: tuple[int, int]
     cpu: tuple[float, float]
     memory: tuple[float, float]
@@ -48,8 +50,9 @@ class GameSummary:
         failed = None
         if record.reason in AGENT_FAILURE_REASONS:
             failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)
+            if record.winner is None and all(record.error.get(c) for c in COLORS):
+                failed = BOTH  # neither agent could be loaded: a draw
         extra = record.extra or {}
-        index = extra.get("game_index")
         return cls(
             red=record.name_of("RED"),
             blue=record.name_of("BLUE"),
@@ -60,7 +63,7 @@ class GameSummary:
             cpu=tuple(float(record.time_used.get(c, 0.0)) for c in COLORS),
             memory=tuple(float(record.peak_memory_mb.get(c, 0.0)) for c in COLORS),
             config_hash=extra.get("config_hash"),
-            index=index if isinstance(index, int) and not isinstance(index, bool) else None,
+            index=record.game_index,
         )
 
     def points(self, color: str) -> float:
@@ -192,7 +195,7 @@ def aggregate(
             (pair.as_red if side == 0 else pair.as_blue)[letter] += 1
             if game.failed is None:
                 totals.endings[game.reason] += 1
-            elif game.failed == color:
+            elif game.failed in (color, BOTH):
                 totals.endings[FAILURE_COLUMNS.get(game.reason, "error")] += 1
             else:
                 totals.endings[OPPONENT_FAILED] += 1

@@ -1,4 +1,4 @@
-"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS]``.
+"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS [--ship-agents]]``.
 
 Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
 stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
@@ -19,6 +19,7 @@ from .journal import FolderLock, JournalError
 from .lineup import build_lineup
 from .runner import OutputFolder, run_plan, tested_agent
 from .report import write_report
+from .shipping import ShippingError
 from .tables import render, write_files
 
 EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -54,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="executor dask: a Dask scheduler's address (tcp://HOST:PORT), or local for a LocalCluster of --workers "
         "workers (implies --executor dask)",
     )
+    parser.add_argument(
+        "--ship-agents", action=argparse.BooleanOptionalAction, default=None,
+        help="executor dask: send the folders of the agents' packages (agents/, submissions/, ...) from here to every "
+        "Dask worker, for workers that do not share this folder (default: the config's ship_agents)",
+    )
     return parser
 
 
@@ -80,6 +86,8 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
     if args.scheduler is not None and args.executor == "local":
         return _error("--scheduler is only used by --executor dask")
     if (args.executor or ("dask" if args.scheduler is not None else config.executor)) == "local":
+        if args.ship_agents:
+            return _error("--ship-agents is only used by --executor dask")
         return _play(args, argv, config, workers, None)
     scheduler = config.scheduler if args.scheduler is None else args.scheduler
     problem = scheduler_problem(scheduler)
@@ -110,6 +118,14 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
         print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)
     plan = lineup.plan
     if executor is not None:
+        if config.ship_agents if args.ship_agents is None else args.ship_agents:
+            from .dask_executor import ClusterError  # Dask is there: the executor is
+
+            try:
+                bundle = executor.ship_agents(plan)
+            except (ShippingError, ClusterError) as exc:
+                return _error(str(exc))
+            print(f"shipped {bundle.describe()} to the Dask workers", file=sys.stderr)
         problem = executor.check_agents(plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress)  # kept ones forfeit anyway
         if problem:
             return _error(problem)

@@ -34,7 +34,8 @@ RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", 
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "workers", "seed", "output", "sprt", "executor", "scheduler",
+    "time_limit", "space_limit", "call_timeout", "workers", "seed", "output", "sprt", "executor", "scheduler",
+    "ship_agents",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -89,6 +90,9 @@ class TournamentConfig:
     places: Mapping[str, str] = field(default_factory=dict)
     executor: str = "local"  # or "dask"
     scheduler: str = LOCAL_SCHEDULER  # executor dask: a scheduler's address, or local
+    ship_agents: bool = False  # executor dask: send the agents' folders to the workers
+    #: Wall-clock seconds any one call of an agent may last (like --call-timeout).
+    call_timeout: float | None = None
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -365,6 +369,11 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
     problem = scheduler_problem(scheduler) if isinstance(scheduler, str) else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
     if problem:
         raise doc.fail(("scheduler",), problem)
+    ship_agents = data.get("ship_agents", False)
+    if not isinstance(ship_agents, bool):
+        raise doc.fail(("ship_agents",), f"must be true or false, not {_describe(ship_agents)}")
+    if "ship_agents" in data and executor != "dask":
+        raise doc.fail(("ship_agents",), "ship_agents is only used by executor: dask")
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
         raise doc.fail(("output",), f"must be a folder path, not {_describe(output)}")
@@ -387,6 +396,8 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         places={key: doc.where(key) for key in TOP_FIELDS},
         executor=executor,
         scheduler=scheduler,
+        ship_agents=ship_agents,
+        call_timeout=_number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"),
     )
 
 

@@ -16,9 +16,10 @@ top:
   game is interrupted in its worker thread, which runs ``play``'s own
   clean-up (killing the agents), as SIGTERM does in a local worker;
 * **agent checks on the workers**: agents are imported from each worker's
-  working directory, so before the first game every agent is checked on every
-  worker, and a worker that joins later checks each agent before its first
-  game with it.
+  working directory (or from its copy of the agents shipped by the
+  tournament, :meth:`DaskExecutor.ship_agents`), so before the first game
+  every agent is checked on every worker, and a worker that joins later
+  checks each agent before its first game with it.
 
 Importing this module imports Dask; the local executor never does.
 """
@@ -26,14 +27,17 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
+import shutil
 import socket
 import threading
 import time
 import traceback
 import uuid
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Collection, Iterable, Iterator
 
 try:
@@ -47,6 +51,7 @@ from ..match import AgentEntry, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
 from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
 from .schedule import Job, TournamentPlan
+from .shipping import AgentBundle, pack_agents, unpack
 
 #: Games submitted per worker thread: one running, one queued behind it, so
 #: a thread never waits for the tournament process to hand it the next game.
@@ -60,7 +65,12 @@ CAPACITY_REFRESH = 2.0
 
 WORKER_HINT = (
     "agents are imported from each Dask worker's working directory: start `dask worker` "
-    "in the project folder, on a shared filesystem or a copy of it (see docs/dask.md)"
+    "in the project folder, on a shared filesystem or a copy of it, or ship the agents "
+    "with --ship-agents (see docs/dask.md)"
+)
+SHIPPED_HINT = (
+    "agents are imported from the copy of their folders shipped to each Dask worker (ship_agents); "
+    "whatever they import from outside those folders must be installed on the workers (see docs/dask.md)"
 )
 
 
@@ -75,6 +85,7 @@ _lock = threading.Lock()
 _stopped_runs: set[str] = set()  # kept: a task of an ended run must never start a game
 _playing: dict[int, str] = {}  # thread ident -> run token of the game it plays
 _loadable: set[tuple[str, str]] = set()  # (executor token, agent key) checked here
+_shipped: dict[str, str] = {}  # ShipAgents plugin name -> the folder it unpacked the agents into here
 
 PLAYED, FAILED, SKIPPED, ABANDONED, UNLOADABLE = "played", "failed", "skipped", "abandoned", "unloadable"
 
@@ -100,20 +111,45 @@ def _agent_problem(entry: AgentEntry, settings: MatchSettings, checks: str) -> s
     return problem
 
 
-def _probe_agent(entry: AgentEntry, settings: MatchSettings, checks: str) -> tuple[str, str | None]:
-    return os.getcwd(), _agent_problem(entry, settings, checks)
+class _NotShipped(Exception):
+    """This worker has no copy of the shipped agents (unpacking them failed: see the worker's log)."""
+
+
+def _settings_here(settings: MatchSettings, shipped: str | None) -> MatchSettings:
+    """The game's settings on this worker: with ``shipped``, the agents start in this worker's copy of them."""
+    if shipped is None:
+        return settings
+    with _lock:
+        folder = _shipped.get(shipped)
+    if folder is None:
+        raise _NotShipped("the agents shipped with the tournament are not on this worker (see the worker's log)")
+    return dataclasses.replace(settings, agent_dir=folder)
+
+
+def _probe_agent(entry: AgentEntry, settings: MatchSettings, checks: str, shipped: str | None = None) -> tuple[str, str | None]:
+    """Where this worker imports agents from, and why it cannot load this one (None: it can)."""
+    try:
+        settings = _settings_here(settings, shipped)
+    except _NotShipped as exc:
+        return os.getcwd(), str(exc)
+    return settings.agent_dir or os.getcwd(), _agent_problem(entry, settings, checks)
 
 
 def _play_on_worker(
-    play: PlayFunction, job: Job, run: str, checks: str, verify: tuple[AgentEntry, ...]
+    play: PlayFunction, job: Job, run: str, checks: str, verify: tuple[AgentEntry, ...], shipped: str | None = None
 ) -> tuple[str, Any]:
     """One game as a Dask task: ``(PLAYED, record)`` or another outcome and its text."""
     if run in _stopped_runs:
         return SKIPPED, None
+    try:
+        job = dataclasses.replace(job, settings=_settings_here(job.settings, shipped))
+    except _NotShipped as exc:
+        return UNLOADABLE, str(exc)
     for entry in verify:
         problem = _agent_problem(entry, job.settings, checks)
         if problem is not None:
-            return UNLOADABLE, f"agent {entry.display_name!r} ({entry.spec}) cannot be loaded in {os.getcwd()}: {problem}"
+            where = job.settings.agent_dir or os.getcwd()
+            return UNLOADABLE, f"agent {entry.display_name!r} ({entry.spec}) cannot be loaded in {where}: {problem}"
     ident = threading.get_ident()
     try:
         with _lock:
@@ -171,6 +207,32 @@ class IgnoreCtrlC(distributed.WorkerPlugin):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+class ShipAgents(distributed.WorkerPlugin):
+    """The tournament's agent folders, unpacked on every worker, including those that join later.
+
+    Registered with the scheduler, which keeps it and sets it up on each
+    worker as it joins (before the worker takes any task).  The archive
+    travels inside the plugin.  Each worker unpacks it into its own local
+    directory; the games' settings then point the agents' processes there.
+    """
+
+    def __init__(self, name: str, archive: bytes):
+        self.name = name
+        self.archive = archive
+
+    def setup(self, worker: distributed.Worker) -> None:
+        folder = Path(worker.local_directory) / self.name
+        unpack(self.archive, folder)
+        with _lock:
+            _shipped[self.name] = str(folder)
+
+    def teardown(self, worker: distributed.Worker) -> None:
+        with _lock:
+            folder = _shipped.pop(self.name, None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 # -- in the tournament process -------------------------------------------------------
 
 
@@ -203,6 +265,7 @@ class DaskExecutor(Executor):
         self._cluster: distributed.LocalCluster | None = None
         self._checks = uuid.uuid4().hex  # names this executor's agent checks on the workers
         self._verify: set[str] | None = None  # display names of agents the workers must check
+        self._shipped: str | None = None  # the ShipAgents plugin's name, once the agents are shipped
         self._stopping = False
         self._discarding = False
         self._threads = 0
@@ -255,10 +318,14 @@ class DaskExecutor(Executor):
         client, cluster = self.client, self._cluster
         self.client = self._cluster = None
         if client is not None:
-            if self._verify is not None and cluster is None:
+            if cluster is None:  # a cluster that outlives this run: leave nothing of it behind
                 with contextlib.suppress(Exception):  # best effort on a cluster that may be gone
-                    client.run(_forget_checks, self._checks, on_error="ignore")
+                    if self._verify is not None:
+                        client.run(_forget_checks, self._checks, on_error="ignore")
+                    if self._shipped is not None:
+                        client.unregister_worker_plugin(self._shipped)  # its teardown deletes the copies
             client.close()
+        self._shipped = None
         if cluster is not None:
             cluster.close()
 
@@ -268,7 +335,27 @@ class DaskExecutor(Executor):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- checking the agents on the workers ---------------------------------------
+    # -- shipping and checking the agents on the workers ------------------------
+
+    def ship_agents(self, plan: TournamentPlan, root: Path | None = None) -> AgentBundle:
+        """Send the folders of the plan's agent packages (found in ``root``, default the working directory) to every worker.
+
+        Workers that join later get them too.  From then on the agents'
+        processes on a worker start in, and import from, its copy.  Raises
+        :class:`ShippingError` (an agent's folder is not in ``root``) or
+        :class:`ClusterError`.
+        """
+        bundle = pack_agents(((e.display_name, e.spec) for e in plan.agents), Path.cwd() if root is None else root)
+        name = f"referee-agents-{self._checks}"
+        try:
+            self._client().register_plugin(ShipAgents(name, bundle.archive))
+        except Exception as exc:  # noqa: BLE001 - a worker could not unpack them (disk full, ...)
+            raise ClusterError(f"shipping the agents to the Dask workers failed: {type(exc).__name__}: {exc}") from None
+        self._shipped = name
+        return bundle
+
+    def _hint(self) -> str:
+        return SHIPPED_HINT if self._shipped is not None else WORKER_HINT
 
     def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
         """Import and construct each agent of the plan on each worker, before any game.
@@ -279,14 +366,16 @@ class DaskExecutor(Executor):
         game with it, and a failure there stops the run.
         """
         agents = [entry for entry in plan.agents if entry.display_name not in skip]
-        settings = MatchSettings(
-            game=plan.game, game_options=dict(plan.game_options), time_limit=plan.time_limit, space_limit=plan.space_limit
+        settings = MatchSettings(  # as the local check (lineup.py) and the games have them
+            game=plan.game, game_options=dict(plan.game_options), time_limit=plan.time_limit,
+            space_limit=plan.space_limit, call_timeout=plan.call_timeout,
         )
         client = self._client()
         workers = sorted(client.nthreads())
         probes = {
             (worker, entry.display_name): client.submit(
-                _probe_agent, entry, settings, self._checks, workers=[worker], allow_other_workers=False, pure=False
+                _probe_agent, entry, settings, self._checks, self._shipped,
+                workers=[worker], allow_other_workers=False, pure=False,
             )
             for worker in workers
             for entry in agents
@@ -309,7 +398,7 @@ class DaskExecutor(Executor):
                 f"agent {name!r} ({specs[name]}) cannot be loaded on {len(where)} of {len(workers)} Dask workers:\n" + "\n".join(where)
                 for name, where in failures.items()
             ]
-            return "\n".join(lines) + f"\n{WORKER_HINT}"
+            return "\n".join(lines) + f"\n{self._hint()}"
         self._verify = {entry.display_name for entry in agents}
         return None
 
@@ -351,7 +440,7 @@ class DaskExecutor(Executor):
                             break
                         verify = tuple(e for e in (job.red, job.blue) if self._verify is not None and e.display_name in self._verify)
                         future = client.submit(
-                            _play_on_worker, play, job, run, self._checks, verify, key=f"game-{job.index}-{run}"
+                            _play_on_worker, play, job, run, self._checks, verify, self._shipped, key=f"game-{job.index}-{run}"
                         )
                         in_flight[future] = job
                         results.add(future)
@@ -395,5 +484,5 @@ class DaskExecutor(Executor):
             return Finished(job, None, value)
         if kind == UNLOADABLE:
             self.stop()  # a worker set up differently from the others: every game there would fail
-            return Finished(job, None, f"on a Dask worker that joined (or restarted) after the start: {value}\n{WORKER_HINT}")
+            return Finished(job, None, f"on a Dask worker that joined (or restarted) after the start: {value}\n{self._hint()}")
         return None  # SKIPPED or ABANDONED: not played

@@ -118,7 +118,8 @@ def build_lineup(
         names[name] = candidate
 
     settings = MatchSettings(
-        game=config.game, game_options=dict(config.game_options), time_limit=config.time_limit, space_limit=config.space_limit
+        game=config.game, game_options=dict(config.game_options), time_limit=config.time_limit,
+        space_limit=config.space_limit, call_timeout=config.call_timeout,
     )
     failures = _check_all(candidates, settings, check, workers, progress)
     errors: list[str] = []
@@ -163,5 +164,6 @@ def build_lineup(
         time_limit=config.time_limit,
         space_limit=config.space_limit,
         seed=config.seed,
+        call_timeout=config.call_timeout,
     )
     return Lineup(plan, tuple(broken))

@@ -5,12 +5,18 @@ against the column agent), how each agent's games ended, and the list of
 games with links to their replays.  Like every table, it is a function of
 ``games.jsonl`` alone.
 
-Replays are generated alongside (``replays/game-N.html``, N the game's line
-in ``games.jsonl`` counting from 0) for tournaments of up to
-:data:`REPLAY_LIMIT` games whose game has a replay viewer; a bigger
+Games are numbered by their index in the tournament's schedule (the
+record's ``extra.game_index``, as in the tournament's messages and
+``sprt.csv``), not by their line in ``games.jsonl``, where they appear in the
+order they finished; they are listed in index order.  ``python -m referee
+replay games.jsonl --game-index N`` means the same N.
+
+Replays are generated alongside (``replays/game-N.html``) for tournaments of
+up to :data:`REPLAY_LIMIT` games whose game has a replay viewer; a bigger
 tournament's report gives instead the command that writes any one replay on
 demand (``python -m referee replay games.jsonl --game-index N --html ...``).
-Existing replay files are kept, so a resumed run only adds the new games'.
+Existing replay files are kept (game N of a folder is always the same game),
+so a resumed run only adds the new games'.
 """
 from __future__ import annotations
 
@@ -111,15 +117,22 @@ def _write_replay(record: GameRecord, index: int, replays: Path) -> str | None:
 
 
 def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -> tuple[list[GameRow], int]:
-    """Rows for the first :data:`LISTED_GAMES` games (writing their replays if
-    asked) and the number of games, reading the records one at a time."""
+    """Rows for the first :data:`LISTED_GAMES` games by game index (writing
+    their replays if asked) and the number of games, reading the records one
+    at a time.
+
+    A game recorded twice (e.g. after merging two folders' files) is listed
+    once, as the tables count it.  A record without a game index (not written
+    by a tournament) is numbered by its position.
+    """
     rows: list[GameRow] = []
+    seen: set[int] = set()
     replays = folder / "replays"
-    count = 0
-    for index, record in enumerate(records):
-        count += 1
-        if index >= LISTED_GAMES:
+    for position, record in enumerate(records):
+        index = record.game_index if record.game_index is not None else position
+        if index in seen:
             continue
+        seen.add(index)
         link = None
         if with_replays and record.game in ADAPTERS:
             replays.mkdir(exist_ok=True)
@@ -128,7 +141,10 @@ def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -
             GameRow(index, record.name_of("RED"), record.name_of("BLUE"), _result_text(record), record.reason,
                     record.turns, link)
         )
-    return rows, count
+        # Keep only the rows that can still be listed: memory stays bounded for huge files.
+        if len(rows) > 2 * LISTED_GAMES:
+            rows = sorted(rows, key=lambda row: row.index)[:LISTED_GAMES]
+    return sorted(rows, key=lambda row: row.index)[:LISTED_GAMES], len(seen)
 
 
 def report_html(
@@ -150,11 +166,12 @@ def report_html(
         )
     notes = []
     if total_games > len(rows):
-        notes.append(f"The first {len(rows)} of {total_games} games are listed; all are in {html.escape(games_file)}.")
+        notes.append(f"The first {len(rows)} of {total_games} games (by game index) are listed; all are in {html.escape(games_file)}.")
     if rows and not any(row.replay for row in rows):
         notes.append(
             "Replays are written on demand: "
-            f"<code>python -m referee replay {html.escape(games_file)} --game-index N --html game-N.html</code>"
+            f"<code>python -m referee replay {html.escape(games_file)} --game-index N --html game-N.html</code> "
+            "(N: the game column below)"
         )
     note = "".join(f"<p>{n}</p>" for n in notes)
     games_table = (

@@ -3,7 +3,8 @@
 Game ``k`` is round ``k // P`` of pairing ``k % P`` (P pairings): every
 pairing plays once per round, so any prefix of the schedule is balanced, and
 the colours swap every round, so each pairing plays both colours equally.
-Each game's seed is a hash of the tournament seed and ``k``.
+Each game's seed is a hash of the tournament seed and ``k``; a game whose
+setup is drawn from its seed (Infinitron's cities) gets it in its options.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Container, Iterator, Mapping
 
+from ..games import game_class
 from ..match import AgentEntry, MatchSettings
 
 
@@ -30,6 +32,7 @@ class TournamentPlan:
     time_limit: float | None = None
     space_limit: float | None = None
     seed: int = 0
+    call_timeout: float | None = None
 
     @property
     def names(self) -> list[str]:
@@ -52,6 +55,8 @@ class TournamentPlan:
             "time_limit": self.time_limit,
             "space_limit": self.space_limit,
             "seed": self.seed,
+            # Only when set, so folders of plans made before it existed still resume.
+            **({"call_timeout": self.call_timeout} if self.call_timeout else {}),
         }
 
     def pairings(self) -> Iterator[tuple[int, int]]:
@@ -89,6 +94,7 @@ class Job:
 def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
     """Every game of the plan in order, except the indices in ``skip``; lazy."""
     fingerprint = plan.fingerprint
+    seeded_options = game_class(plan.game).seeded_options
     index = 0
     for round_number in range(plan.games_per_pair):
         for first, second in plan.pairings():
@@ -104,9 +110,10 @@ def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
                 }
                 settings = MatchSettings(
                     game=plan.game,
-                    game_options=dict(plan.game_options),
+                    game_options=seeded_options(plan.game_options, seed),
                     time_limit=plan.time_limit,
                     space_limit=plan.space_limit,
+                    call_timeout=plan.call_timeout,
                     seed=seed,
                     extra=extra,
                 )

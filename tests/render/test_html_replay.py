@@ -1,4 +1,4 @@
-"""HTML replays in a real browser (the system's headless Chromium).
+"""HTML replays in a real browser (the system's headless Chromium; ``browser`` is in conftest.py).
 
 The expected boards come from replaying the record with the engine, not from
 the page's own data.
@@ -6,7 +6,6 @@ the page's own data.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -18,30 +17,6 @@ from referee.games.infexion import InfexionState
 from referee.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-
-if not CHROMIUM.exists() and os.environ.get("REFEREE_REQUIRE_BROWSER"):
-    raise RuntimeError("REFEREE_REQUIRE_BROWSER is set but /usr/bin/chromium is missing")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (see README: browser tests)")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +59,56 @@ def board_shown(page) -> dict[tuple[int, int], tuple[str, int]]:
     return {(int(r), int(q)): (owner, int(power)) for r, q, owner, power in cells if owner}
 
 
+#: What each cell looks like on screen: the coordinates drawn in it, its
+#: polygon's computed style, and the power text if the browser lays it out.
+_DRAWN = """gs => gs.map(g => {
+  const polygon = g.querySelector('polygon'), power = g.querySelector('text.power');
+  const look = getComputedStyle(polygon), text = getComputedStyle(power);
+  const shown = power.textContent !== '' && text.display !== 'none' && text.visibility !== 'hidden'
+    && Number(text.opacity) > 0 && text.fill !== 'none' && power.getBBox().width > 0;
+  return [g.querySelector('text.coord').textContent, look.fill, look.stroke, look.strokeDasharray,
+          shown ? power.textContent : ''];
+})"""
+
+
+def rgb(css: str) -> tuple[int, int, int]:
+    """``rgb(239, 154, 154)`` -> (239, 154, 154)."""
+    match = re.fullmatch(r"rgba?\((\d+), (\d+), (\d+)(, [\d.]+)?\)", css)
+    assert match, f"not a computed colour: {css!r}"
+    return int(match[1]), int(match[2]), int(match[3])
+
+
+def colour_name(css: str) -> str | None:
+    """How a person reads a cell's fill: clearly red, clearly blue, or neither (empty, highlighted)."""
+    r, g, b = rgb(css)
+    if r - max(g, b) > 40:
+        return "red"
+    if b - max(r, g) > 30:
+        return "blue"
+    return None
+
+
+def drawn_cells(page) -> dict[tuple[int, int], dict[str, str]]:
+    """Every cell as drawn, keyed by the coordinates written in it."""
+    cells = {}
+    for coord, fill, stroke, dashes, power in page.eval_on_selector_all("svg#board g.cell", _DRAWN):
+        r, q = (int(v) for v in coord.split(","))
+        cells[(r, q)] = {"fill": fill, "stroke": stroke, "dashes": dashes, "power": power}
+    return cells
+
+
+def board_drawn(page) -> dict[tuple[int, int], tuple[str, int]]:
+    """The stacks as a person sees them: a red or blue cell with its power written in it."""
+    board = {}
+    for cell, look in drawn_cells(page).items():
+        owner = colour_name(look["fill"])
+        # A coloured cell without its power, or a power on an uncoloured cell, is a wrong picture.
+        assert (owner is None) == (look["power"] == ""), f"cell {cell} is drawn as {look}"
+        if owner:
+            board[cell] = (owner, int(look["power"]))
+    return board
+
+
 def test_page_loads_clean_and_offline(browser, game):
     record, html_path = game
     page, problems, requests = open_page(browser, html_path)
@@ -101,14 +126,74 @@ def test_last_step_shows_the_final_board(browser, game):
     record, html_path = game
     page, problems, _ = open_page(browser, html_path)
     page.keyboard.press("End")
-    shown = board_shown(page)
     expected = board_after(record, record.turns)
-    assert shown == expected
+    assert board_shown(page) == expected  # the page's own idea of each cell
+    drawn = board_drawn(page)  # and what is on the screen: colours and the powers written
+    assert drawn == expected
     # Count by colour and power, as a person would read the picture.
-    for colour in ("red", "blue"):
-        assert sum(1 for o, _ in shown.values() if o == colour) == sum(1 for o, _ in expected.values() if o == colour)
-        assert sum(p for o, p in shown.values() if o == colour) == sum(p for o, p in expected.values() if o == colour)
+    final = InfexionState()
+    for text in record.actions:
+        final.apply_checked(final.parse_action(text))
+    for colour, player in (("red", 0), ("blue", 1)):
+        stacks = [p for o, p in drawn.values() if o == colour]
+        assert len(stacks) == sum(1 for *_, o, _ in final.cells() if o == player)
+        assert sum(stacks) == final.power(player)
     assert page.locator("#counter").inner_text() == f"{record.turns} / {record.turns}"
+    assert problems == []
+    page.close()
+
+
+SPREAD = re.compile(r"^SPREAD\((\d+), (\d+), (-?\d+), (-?\d+)\)$")
+
+
+def spread_effect(record: GameRecord, index: int) -> dict[str, set[tuple[int, int]]] | None:
+    """What action ``index`` did, if it is a SPREAD, worked out from the rules and the engine's boards.
+
+    A SPREAD from a stack of power p puts one token on each of the next p
+    cells in its direction (on the torus); an opponent's stack there becomes
+    the mover's (captured), a stack that reaches power 7 is removed.
+    """
+    match = SPREAD.match(record.actions[index])
+    if not match:
+        return None
+    before = board_after(record, index)
+    after = board_after(record, index + 1)
+    r, q, dr, dq = (int(v) for v in match.groups())
+    mover, power = before[(r, q)]
+    reached = {((r + k * dr) % 7, (q + k * dq) % 7) for k in range(1, power + 1)}
+    removed = {c for c in reached if c in before and c not in after}
+    captured = {c for c in reached if c in before and before[c][0] != mover and c in after}
+    return {"source": {(r, q)}, "reached": reached, "captured": captured, "removed": removed}
+
+
+def test_the_highlighted_cells_are_the_spreads_source_reach_and_captures(browser, game):
+    record, html_path = game
+    effects = [(i, spread_effect(record, i)) for i in range(record.turns)]
+    with_capture = [(i, e) for i, e in effects if e and e["captured"]]
+    assert with_capture, "the game has no SPREAD that captures"
+    # Prefer one that also removes a stack of 7, if the game has one.
+    index, effect = next(((i, e) for i, e in with_capture if e["removed"]), with_capture[0])
+    page, problems, _ = open_page(browser, html_path)
+    # What each highlight means is read from the legend, as a person would.
+    legend = page.evaluate("""() => Object.fromEntries(['source', 'touched', 'captured', 'removed'].map(k => {
+        const s = getComputedStyle(document.querySelector('.key.' + k));
+        return [k, [s.borderTopColor, s.backgroundColor]];
+    }))""")
+    source, touched, captured = (legend[k][0] for k in ("source", "touched", "captured"))
+    removed = legend["removed"][1]
+    assert len({source, touched, captured, removed}) == 4
+    page.eval_on_selector("#slider", f"s => {{ s.value = '{index + 1}'; s.dispatchEvent(new Event('input')); }}")
+    assert record.actions[index] in page.locator("#current").inner_text()
+    cells = drawn_cells(page)
+
+    def outlined(colour: str) -> set[tuple[int, int]]:
+        return {c for c, look in cells.items() if look["stroke"] == colour}
+
+    assert outlined(source) == effect["source"]
+    assert cells[next(iter(effect["source"]))]["dashes"] not in ("", "none")  # dashed, as in the legend
+    assert outlined(captured) == effect["captured"]
+    assert outlined(touched) == effect["reached"] - effect["captured"] - effect["removed"]
+    assert {c for c, look in cells.items() if look["fill"] == removed} == effect["removed"]
     assert problems == []
     page.close()
 
@@ -136,7 +221,8 @@ def test_keys_slider_buttons_and_move_list_move_through_the_game(browser, game):
     assert board_shown(page) == board_after(record, 2)
     page.keyboard.press("Home")
     page.keyboard.press("Space")  # play: the counter advances by itself
-    expect = pytest.importorskip("playwright.sync_api").expect
+    from playwright.sync_api import expect  # after the browser fixture: the package is there
+
     expect(page.locator("#counter")).to_have_text(re.compile(r"^([3-9]|\d\d+) /"), timeout=10000)
     page.keyboard.press("Space")  # pause
     assert page.locator("#play").inner_text() == "play"

@@ -57,3 +57,39 @@ def test_bad_sources_give_clear_errors(tmp_path):
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert fragment in proc.stderr, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+def replayed_data(html_path: Path) -> dict:
+    """The game data embedded in an HTML replay."""
+    page = html_path.read_text()
+    start = page.index('<script id="replay-data" type="application/json">') + len('<script id="replay-data" type="application/json">')
+    return json.loads(page[start:page.index("</script>", start)])
+
+
+def test_game_index_is_the_tournaments_game_index_not_the_line(tmp_path):
+    path, data = recorded_game(tmp_path)
+    # As in a tournament's games.jsonl: games appended in the order they finished.
+    lines = [dict(data, red_name=f"game {index}", extra={"game_index": index}) for index in (2, 0, 1)]
+    jsonl = tmp_path / "games.jsonl"
+    jsonl.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for index in (0, 1, 2):
+        out = tmp_path / f"g{index}.html"
+        proc = run("replay", str(jsonl), "--game-index", str(index), "--html", str(out))
+        assert proc.returncode == 0, proc.stderr
+        assert replayed_data(out)["red"] == f"game {index}"
+        terminal = run("replay", str(jsonl), "--game-index", str(index), "-w", "0")
+        assert terminal.returncode == 0 and f"game {index}" in terminal.stdout
+    proc = run("replay", str(jsonl), "--game-index", "3", "--html", str(tmp_path / "none.html"))
+    assert proc.returncode == 2
+    assert f"{jsonl} has no game with --game-index 3 (its 3 games have indices 0..2)" in proc.stderr
+    assert not (tmp_path / "none.html").exists()
+
+
+def test_a_record_on_standard_input(tmp_path):
+    path, data = recorded_game(tmp_path)
+    out = tmp_path / "stdin.html"
+    proc = run("replay", "-", "--html", str(out), input=path.read_text())
+    assert proc.returncode == 0, proc.stderr
+    assert [step["action"] for step in replayed_data(out)["steps"]] == data["actions"]
+    proc = run("replay", "-", "-w", "0", input=path.read_text())
+    assert proc.returncode == 0 and data["actions"][-1] in proc.stdout

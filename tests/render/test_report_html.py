@@ -1,6 +1,8 @@
 """The tournament's report.html in a real browser."""
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,11 +11,9 @@ import pytest
 
 from referee.records import GameRecord
 
-from .test_html_replay import CHROMIUM, board_after, board_shown, browser, open_page  # noqa: F401  (fixture)
+from .test_html_replay import board_after, board_drawn, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (see README: browser tests)")
 
 CONFIG = """\
 name: report-test
@@ -41,7 +41,7 @@ def tournament(tmp_path_factory):
     return out, records
 
 
-def test_report_shows_every_agent_and_links_replays(browser, tournament):  # noqa: F811
+def test_report_shows_every_agent_and_links_replays(browser, tournament):
     out, records = tournament
     page, problems, requests = open_page(browser, out / "report.html")
     assert problems == [] and requests == [(out / "report.html").as_uri()]
@@ -62,8 +62,54 @@ def test_report_shows_every_agent_and_links_replays(browser, tournament):  # noq
     link = page.locator("#games tbody tr").nth(0).locator("a")
     assert link.get_attribute("href") == "replays/game-0.html"
     page.close()
+    game_0 = next(r for r in records if r.game_index == 0)
     replay, problems, _ = open_page(browser, out / "replays" / "game-0.html")
     replay.keyboard.press("End")
-    assert board_shown(replay) == board_after(records[0], records[0].turns)
+    assert board_drawn(replay) == board_after(game_0, game_0.turns)
     assert problems == []
     replay.close()
+
+
+def test_games_are_numbered_by_game_index_as_replay_game_index_is(browser, tournament, tmp_path):
+    out, records = tournament
+    # The same tournament, its games.jsonl in another order (games are appended as
+    # they finish) and with one game recorded twice (two folders' files merged).
+    folder = tmp_path / "reordered"
+    shutil.copytree(out, folder, ignore=shutil.ignore_patterns("replays", "report.html", ".lock"))
+    lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    lines = lines[::-1] + lines[-1:]
+    (folder / "games.jsonl").write_text("".join(lines))
+    proc = subprocess.run(  # a finished folder: plays nothing, writes the tables and the report again
+        [sys.executable, "-m", "referee", "tournament", str(out.parent / "config.yaml"), "-q", "-o", str(folder)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    by_index = {r.game_index: r for r in records}
+    page, problems, _ = open_page(browser, folder / "report.html")
+    rows = page.locator("#games tbody tr").evaluate_all(
+        "trs => trs.map(tr => [...tr.cells].map(td => td.textContent).concat([tr.querySelector('a').getAttribute('href')]))"
+    )
+    assert [int(row[0]) for row in rows] == sorted(by_index) == list(range(6))  # each game once, in index order
+    for row in rows:
+        index = int(row[0])
+        assert (row[1], row[2]) == (by_index[index].name_of("RED"), by_index[index].name_of("BLUE"))
+        assert row[-1] == f"replays/game-{index}.html"
+    page.close()
+    # A game whose line is not its index: its report link and `replay --game-index` show that game.
+    positions = [json.loads(line)["extra"]["game_index"] for line in lines]
+    index = next(i for p, i in enumerate(positions) if p != i)
+    record = by_index[index]
+    on_demand = tmp_path / f"game-{index}.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", str(folder / "games.jsonl"), "--game-index", str(index),
+         "--html", str(on_demand)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for path in (folder / "replays" / f"game-{index}.html", on_demand):
+        replay, problems, _ = open_page(browser, path)
+        assert f"RED: {record.name_of('RED')}" in replay.locator("#players").inner_text()
+        assert replay.locator("#moves li").count() == record.turns
+        replay.keyboard.press("End")
+        assert board_drawn(replay) == board_after(record, record.turns)
+        assert problems == []
+        replay.close()

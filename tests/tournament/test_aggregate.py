@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.records import GameRecord
 from referee.tournament.aggregate import OPPONENT_FAILED, GameSummary, aggregate
 from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings
 from referee.tournament.tables import crosstable, endings_table, pairs_table, render, standings_table, write_files
@@ -57,6 +58,15 @@ def test_failures_count_for_the_agent_that_failed():
     assert b.endings == {OPPONENT_FAILED: 2, "crash": 1, "turn_limit": 1}
     headers = endings_table(results).headers
     assert headers[:3] == ["agent", "games", "turn limit"] and "memory" in headers and headers[-2:] == ["CPU ms/move", "peak MB"]
+
+
+def test_a_game_neither_agent_could_load_is_a_draw_with_an_error_for_both():
+    both = make_record("a", "b", None, reason="load_error", error_color="RED")
+    both = GameRecord(**{**both.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}})
+    results = aggregate([both, make_record("a", "b", "RED")])
+    a, b = results.agents["a"], results.agents["b"]
+    assert (a.draws, b.draws) == (1, 1)
+    assert a.endings == {"error": 1, "elimination": 1} and b.endings == {"error": 1, "elimination": 1}
 
 
 def test_cpu_per_move_and_peak_memory():

@@ -84,6 +84,21 @@ def uninterrupted(tmp_path_factory) -> tuple[str, Path]:
     return config, folder / "out"
 
 
+@pytest.fixture(scope="module")
+def interruptible(tmp_path_factory) -> tuple[str, Path]:
+    """A 12-game version of the tiny tournament, played through once.
+
+    The interruption tests stop it after a game or two; with ten or more
+    games still to play, it cannot have finished in between.
+    """
+    folder = tmp_path_factory.mktemp("interruptible")
+    config = write_config(folder, TINY.replace("games_per_pair: 2", "games_per_pair: 4"))
+    proc = run(config, "-o", str(folder / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert len(records(folder / "out")) == 12
+    return config, folder / "out"
+
+
 def test_a_tiny_round_robin(uninterrupted):
     config, out = uninterrupted
     games = records(out)
@@ -117,8 +132,8 @@ def test_the_same_config_plays_the_same_games(uninterrupted, tmp_path):
     assert proc.returncode == 0 and "games in" not in proc.stdout and "Standings" in proc.stdout
 
 
-def test_resume_after_sigkill_gives_the_uninterrupted_tables(uninterrupted, tmp_path):
-    config, reference = uninterrupted
+def test_resume_after_sigkill_gives_the_uninterrupted_tables(interruptible, tmp_path):
+    config, reference = interruptible
     out = tmp_path / "killed"
     mark = uuid.uuid4().hex
     env = {**os.environ, MARK: mark}
@@ -131,16 +146,16 @@ def test_resume_after_sigkill_gives_the_uninterrupted_tables(uninterrupted, tmp_
     # Its workers notice and kill their games' agents.
     assert wait_until_gone(mark) == []
     recorded = len(records(out))
-    assert 2 <= recorded < 6
+    assert 2 <= recorded < 12
     resumed = run(config, "-o", str(out), "--resume", "--workers", "2", "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{recorded} already recorded" in resumed.stderr
-    assert sorted(r.extra["game_index"] for r in records(out)) == list(range(6))
+    assert sorted(r.extra["game_index"] for r in records(out)) == list(range(12))
     same_tables(out, reference)
 
 
-def test_ctrl_c_stops_cleanly_and_says_how_to_resume(uninterrupted, tmp_path):
-    config, reference = uninterrupted
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(interruptible, tmp_path):
+    config, reference = interruptible
     out = tmp_path / "interrupted"
     proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -152,13 +167,58 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(uninterrupted, tmp_path):
     hint = stderr.split("To resume:\n", 1)[1].strip().splitlines()[0]
     assert "--resume" in hint and str(out) in hint
     assert (out / "games.jsonl").read_bytes().endswith(b"\n")
-    assert 1 <= len(records(out)) < 6 and "Standings" in stdout
+    assert 1 <= len(records(out)) < 12 and "Standings" in stdout
     # The printed command finishes the tournament.
     argv = hint.split()
     assert argv[:4] == ["python", "-m", "referee", "tournament"]
     resumed = subprocess.run([sys.executable, *argv[1:], "-q"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     same_tables(out, reference)
+
+
+def test_agent_options_reach_every_call_of_the_agent(tmp_path):
+    report = tmp_path / "calls.jsonl"
+    config = write_config(tmp_path, f"""\
+name: options
+agents:
+  - {{name: echo, spec: tests.tournament.fixtures.agents.echo_options, options: {{report_to: {str(report)!r}, depth: 3}}}}
+  - {{name: random, spec: agents.random_agent}}
+games_per_pair: 2
+time_limit: 20
+seed: 4
+""")
+    proc = run(config, "-o", str(tmp_path / "out"), "--workers", "1", "-q")
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(line) for line in report.read_text().splitlines()]
+    # The lineup check constructs it once; each of the two games then calls
+    # __init__ once and action/turn many times.
+    assert [c["call"] for c in calls].count("init") == 3
+    assert {"action", "turn"} <= {c["call"] for c in calls}
+    for call in calls:
+        kwargs = call["kwargs"]
+        assert kwargs["depth"] == 3 and kwargs["report_to"] == str(report), call
+        # The referee's own keywords still arrive beside the options.
+        assert kwargs["game"] == "infexion" and "time_remaining" in kwargs and kwargs["space_limit"] is None
+
+
+def test_call_timeout_stops_an_agent_that_blocks_without_a_time_limit(tmp_path):
+    config = write_config(tmp_path, """\
+name: blocked
+agents:
+  - {name: sleeper, spec: tests.tournament.fixtures.agents.sleeper}
+  - {name: random, spec: agents.random_agent}
+games_per_pair: 2
+call_timeout: 1
+seed: 2
+""")
+    proc = run(config, "-o", str(tmp_path / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    games = records(tmp_path / "out")
+    assert len(games) == 2
+    for record in games:
+        # The sleeper thinks for 60 s a move; the 1 s cap ends each game.
+        assert record.reason == "time_limit" and record.name_of(record.winner) == "random"
+        assert "watchdog" in record.error[record.loser]["message"]
 
 
 def test_a_bad_config_stops_before_any_game(tmp_path):

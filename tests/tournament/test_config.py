@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from referee.tournament.config import ConfigError, default_name, load_config, parse_config
+from referee.tournament.lineup import build_lineup
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,6 +56,7 @@ def test_name_defaults_to_the_file_name(tmp_path):
         (GOOD + "time_limit: -1\n", "5: time_limit", "0 or more"),
         (GOOD + "time_limit: yes\n", "5: time_limit", "boolean"),
         (GOOD + "space_limit: lots\n", "5: space_limit", "number"),
+        (GOOD + "call_timeout: -1\n", "5: call_timeout", "wall seconds per agent call"),
         (GOOD + "workers: 0\n", "5: workers", "at least 1"),
         (GOOD + "seed: 1.5\n", "5: seed", "whole number"),
         (GOOD + "format: swiss\n", "5: format", "round_robin, gauntlet"),
@@ -116,3 +118,7 @@ def test_default_names():
 def test_shipped_configs_are_valid(path):
     config = parse_config(path.read_text(), path)
     assert len(config.agents) >= 2
+    # Every agent it names is imported and constructed (in its own process,
+    # with its options), as before a real run.
+    lineup = build_lineup(config, workers=2, cwd=ROOT)
+    assert len(lineup.plan.agents) == len(config.agents)

@@ -9,17 +9,20 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from referee.match import play_match
+from referee.match import AgentEntry, play_match
 from referee.tournament.config import load_config
 from referee.tournament.lineup import build_lineup
-from referee.tournament.schedule import schedule
+from referee.tournament.schedule import TournamentPlan, schedule
 
+from .procs import MARK, marked_processes
 from .test_cli import ROOT, TINY, command, records, run, same_tables, wait_for_lines, write_config
+from .test_shipping import make_project
 
 # Dask is imported by the tests that use it, not when they are collected: a run of
 # other tests does not load it into the pytest process.
@@ -39,6 +42,20 @@ def reference(tmp_path_factory) -> Path:
     return folder / "out"
 
 
+#: PROJECT_ONLY with 12 games: an interruption after the first leaves ten or
+#: more to play, so however slow the machine, the run cannot have finished.
+LONGER = PROJECT_ONLY.replace("games_per_pair: 2", "games_per_pair: 4")
+
+
+@pytest.fixture(scope="module")
+def longer_reference(tmp_path_factory) -> Path:
+    """LONGER played by the local executor."""
+    folder = tmp_path_factory.mktemp("longer")
+    proc = run(write_config(folder, LONGER), "-o", str(folder / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
 def game_indices(folder: Path) -> Counter:
     return Counter(r.extra["game_index"] for r in records(folder))
 
@@ -46,8 +63,8 @@ def game_indices(folder: Path) -> Counter:
 # -- a LocalCluster started by the command -----------------------------------------------
 
 
-def test_ctrl_c_on_a_local_cluster_then_resume(reference, tmp_path):
-    config = write_config(tmp_path, PROJECT_ONLY + "executor: dask\nscheduler: local\nworkers: 2\n")
+def test_ctrl_c_on_a_local_cluster_then_resume(longer_reference, tmp_path):
+    config = write_config(tmp_path, LONGER + "executor: dask\nscheduler: local\nworkers: 2\n")
     out = tmp_path / "out"
     # A session of its own, so that Ctrl-C can go to the whole process group, as
     # from a terminal: the cluster's workers get it too, and must not die of it.
@@ -60,13 +77,69 @@ def test_ctrl_c_on_a_local_cluster_then_resume(reference, tmp_path):
     assert "waiting for the running games to finish" in stderr and "To resume:" in stderr
     assert "Traceback" not in stderr
     interrupted = game_indices(out)
-    assert 1 <= len(interrupted) < 6 and set(interrupted.values()) == {1}
+    assert 1 <= len(interrupted) < 12 and set(interrupted.values()) == {1}
     resumed = run(config, "-o", str(out), "--resume", "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{len(interrupted)} already recorded" in resumed.stderr
     assert "a Dask LocalCluster: 2 workers, 2 threads" in resumed.stderr
-    assert game_indices(out) == Counter(range(6))
-    same_tables(out, reference)
+    assert game_indices(out) == Counter(range(12))
+    same_tables(out, longer_reference)
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def playing_agents(mark: str) -> list[tuple[int, int]]:
+    """(agent pid, the hash seed it was given) of the marked run's live agent processes."""
+    found = []
+    for pid in marked_processes(mark):
+        try:
+            if b"referee.hosting.agent_host" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            environ = dict(item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item)
+        except OSError:
+            continue
+        if b"PYTHONHASHSEED" in environ:  # a game's agent (the load checks run unseeded)
+            found.append((pid, int(environ[b"PYTHONHASHSEED"])))
+    return found
+
+
+def test_a_worker_killed_during_a_game_loses_no_game_and_records_none_twice(tmp_path):
+    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 6"))  # 18 games
+    reference = run(config, "-o", str(tmp_path / "local"), "--workers", "2", "-q")
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "dask"
+    mark = uuid.uuid4().hex  # the command's processes inherit it: its workers and their agents
+    proc = subprocess.Popen(command(config, "-o", str(out), "--scheduler", "local", "--workers", "2", "-q"), cwd=ROOT,
+                            env={**os.environ, MARK: mark}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(out / "games.jsonl", 1, proc)  # past the agent checks: games are being played
+    killed = None
+    deadline = time.monotonic() + 60
+    while killed is None and proc.poll() is None and time.monotonic() < deadline:
+        for agent, hash_seed in playing_agents(mark):
+            worker = parent_of(agent)
+            if worker is not None and parent_of(worker) == proc.pid:  # a Dask worker of the command's LocalCluster
+                recorded = (out / "games.jsonl").read_text().splitlines()
+                os.kill(worker, signal.SIGKILL)
+                killed = (worker, hash_seed, len(recorded))
+                break
+        time.sleep(0.01)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert killed is not None, "no game was seen running"
+    worker, hash_seed, recorded_then = killed
+    assert recorded_then < 18  # killed mid-tournament
+    assert proc.returncode == 0, stderr
+    assert "failed in the referee" not in stderr and "Traceback" not in stderr
+    games = records(out)
+    assert game_indices(out) == Counter(range(18))  # every game, each once
+    # The game that was being played when its worker died was played again, from its start.
+    lost = [r for r in games if hash_seed in ((r.seed * 2) % 2**32, (r.seed * 2 + 1) % 2**32)]
+    assert len(lost) == 1 and lost[0].reason in ("elimination", "turn_limit")
+    same_tables(out, tmp_path / "local")
 
 
 # -- a scheduler and workers started as on a cluster's machines ----------------------------
@@ -113,13 +186,32 @@ def scheduler():
         _end(proc)
 
 
-@contextlib.contextmanager
-def dask_worker(address: str, folder: Path, workers_after: int):
-    """A `dask worker` started in ``folder``; waits until the scheduler has ``workers_after`` workers."""
-    proc = subprocess.Popen(
+@pytest.fixture(scope="session")
+def referee_only(tmp_path_factory) -> str:
+    """A folder holding only this checkout's ``referee`` package, for PYTHONPATH.
+
+    A process started outside the project folder then runs this checkout's
+    referee (not whatever an installed copy points at), and nothing else of
+    the project: not its tests/, not its agents/.
+    """
+    folder = tmp_path_factory.mktemp("referee_only")
+    (folder / "referee").symlink_to(ROOT / "referee", target_is_directory=True)
+    return str(folder)
+
+
+def start_worker(address: str, folder: Path, referee_path: str | None = None) -> subprocess.Popen:
+    """A `dask worker` process started in ``folder`` (with ``referee_path`` as its PYTHONPATH, if given)."""
+    env = None if referee_path is None else {**os.environ, "PYTHONPATH": referee_path}
+    return subprocess.Popen(
         [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
-        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
+
+
+@contextlib.contextmanager
+def dask_worker(address: str, folder: Path, workers_after: int, referee_path: str | None = None):
+    """A `dask worker` started in ``folder``; waits until the scheduler has ``workers_after`` workers."""
+    proc = start_worker(address, folder, referee_path)
     try:
         _wait_for_workers(address, workers_after)
         yield
@@ -137,11 +229,11 @@ def test_a_remote_scheduler_plays_the_same_tables(scheduler, reference, tmp_path
     same_tables(tmp_path / "out", reference)
 
 
-def test_a_worker_that_cannot_load_an_agent_stops_the_run_before_any_game(scheduler, tmp_path):
+def test_a_worker_that_cannot_load_an_agent_stops_the_run_before_any_game(scheduler, tmp_path, referee_only):
     config = write_config(tmp_path, PROJECT_ONLY)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    with dask_worker(scheduler, elsewhere, 1):
+    with dask_worker(scheduler, elsewhere, 1, referee_only):
         proc = run(config, "-o", str(tmp_path / "out"), "--scheduler", scheduler)
     assert proc.returncode == 2, proc.stderr
     assert "agent 'r3' (tests.tournament.fixtures.submissions.alice) cannot be loaded on 1 of 1 Dask workers" in proc.stderr
@@ -151,7 +243,7 @@ def test_a_worker_that_cannot_load_an_agent_stops_the_run_before_any_game(schedu
     assert not (tmp_path / "out").exists()
 
 
-def test_a_worker_that_joins_later_checks_the_agents_before_playing(scheduler, tmp_path, monkeypatch):
+def test_a_worker_that_joins_later_checks_the_agents_before_playing(scheduler, tmp_path, monkeypatch, referee_only):
     from referee.tournament.dask_executor import DaskExecutor
 
     monkeypatch.chdir(ROOT)
@@ -161,7 +253,7 @@ def test_a_worker_that_joins_later_checks_the_agents_before_playing(scheduler, t
     with DaskExecutor(scheduler) as executor:
         with dask_worker(scheduler, ROOT, 1):
             assert executor.check_agents(plan) is None
-        with dask_worker(scheduler, elsewhere, 1):  # the only worker now
+        with dask_worker(scheduler, elsewhere, 1, referee_only):  # the only worker now
             finished = list(executor.run(play_match, schedule(plan)))
     # Game 0 (r1 v r2) plays there; game 1 (r1 v r3) is refused and stops the run
     # (game 2, r2 v r3, may have been on its way: refused too).  Game 3, r2 v r1, never starts.
@@ -171,6 +263,100 @@ def test_a_worker_that_joins_later_checks_the_agents_before_playing(scheduler, t
     for index in set(by_index) - {0}:
         assert by_index[index].record is None
         assert "agent 'r3'" in by_index[index].error and "No module named 'tests'" in by_index[index].error
+
+
+# -- shipping the agents to workers that do not have them -----------------------------------
+
+SHIPPED = """\
+name: shipped
+agents:
+  - players.alpha
+  - players.beta
+games_per_pair: 4
+time_limit: 20
+space_limit: 200
+seed: 8
+"""
+
+
+def in_project(project: Path, referee_path: str, *args: str) -> subprocess.CompletedProcess:
+    """The tournament command run in ``project`` (this checkout's referee, the project's agents)."""
+    env = {**os.environ, "PYTHONPATH": referee_path}
+    return subprocess.run(command(*args), cwd=project, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_shipped_agents_play_on_a_worker_started_where_they_are_not(scheduler, tmp_path, referee_only):
+    project = make_project(tmp_path / "project")
+    config = write_config(project, SHIPPED)
+    local = in_project(project, referee_only, config, "-o", "local", "--workers", "1", "-q")
+    assert local.returncode == 0, local.stderr
+    elsewhere = tmp_path / "elsewhere"  # no players/ here, nor on the worker's path
+    elsewhere.mkdir()
+    with dask_worker(scheduler, elsewhere, 1, referee_only):
+        refused = in_project(project, referee_only, config, "-o", "refused", "--scheduler", scheduler)
+        shipped = in_project(project, referee_only, config, "-o", "shipped", "--scheduler", scheduler, "--ship-agents", "-q")
+    # Without shipping the worker cannot import them, and the command says what to do.
+    assert refused.returncode == 2, refused.stderr
+    assert f"(in {elsewhere}): cannot import players.alpha" in refused.stderr and "--ship-agents" in refused.stderr
+    assert not (project / "refused").exists()
+    # Shipped, they play there: the same games and tables as on this machine.
+    assert shipped.returncode == 0, shipped.stderr
+    assert "shipped players/ (5 files, " in shipped.stderr and "to the Dask workers" in shipped.stderr
+    assert f"the Dask scheduler {scheduler}: 1 worker, 1 thread" in shipped.stderr
+    assert game_indices(project / "shipped") == Counter(range(4))
+    same_tables(project / "shipped", project / "local")
+    assert {r.reason for r in records(project / "shipped")} <= {"elimination", "turn_limit"}
+
+
+def shipped_copies(address: str) -> dict[str, list[str]]:
+    """Each worker's folders of shipped agents."""
+    import distributed
+
+    with distributed.Client(address, timeout=20) as client:
+        # A lambda travels by value: the worker cannot import this test module.
+        return client.run(lambda dask_worker: sorted(
+            name for name in os.listdir(dask_worker.local_directory) if name.startswith("referee-agents-")))
+
+
+def test_a_worker_that_joins_later_gets_the_shipped_agents_and_none_are_left_behind(scheduler, tmp_path, referee_only):
+    from referee.tournament.dask_executor import SHIPPED_HINT, DaskExecutor
+
+    project = make_project(tmp_path / "project", agents=("alpha", "beta", "needs_numpyish"))
+    (project / "players" / "needs_numpyish" / "__init__.py").write_text("import a_package_nobody_installed\n")
+    alpha, beta = AgentEntry("players.alpha", "alpha"), AgentEntry("players.beta", "beta")
+    plan = TournamentPlan(name="late", agents=(alpha, beta), games_per_pair=4, seed=2)
+    broken = TournamentPlan(name="broken", agents=(alpha, AgentEntry("players.needs_numpyish", "needs")))
+    first_folder, second_folder = tmp_path / "first", tmp_path / "second"
+    first_folder.mkdir()
+    second_folder.mkdir()
+    first = start_worker(scheduler, first_folder, referee_only)
+    second = None
+    try:
+        _wait_for_workers(scheduler, 1)
+        with DaskExecutor(scheduler) as executor:
+            bundle = executor.ship_agents(plan, root=project)
+            assert bundle.roots == ("players/",)
+            # The check runs against the shipped copy: what it lacks is named, with where it looked.
+            problem = executor.check_agents(broken)
+            assert problem is not None and "agent 'needs' (players.needs_numpyish) cannot be loaded on 1 of 1" in problem
+            assert "referee-agents-" in problem and "a_package_nobody_installed" in problem and SHIPPED_HINT in problem
+            assert executor.check_agents(plan) is None
+            second = start_worker(scheduler, second_folder, referee_only)
+            _wait_for_workers(scheduler, 2)
+            assert executor.check_agents(plan) is None  # on both workers
+            _end(first)
+            _wait_for_workers(scheduler, 1)  # only the one that joined after the shipping is left
+            assert list(shipped_copies(scheduler).values()) == [[f"referee-agents-{executor._checks}"]]
+            finished = list(executor.run(play_match, schedule(plan)))
+        assert sorted(f.job.index for f in finished) == list(range(4))
+        assert all(f.record is not None and f.record.reason in ("elimination", "turn_limit") for f in finished)
+        # Closing the executor removes the copies from a cluster that outlives it.
+        assert list(shipped_copies(scheduler).values()) == [[]]
+    finally:
+        _end(first)
+        if second is not None:
+            _end(second)
+        _wait_for_workers(scheduler, 0)
 
 
 # -- errors before any game ------------------------------------------------------------------
@@ -230,3 +416,24 @@ def test_the_executor_fields_of_a_config():
         parse_config(TINY + "executor: dask\nscheduler: http://h:1\n", "t.yaml")
     with pytest.raises(ConfigError, match=r"did you mean 'scheduler'"):
         parse_config(TINY + "executor: dask\nschedular: local\n", "t.yaml")
+    assert parse_config(TINY + "executor: dask\nship_agents: true\n", "t.yaml").ship_agents is True
+    assert remote.ship_agents is False
+    with pytest.raises(ConfigError, match=r"^t\.yaml:10: ship_agents: ship_agents is only used by executor: dask$"):
+        parse_config(TINY + "ship_agents: true\n", "t.yaml")
+    with pytest.raises(ConfigError, match=r"^t\.yaml:11: ship_agents: must be true or false, not 'agents/'$"):
+        parse_config(TINY + "executor: dask\nship_agents: agents/\n", "t.yaml")
+
+
+def test_agents_that_cannot_be_shipped_stop_the_run_before_any_game(tmp_path, referee_only):
+    config = write_config(tmp_path, TINY)
+    proc = run(config, "-o", str(tmp_path / "out"), "--executor", "local", "--ship-agents")
+    assert proc.returncode == 2 and "error: --ship-agents is only used by --executor dask" in proc.stderr
+    # Importable here (an installed package), but not a folder of the working directory: nothing to ship.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = in_project(elsewhere, referee_only, config, "-o", str(tmp_path / "out"), "--scheduler", "local", "--workers", "1",
+                      "--ship-agents")
+    assert proc.returncode == 2, proc.stderr
+    assert (f"error: agent 'r1' (agents.random_agent): ship_agents sends the folder of its package, but there is no "
+            f"agents/ (or agents.py) in {elsewhere}; run the tournament from the folder that holds it") in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()

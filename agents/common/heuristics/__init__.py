@@ -10,6 +10,7 @@ from .base import WIN, WIN_ZONE, Heuristics, perspective
 HEURISTICS = {
     "infexion": "agents.common.heuristics.infexion:InfexionHeuristics",
     "cachex": "agents.common.heuristics.cachex:CachexHeuristics",
+    "infinitron": "agents.common.heuristics.infinitron:InfinitronHeuristics",
 }
 
 

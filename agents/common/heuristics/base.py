@@ -38,7 +38,15 @@ class Heuristics:
     #: evaluations into win probabilities with it).
     value_scale: float = 100.0
 
+    #: Whether the searches ask for the pruned list even where they would
+    #: otherwise list every legal action (the alpha-beta root, every MCTS
+    #: node).  For games whose legal lists are too long to search whole.
+    prune_everywhere: bool = False
+
     def __init__(self, game: Any, **options: Any):
+        if options:
+            # The neutral defaults have no weights to set.
+            raise TypeError(f"unexpected keyword argument(s) {', '.join(sorted(options))}")
         self.game = game
 
     def evaluate(self, state: GameState) -> int:

@@ -94,6 +94,14 @@ del _cell, _k, _mask, _d, _t
 
 _ZERO = b"\0"
 
+#: Below this many stacks of its own, a side's SPAWNs are never pruned.
+PRUNE_FROM_STACKS = 4
+
+
+def _stacks(board: bytes | bytearray, player: int) -> int:
+    flag = BLUE_FLAG if player else 0
+    return sum(1 for v in board if v and (v & BLUE_FLAG) == flag)
+
 
 def spread_gains(board: bytes | bytearray, player: int) -> list[tuple[int, int]]:
     """``(gain, action)`` of every SPREAD ``player`` can make on ``board``."""
@@ -156,7 +164,6 @@ class InfexionHeuristics(Heuristics):
         spread: int = 10,
         spawns: int = 8,
         temperature: float = 2.0,
-        **options: Any,
     ):
         super().__init__(game)
         self.my_take = my_take
@@ -214,9 +221,11 @@ class InfexionHeuristics(Heuristics):
         if rng is not None:
             rng.shuffle(scored)
         scored.sort(key=itemgetter(0), reverse=True)
-        if not prune:
+        if not prune or _stacks(state.board, state.turn & 1) < PRUNE_FROM_STACKS:
             return [a for _, a in scored]
-        # SPAWNs far from the action are much alike: search the best few.
+        # SPAWNs far from the action are much alike: search the best few.  A
+        # side with few stacks keeps them all, since a new stack can be its
+        # only escape from elimination and a proof must not overlook it.
         out = []
         spawns = 0
         limit = self.spawns

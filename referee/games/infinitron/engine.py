@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Hashable, Iterable, NamedTuple, Sequence
+from typing import Any, Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 from ..base import (
     BLUE,
@@ -1441,6 +1441,14 @@ class Infinitron(Game):
     @property
     def agent_kwargs(self) -> dict[str, Any]:
         return {"neutral_cities": [list(rq) for rq in self.neutral_cities]}
+
+    @classmethod
+    def seeded_options(cls, options: Mapping[str, Any], seed: int | None) -> dict[str, Any]:
+        """The game seed places the cities, unless the options fix them (``seed`` or ``cities``)."""
+        out = dict(options)
+        if seed is not None and "seed" not in out and "cities" not in out:
+            out["seed"] = seed
+        return out
 
 
 def _cities_option(value: object) -> list[tuple[int, int]]:

@@ -2,7 +2,8 @@
 
 ``data/perft.tsv`` was produced by ``make_tables.py`` from the simple
 reference implementation.  The engine must match the file, and the file must
-match the reference (re-checked here at depth 1 and 2, which are quick).
+match the reference (re-checked here at depth 1 and 2 on every row, and at
+depth 3 on the rows where that is quickest).
 """
 from __future__ import annotations
 
@@ -70,3 +71,14 @@ def test_legal_action_texts_match_reference(position, d1, d2, d3):
     engine_texts = sorted(state.action_to_str(a) for a in state.legal_actions())
     reference_texts = sorted(reference.action_text(a) for a in reference.from_text(position).legal())
     assert engine_texts == reference_texts
+
+
+def _quick_depth3_rows(count: int) -> list:
+    # The smallest non-zero counts: games already over (0) prove little.
+    with_d3 = [p for p in rows() if p.values[3]]
+    return sorted(with_d3, key=lambda p: p.values[3])[:count]
+
+
+@pytest.mark.parametrize("position, d1, d2, d3", _quick_depth3_rows(8))
+def test_table_matches_reference_at_depth_3(position, d1, d2, d3):
+    assert reference.perft(reference.from_text(position), 3) == d3

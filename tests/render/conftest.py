@@ -1,0 +1,54 @@
+"""The real browser the HTML tests drive: Debian's Chromium, through Playwright.
+
+Without Chromium or the ``playwright`` package the browser tests are skipped,
+unless ``REFEREE_REQUIRE_BROWSER`` is set (CI sets it): then they fail, so a
+missing browser can never pass for a tested page.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+REQUIRE_BROWSER = "REFEREE_REQUIRE_BROWSER"
+
+
+def browser_problems() -> list[str]:
+    """What is missing for the browser tests (empty: nothing)."""
+    problems = []
+    if not CHROMIUM.exists():
+        problems.append(f"{CHROMIUM} is missing (sudo apt-get install chromium chromium-driver)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        problems.append(f'the playwright package cannot be imported ({exc}; pip install -e ".[dev]")')
+    return problems
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium, shared by every browser test of the run."""
+    problems = browser_problems()
+    if problems:
+        message = "no browser for the HTML tests: " + "; ".join(problems)
+        if os.environ.get(REQUIRE_BROWSER):
+            pytest.fail(f"{message}; {REQUIRE_BROWSER} is set, so this is a failure, not a skip", pytrace=False)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield chromium
+        chromium.close()
