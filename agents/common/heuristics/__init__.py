@@ -9,6 +9,7 @@ from .base import WIN, WIN_ZONE, Heuristics, perspective
 #: Game name -> ``module:Class`` of its heuristics (imported only when used).
 HEURISTICS = {
     "infexion": "agents.common.heuristics.infexion:InfexionHeuristics",
+    "cachex": "agents.common.heuristics.cachex:CachexHeuristics",
     "infinitron": "agents.common.heuristics.infinitron:InfinitronHeuristics",
 }
 
