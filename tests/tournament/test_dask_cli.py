@@ -33,13 +33,18 @@ if importlib.util.find_spec("distributed") is None:
 PROJECT_ONLY = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.alice")
 
 
+def played_locally(tmp_path_factory, name: str, config: str) -> Path:
+    """The output folder of ``config`` played by the local executor."""
+    folder = tmp_path_factory.mktemp(name)
+    proc = run(write_config(folder, config), "-o", str(folder / "out"), "--workers", "2", "-q")
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> Path:
     """PROJECT_ONLY played by the local executor."""
-    folder = tmp_path_factory.mktemp("reference")
-    proc = run(write_config(folder, PROJECT_ONLY), "-o", str(folder / "out"), "--workers", "2", "-q")
-    assert proc.returncode == 0, proc.stderr
-    return folder / "out"
+    return played_locally(tmp_path_factory, "reference", PROJECT_ONLY)
 
 
 #: PROJECT_ONLY with 12 games: an interruption after the first leaves ten or
@@ -50,10 +55,7 @@ LONGER = PROJECT_ONLY.replace("games_per_pair: 2", "games_per_pair: 4")
 @pytest.fixture(scope="module")
 def longer_reference(tmp_path_factory) -> Path:
     """LONGER played by the local executor."""
-    folder = tmp_path_factory.mktemp("longer")
-    proc = run(write_config(folder, LONGER), "-o", str(folder / "out"), "--workers", "2", "-q")
-    assert proc.returncode == 0, proc.stderr
-    return folder / "out"
+    return played_locally(tmp_path_factory, "longer", LONGER)
 
 
 def game_indices(folder: Path) -> Counter:
