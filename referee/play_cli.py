@@ -94,8 +94,14 @@ def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
     game = parser.add_argument_group("game")
     game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
     game.add_argument("--seed", type=_seed, default=None, help="seed passed to both agents (kwarg 'seed')")
-    game.add_argument("--record", metavar="PATH", default=None, help="write the game record (JSON) to PATH")
-    game.add_argument("--html", metavar="OUT.html", default=None, help="write an HTML replay of the game at the end")
+    game.add_argument(
+        "--record", metavar="PATH", default=None,
+        help="write the game record (JSON) to PATH; - prints it to standard output and the game to standard error",
+    )
+    game.add_argument(
+        "--html", metavar="OUT.html", default=None,
+        help="write an HTML replay of the game at the end (- : to standard output, the game to standard error)",
+    )
     try:
         game_class(game_name).add_arguments(game)
     except GameOptionError:
@@ -137,11 +143,14 @@ def main(argv: list[str]) -> int:
         game_class(args.game)(**options)
     except GameOptionError as exc:
         return _usage_error(parser, str(exc))
+    if args.record == "-" and args.html == "-":
+        return _usage_error(parser, "--record - and --html - cannot both take standard output")
     for option, path in (("--record", args.record), ("--html", args.html)):
-        if path and not Path(path).resolve().parent.is_dir():
+        if path and path != "-" and not Path(path).resolve().parent.is_dir():
             return _usage_error(parser, f"{option}: folder {Path(path).resolve().parent} does not exist")
     verbosity = 3 if args.debug else args.verbosity
-    tty = sys.stdout.isatty()
+    to_stdout = "-" in (args.record, args.html)
+    tty = (sys.stderr if to_stdout else sys.stdout).isatty()
     use_color = tty and os.environ.get("NO_COLOR") is None if args.color is None else args.color
     use_unicode = tty if args.unicode is None else args.unicode
     log: TextIO | None = None
@@ -150,7 +159,9 @@ def main(argv: list[str]) -> int:
             log = open(args.logfile, "w", encoding="utf-8")
         except OSError as exc:
             return _usage_error(parser, f"cannot write the log file {args.logfile}: {exc.strerror}")
-    observer = ConsoleObserver(verbosity, use_color, use_unicode, args.wait, log=log)
+    # With the record or the replay on standard output, the commentary keeps out of its way.
+    console = sys.stderr if to_stdout else None
+    observer = ConsoleObserver(verbosity, use_color, use_unicode, args.wait, out=console, log=log)
     settings = MatchSettings(
         game=args.game,
         game_options=options,
@@ -181,7 +192,11 @@ def main(argv: list[str]) -> int:
         outputs.append((args.html, lambda: replay_html(record)))
     for path, content in outputs:
         try:
-            Path(path).write_text(content(), encoding="utf-8")
+            if path == "-":
+                sys.stdout.write(content())
+                sys.stdout.flush()
+            else:
+                Path(path).write_text(content(), encoding="utf-8")
         except OSError as exc:
             print(f"* referee @ could not write {path}: {exc.strerror}", file=sys.stderr)
             return EXIT_INTERNAL

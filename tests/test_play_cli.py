@@ -55,6 +55,33 @@ def test_same_seed_same_game(tmp_path):
     assert json.loads(path.read_text())["actions"] != games[0]
 
 
+def test_record_to_standard_output_moves_the_game_to_standard_error(tmp_path):
+    proc = run("-v", "1", "--seed", "5", "--record", "-", RANDOM, RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    record = GameRecord.from_dict(json.loads(proc.stdout))  # nothing but the record
+    assert "RED plays action SPAWN(" in proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("* referee @ result: ")
+    assert not (ROOT / "-").exists()
+    # The same game as one recorded to a file, and the replay command reads it from a pipe.
+    path = tmp_path / "g.json"
+    assert run("-v", "0", "--seed", "5", "--record", str(path), RANDOM, RANDOM).returncode == 0
+    assert json.loads(path.read_text())["actions"] == record.actions
+    html = tmp_path / "g.html"
+    replay = run("replay", "-", "--html", str(html), input=proc.stdout)
+    assert replay.returncode == 0, replay.stderr
+    assert html.read_text().count(record.actions[-1]) >= 1
+
+
+def test_html_to_standard_output_and_both_on_it_is_a_usage_error():
+    proc = run("-v", "0", "--seed", "6", "--html", "-", RANDOM, RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.lstrip().lower().startswith("<!doctype html")
+    assert "result:" in proc.stderr and "result:" not in proc.stdout
+    both = run("--record", "-", "--html", "-", RANDOM, RANDOM)
+    assert both.returncode == 2 and "cannot both take standard output" in both.stderr
+    assert not (ROOT / "-").exists()
+
+
 def test_verbosity_levels_and_colour(tmp_path):
     one = run("-v", "1", "--seed", "1", RANDOM, RANDOM).stdout
     assert "RED plays action SPAWN(" in one and "game over" in one and "r=6" not in one
