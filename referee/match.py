@@ -244,7 +244,8 @@ class _Match:
                 failures[color] = failed.failure
         if len(failures) == 2:
             raise _BothFailed(failures)
-        for color, failure in failures.items():
+        if failures:
+            (color, failure), = failures.items()
             raise _Colored(color, failure)
 
     def chance(self) -> str:

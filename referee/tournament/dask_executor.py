@@ -366,10 +366,7 @@ class DaskExecutor(Executor):
         game with it, and a failure there stops the run.
         """
         agents = [entry for entry in plan.agents if entry.display_name not in skip]
-        settings = MatchSettings(  # as the local check (lineup.py) and the games have them
-            game=plan.game, game_options=dict(plan.game_options), time_limit=plan.time_limit,
-            space_limit=plan.space_limit, call_timeout=plan.call_timeout,
-        )
+        settings = plan.match_settings()  # as the local check (lineup.py) has them
         client = self._client()
         workers = sorted(client.nthreads())
         probes = {

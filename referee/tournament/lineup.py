@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -117,11 +117,20 @@ def build_lineup(
             raise ConfigError(f"{candidate.where}: two agents are named {name!r} (also {names[name].where}); rename one")
         names[name] = candidate
 
-    settings = MatchSettings(
-        game=config.game, game_options=dict(config.game_options), time_limit=config.time_limit,
-        space_limit=config.space_limit, call_timeout=config.call_timeout,
+    # Every candidate is checked with the settings its games will have.
+    plan = TournamentPlan(
+        name=config.name,
+        agents=tuple(c.entry for c in candidates),
+        format=config.format,
+        games_per_pair=config.games_per_pair,
+        game=config.game,
+        game_options=dict(config.game_options),
+        time_limit=config.time_limit,
+        space_limit=config.space_limit,
+        seed=config.seed,
+        call_timeout=config.call_timeout,
     )
-    failures = _check_all(candidates, settings, check, workers, progress)
+    failures = _check_all(candidates, plan.match_settings(), check, workers, progress)
     errors: list[str] = []
     kept: list[AgentEntry] = []
     for candidate, failure in zip(candidates, failures):
@@ -153,17 +162,4 @@ def build_lineup(
     if config.sprt is not None and len(kept) != 2:
         raise ConfigError(f"{config.where('sprt')}: an SPRT compares exactly two agents; this tournament has {len(kept)}")
 
-    plan = TournamentPlan(
-        name=config.name,
-        agents=tuple(kept),
-        format=config.format,
-        challenger=challenger,
-        games_per_pair=config.games_per_pair,
-        game=config.game,
-        game_options=dict(config.game_options),
-        time_limit=config.time_limit,
-        space_limit=config.space_limit,
-        seed=config.seed,
-        call_timeout=config.call_timeout,
-    )
-    return Lineup(plan, tuple(broken))
+    return Lineup(replace(plan, agents=tuple(kept), challenger=challenger), tuple(broken))

@@ -38,6 +38,18 @@ class TournamentPlan:
     def names(self) -> list[str]:
         return [a.display_name for a in self.agents]
 
+    def match_settings(self, seed: int | None = None, extra: Mapping[str, Any] | None = None) -> MatchSettings:
+        """The settings of one game of this plan, or of an agent check (no seed)."""
+        return MatchSettings(
+            game=self.game,
+            game_options=game_class(self.game).seeded_options(self.game_options, seed),
+            time_limit=self.time_limit,
+            space_limit=self.space_limit,
+            call_timeout=self.call_timeout,
+            seed=seed,
+            extra=dict(extra or {}),
+        )
+
     @property
     def fingerprint(self) -> str:
         """A hash of everything that decides the games; stored with every record."""
@@ -94,7 +106,6 @@ class Job:
 def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
     """Every game of the plan in order, except the indices in ``skip``; lazy."""
     fingerprint = plan.fingerprint
-    seeded_options = game_class(plan.game).seeded_options
     index = 0
     for round_number in range(plan.games_per_pair):
         for first, second in plan.pairings():
@@ -108,14 +119,5 @@ def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
                     "round": round_number,
                     "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
                 }
-                settings = MatchSettings(
-                    game=plan.game,
-                    game_options=seeded_options(plan.game_options, seed),
-                    time_limit=plan.time_limit,
-                    space_limit=plan.space_limit,
-                    call_timeout=plan.call_timeout,
-                    seed=seed,
-                    extra=extra,
-                )
-                yield Job(index, plan.agents[red], plan.agents[blue], settings)
+                yield Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(seed, extra))
             index += 1
