@@ -19,7 +19,7 @@ import re
 from itertools import chain
 from operator import getitem
 from random import Random
-from typing import Hashable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from ..base import (
     BLUE,
@@ -27,7 +27,6 @@ from ..base import (
     RED,
     Game,
     GameState,
-    IllegalActionError,
     NotationError,
     Outcome,
     check_options,

@@ -649,7 +649,6 @@ class InfinitronState(GameState):
         templates = self.templates[p]
         units = self.units[p]
         occ = self.occ
-        ground = self.ground
         acts: list[tuple[int, ...]] = []
         if len(templates) < MAX_TEMPLATES and rp >= DEFINE_PRICE:
             acts.extend(ALL_DEFINES)
