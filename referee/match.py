@@ -8,9 +8,11 @@ winner; nothing an agent does makes :func:`play_match` raise.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import os
 import random
 import re
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -20,9 +22,20 @@ from .games import load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
 from .hosting.process import CallStats, HostedAgent, Limits
+from .hosting.sandbox import Sandbox, resolve
 from .records import GameRecord, bounded
 
 DEFAULT_CLASS = "Agent"
+#: Mixed into every chance seed this process derives: agents are given the
+#: game's seed, so chance drawn from that seed alone would be predictable.
+_CHANCE_SECRET = secrets.token_hex(16)
+
+
+def chance_seed_for(seed: int | None) -> str:
+    """The seed chance draws from: the game's seed with this run's secret, or fresh."""
+    if seed is None:
+        return secrets.token_hex(16)
+    return hashlib.sha256(f"{_CHANCE_SECRET}:{seed}".encode()).hexdigest()[:32]
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -86,6 +99,12 @@ class MatchSettings:
     #: from; None: this process's working directory.  (A Dask worker sets it
     #: to its copy of the agents shipped by the tournament.)
     agent_dir: str | None = None
+    #: Chance's seed, to replay a recorded game's chance draws (None: derived
+    #: from ``seed`` and a secret of this run, never given to the agents).
+    chance_seed: str | None = None
+    #: ``auto`` (sealed where this machine can), ``required`` or ``off``
+    #: (referee.hosting.sandbox); ``required`` raises SandboxUnavailable.
+    sandbox: str = "auto"
 
     @property
     def limits(self) -> Limits:
@@ -175,9 +194,12 @@ class _Match:
         self.actions: list[str] = []
         self.moves = [0, 0]
         self.agents: list[HostedAgent | None] = []  # None: its spec could not be read
-        # Chance (chaos events) draws from the game's seed, apart from the
-        # agents' randomness, so a seeded game is reproducible.
-        self.chance_rng = random.Random(f"chance:{settings.seed}" if settings.seed is not None else None)
+        self.sandbox: Sandbox = resolve(settings.sandbox)
+        # Chance (chaos events) draws from a seed the agents never see (they
+        # get the game's seed); the record keeps it, so the game replays.
+        self.chance_seed = settings.chance_seed or chance_seed_for(settings.seed)
+        self.chance_rng = random.Random(f"chance:{self.chance_seed}")
+        self.chance_used = False
 
     def kwargs(self, color: int) -> dict[str, Any]:
         return call_kwargs(self.game, self.settings, self.entries[color], self.agents[color])
@@ -216,6 +238,7 @@ class _Match:
                     limits,
                     env=_agent_env(self.settings.seed, color),
                     cwd=self.settings.agent_dir,
+                    sandbox=self.sandbox,
                 )
             )
         # Both interpreters start at once; the agents are then constructed
@@ -251,6 +274,7 @@ class _Match:
     def chance(self) -> str:
         """Let chance act (e.g. a chaos event); returns the action's text."""
         action = self.state.sample_chance(self.chance_rng)
+        self.chance_used = True
         self.state.apply_checked(action)
         return self.state.action_to_str(action)
 
@@ -355,6 +379,8 @@ def play_match(
         duration=round(time.monotonic() - start, 4),
         referee_version=__version__,
         extra=dict(settings.extra),
+        sandbox=match.sandbox.to_json(),
+        chance_seed=match.chance_seed if match.chance_used else None,
     )
     observer.finished(record, match.state)
     return record
@@ -370,7 +396,10 @@ def check_agent(entry: AgentEntry, settings: MatchSettings) -> str | None:
     except SpecError as exc:
         return str(exc)
     game = load_game(settings.game, **dict(settings.game_options))
-    agent = HostedAgent("RED", module, class_name, game.name, dict(settings.game_options), settings.limits, cwd=settings.agent_dir)
+    agent = HostedAgent(
+        "RED", module, class_name, game.name, dict(settings.game_options), settings.limits,
+        cwd=settings.agent_dir, sandbox=resolve(settings.sandbox),
+    )
     try:
         agent.start()
         agent.wait_ready()

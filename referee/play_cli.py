@@ -16,6 +16,7 @@ from typing import TextIO
 from . import __version__
 from .games import game_class, game_names
 from .games.base import GameOptionError
+from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .match import AgentEntry, MatchSettings, SpecError, parse_spec, play_match
 from .render.terminal import ConsoleObserver
 
@@ -70,6 +71,11 @@ def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
     limits.add_argument(
         "--call-timeout", type=_non_negative("the call timeout"), default=None, metavar="SECONDS",
         help="watchdog: wall-clock cap on any one call (default: none)",
+    )
+    limits.add_argument(
+        "--sandbox", choices=MODES, default="auto",
+        help="seal each agent in namespaces and a cgroup, frozen between calls: auto (where this machine can; "
+        "the default), required (refuse to play without it) or off (docs/referee.md, 'The sandbox')",
     )
     show = parser.add_argument_group("output")
     show.add_argument(
@@ -148,6 +154,11 @@ def main(argv: list[str]) -> int:
     for option, path in (("--record", args.record), ("--html", args.html)):
         if path and path != "-" and not Path(path).resolve().parent.is_dir():
             return _usage_error(parser, f"{option}: folder {Path(path).resolve().parent} does not exist")
+    try:
+        sandbox = resolve(args.sandbox)
+    except SandboxUnavailable as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     verbosity = 3 if args.debug else args.verbosity
     to_stdout = "-" in (args.record, args.html)
     tty = (sys.stderr if to_stdout else sys.stdout).isatty()
@@ -170,7 +181,11 @@ def main(argv: list[str]) -> int:
         seed=args.seed,
         wall_grace=args.grace,
         call_timeout=args.call_timeout or None,
+        sandbox=args.sandbox,
     )
+    if not sandbox.sealed:
+        # Said where the operator looks, whatever the verbosity.
+        print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
     try:
         record = play_match(AgentEntry(args.red), AgentEntry(args.blue), settings, observer)
     except KeyboardInterrupt:

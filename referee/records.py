@@ -29,6 +29,12 @@ Schema (``schema_version`` 1):
 ``duration``        wall seconds from start to result
 ``referee_version`` the version that refereed
 ``extra``           free-form context, e.g. a tournament's ``game_index``
+``sandbox``         what the agents ran under: ``{"namespaces": bool,
+                    "accounting": "cgroup-v1" | "cgroup-v2" | "process",
+                    "frozen": bool}`` (``null``: recorded before sandboxes)
+``chance_seed``     the seed chance (chaos events) was drawn from, kept
+                    secret from the agents during the game (``null``: the
+                    game had no chance, or it was drawn fresh)
 ==================  ==========================================================
 """
 from __future__ import annotations
@@ -100,6 +106,8 @@ class GameRecord:
     duration: float = 0.0
     referee_version: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    sandbox: dict[str, Any] | None = None
+    chance_seed: str | None = None
     schema_version: int = SCHEMA_VERSION
 
     # -- convenience -----------------------------------------------------------

@@ -42,6 +42,14 @@ def game_names() -> list[str]:
     return sorted(_registry())
 
 
+def game_module(name: str) -> str:
+    """The module that defines the named game (an agent's sandbox must show a plug-in's)."""
+    try:
+        return _registry()[name].partition(":")[0]
+    except KeyError:
+        raise GameOptionError(f"unknown game {name!r}; known games: {', '.join(game_names())}") from None
+
+
 def game_class(name: str) -> type[Game]:
     """The class of the named game; raises GameOptionError if unknown."""
     try:

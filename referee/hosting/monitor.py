@@ -97,8 +97,11 @@ def session_members(session_id: int) -> list[int]:
 class ProcessMonitor:
     """CPU and memory of one agent process (and what it started)."""
 
-    def __init__(self, pid: int):
+    def __init__(self, pid: int, root: int | None = None):
+        """``root``: the process whose descendants count (default ``pid``; inside
+        namespaces, bwrap, which every process of the agent descends from)."""
         self.pid = pid
+        self.root = pid if root is None else root
         self._clock = _process_cpu_clock(pid)
         self._statm = os.open(f"/proc/{pid}/statm", os.O_RDONLY)
         self._status = os.open(f"/proc/{pid}/status", os.O_RDONLY)
@@ -141,8 +144,9 @@ class ProcessMonitor:
 
     def look_at_descendants(self) -> int:
         """Refresh the descendants' CPU; returns their resident bytes now."""
-        kids = descendants_of(self.pid)
+        kids = [k for k in descendants_of(self.root) if k != self.pid]
         # Children the agent already reaped show up in its cutime/cstime; the
-        # running ones are counted directly.
+        # running ones are counted directly (inside namespaces, orphans are
+        # reaped by bwrap's init, which is one of the descendants).
         self._child_cpu = cpu_seconds_of(self.pid, own=False) + sum(cpu_seconds_of(k) for k in kids)
         return sum(rss_of(k) for k in kids)

@@ -15,6 +15,10 @@ Where each limit is enforced:
   polls still counts.
 * **Clean-up**: the agent runs in its own session; at the end every process of
   that session (the agent's children included) is killed.
+
+Under a sandbox (:mod:`referee.hosting.sandbox`) the same checks read the
+agent's cgroup instead (CPU and peak memory of every process it ever ran),
+the agent runs in its own namespaces, and it is frozen between calls.
 """
 from __future__ import annotations
 
@@ -43,7 +47,8 @@ from .failures import (
     AgentRaised,
     AgentTimeout,
 )
-from .monitor import MB, ProcessMonitor, session_members
+from .monitor import MB, ProcessMonitor, children_of, descendants_of, session_members
+from .sandbox import MEMORY_CAP_SLACK, UNSEALED, Cgroup, Sandbox, bwrap_command, enter_cgroup_command, new_cgroup, probe
 
 #: How often a running call is checked against the limits, in seconds.
 POLL_INTERVAL = 0.01
@@ -121,8 +126,12 @@ class HostedAgent:
         limits: Limits,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
+        sandbox: Sandbox = UNSEALED,
     ):
-        """``cwd``: the folder the agent's process starts in and imports the agent from (default: ours)."""
+        """``cwd``: the folder the agent's process starts in and imports the agent from (default: ours).
+
+        ``sandbox``: what to seal the process in (see :func:`referee.hosting.sandbox.resolve`).
+        """
         self.color = color
         self.module = module
         self.class_name = class_name
@@ -131,6 +140,10 @@ class HostedAgent:
         self.limits = limits
         self.env = env
         self.cwd = cwd
+        self.sandbox = sandbox
+        self.cgroup: Cgroup | None = None
+        self.host_pid: int | None = None  # the agent's interpreter (inside bwrap: not proc.pid)
+        self._awake = True
         self.proc: subprocess.Popen | None = None
         self.monitor: ProcessMonitor | None = None
         self.cpu_base = 0.0
@@ -160,18 +173,20 @@ class HostedAgent:
         if referee_path:
             # After what is there: the agent's folder (its working directory) still comes first.
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), referee_path]))
+        command = [
+            sys.executable,
+            "-m",
+            "referee.hosting.agent_host",
+            str(cmd_r),
+            str(reply_w),
+            self.game,
+            json.dumps(self.game_options),
+            str(cpu_hard),
+        ]
         try:
+            command = self._sealed(command, env)
             self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "referee.hosting.agent_host",
-                    str(cmd_r),
-                    str(reply_w),
-                    self.game,
-                    json.dumps(self.game_options),
-                    str(cpu_hard),
-                ],
+                command,
                 pass_fds=(cmd_r, reply_w),
                 stdin=subprocess.DEVNULL,
                 stdout=out_w,
@@ -189,6 +204,33 @@ class HostedAgent:
         self._poller.register(self._reply_r, select.POLLIN)
         self._poller.register(self._out_r, select.POLLIN)
 
+    def _sealed(self, command: list[str], env: dict[str, str]) -> list[str]:
+        """``command`` wrapped in the sandbox's namespaces and cgroup."""
+        if self.sandbox.namespaces:
+            from ..games import game_module
+
+            bwrap = probe().bwrap
+            assert bwrap is not None, "resolve() hands out namespaces only where bwrap works"
+            command = bwrap_command(
+                bwrap, command, Path(self.cwd or os.getcwd()), self.module, [game_module(self.game)], env
+            )
+        if self.sandbox.cgroup:
+            self.cgroup = new_cgroup(self.sandbox.accounting)
+            command = enter_cgroup_command(self.cgroup, command)
+        return command
+
+    def _find_host(self) -> int:
+        """The agent's interpreter: bwrap's grandchild inside namespaces (bwrap, its init, the host)."""
+        if not self.sandbox.namespaces:
+            return self.proc.pid
+        for _ in range(100):
+            inits = children_of(self.proc.pid)
+            hosts = children_of(inits[0]) if inits else []
+            if hosts:
+                return hosts[0]
+            time.sleep(0.001)
+        self._fail(AgentLoadError, "the agent's sandbox did not start its interpreter")
+
     def wait_ready(self) -> None:
         """Wait for the process to be ready; take the baselines."""
         deadline = time.monotonic() + self.limits.start_timeout
@@ -201,10 +243,19 @@ class HostedAgent:
             if time.monotonic() > deadline:
                 self._fail(AgentLoadError, f"the agent's process did not start within {self.limits.start_timeout:g} s")
             self._wait_for_input(0.05)
-        self.monitor = ProcessMonitor(self.proc.pid)
-        self.cpu_base = self.monitor.cpu()
-        self.mem_base = self.monitor.rss()
-        self.hwm_at_start = self.monitor.peak_rss()
+        self.host_pid = self._find_host()
+        self.monitor = ProcessMonitor(self.host_pid, root=self.proc.pid)
+        if self.cgroup is not None:
+            self.cgroup.reset_peak()
+            self.cpu_base = self.cgroup.cpu()
+            self.mem_base = self.cgroup.memory()
+            if self.limits.space_bytes:
+                self.cgroup.cap_memory(int(self.mem_base + self.limits.space_bytes + MEMORY_CAP_SLACK))
+        else:
+            self.cpu_base = self.monitor.cpu()
+            self.mem_base = self.monitor.rss()
+            self.hwm_at_start = self.monitor.peak_rss()
+        self._sleep()
 
     def close(self) -> None:
         """Kill the agent and everything it started; idempotent."""
@@ -214,6 +265,9 @@ class HostedAgent:
             self._drain_output()
         except OSError:
             pass
+        if self.cgroup is not None:
+            self._close_cgroup()
+            return
         if self.monitor is not None and self.proc.poll() is None:
             self._update_peak(self.monitor.peak_rss())
         sid = self.proc.pid
@@ -221,12 +275,30 @@ class HostedAgent:
             os.killpg(sid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        # Children that moved to another process group still carry the session.
-        for pid in session_members(sid):
+        # Children that moved to another process group still carry the session;
+        # inside namespaces, everything is a descendant of bwrap.
+        members = set(session_members(sid))
+        if self.sandbox.namespaces:
+            members.update(descendants_of(sid))
+        for pid in members:
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        self._wake()  # a stopped process takes its SIGKILL only once continued
+        self._release()
+
+    def _close_cgroup(self) -> None:
+        group = self.cgroup
+        try:
+            self._update_cgroup_peak()
+        except (OSError, ValueError):
+            pass
+        group.kill_all()
+        self._release()
+        group.remove()
+
+    def _release(self) -> None:
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -239,6 +311,38 @@ class HostedAgent:
         if self.monitor is not None:
             self.monitor.close()
         self.proc = None
+
+    # -- freezing between calls ---------------------------------------------------
+
+    def _sleep(self) -> None:
+        """Freeze every process of the agent until its next call."""
+        if not self.sandbox.frozen or not self._awake:
+            return
+        self._awake = False
+        if self.cgroup is not None:
+            self.cgroup.freeze()
+        else:
+            self._signal_all(signal.SIGSTOP)
+
+    def _wake(self) -> None:
+        if self._awake:
+            return
+        self._awake = True
+        if self.cgroup is not None:
+            self.cgroup.thaw()
+        else:
+            self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, sig: signal.Signals) -> None:
+        """Signal every process in the agent's PID namespace but its init."""
+        if self.proc is None:
+            return
+        inits = children_of(self.proc.pid)
+        for pid in descendants_of(inits[0]) if inits else []:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
 
     # -- calls ------------------------------------------------------------------
 
@@ -264,6 +368,7 @@ class HostedAgent:
         Raises an :class:`AgentFailure` subclass for anything but a good reply.
         """
         op = message.get("op", "?")
+        self._wake()
         try:
             os.write(self._cmd_w, wire.encode(message))
         except (BrokenPipeError, OSError):
@@ -277,12 +382,21 @@ class HostedAgent:
             if line is None:
                 self._check_running_call(start, deadline)
         wall = time.monotonic() - start
+        self._sleep()
         cpu_before = self.time_used
-        self.time_used = self.monitor.cpu() - self.cpu_base
-        if wall > QUICK_CALL:
+        if self.cgroup is not None:
+            self.time_used = self.cgroup.cpu() - self.cpu_base
+            self._update_cgroup_peak()
+        elif self.sandbox.namespaces:
+            # Every process of the agent is a descendant of bwrap: look at them all.
+            self._update_peak(self.monitor.peak_rss(), self.monitor.look_at_descendants())
+            self.time_used = self.monitor.cpu() - self.cpu_base
+        elif wall > QUICK_CALL:
+            self.time_used = self.monitor.cpu() - self.cpu_base
             self._update_peak(self.monitor.peak_rss(), self.monitor.look_at_descendants())
             self.time_used = self.monitor.cpu() - self.cpu_base
         else:
+            self.time_used = self.monitor.cpu() - self.cpu_base
             self._update_peak(self.monitor.rss())
         self.last_call = CallStats(op, self.time_used - cpu_before, wall, self.peak_memory_mb)
         self._check_limits_after_call()
@@ -308,13 +422,17 @@ class HostedAgent:
     def _check_running_call(self, start: float, deadline: float | None) -> None:
         monitor = self.monitor
         now = time.monotonic()
-        child_rss = monitor.look_at_descendants() if now - start > 5 * POLL_INTERVAL else 0
-        used = monitor.cpu() - self.cpu_base
+        if self.cgroup is not None:
+            used = self.cgroup.cpu() - self.cpu_base
+            self._update_cgroup_peak()
+        else:
+            child_rss = monitor.look_at_descendants() if now - start > 5 * POLL_INTERVAL else 0
+            used = monitor.cpu() - self.cpu_base
         if self.limits.cpu and used > self.limits.cpu:
             self.time_used = used
             self._fail(AgentTimeout, f"used {used:.2f} s of CPU time, over its limit of {self.limits.cpu:g} s")
-        rss = monitor.rss()
-        self._update_peak(rss, child_rss)
+        if self.cgroup is None:
+            self._update_peak(monitor.rss(), child_rss)
         limit = self.limits.space_bytes
         if limit and self.peak_bytes > limit:
             self._fail(
@@ -343,6 +461,11 @@ class HostedAgent:
                 f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
 
+    def _update_cgroup_peak(self) -> None:
+        # Every page the agent's processes hold counts: tmpfs, shared memory
+        # and memfds included; the kernel keeps the peak, so none is missed.
+        self.peak_bytes = max(self.peak_bytes, self.cgroup.peak() - self.mem_base)
+
     def _update_peak(self, resident: int, extra: int = 0) -> None:
         # The high-water mark includes the interpreter's start-up; it only
         # says something about the agent once it has risen past that.
@@ -365,11 +488,29 @@ class HostedAgent:
         self._fail(kind, message, reply.traceback)
 
     def _fail_dead(self) -> None:
+        if self.sandbox.namespaces:
+            code = self._host_status()
+        else:
+            try:
+                code = self.proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                self._fail(AgentProtocolError, "the agent closed the referee's channel")
+        if self.cgroup is not None and self.cgroup.out_of_memory():
+            limit = self.limits.space_limit
+            self._fail(
+                AgentOutOfMemory,
+                f"the kernel stopped it at its memory cap (limit {limit:g} MB); "
+                f"peak seen {self.peak_memory_mb:.1f} MB",
+            )
+        self._fail(AgentCrashed, _crash_message(code))
+
+    def _host_status(self) -> int:
+        """How the interpreter inside bwrap ended (bwrap exits with its status, or 128 + signal)."""
         try:
             code = self.proc.wait(timeout=1)
         except subprocess.TimeoutExpired:
             self._fail(AgentProtocolError, "the agent closed the referee's channel")
-        self._fail(AgentCrashed, _crash_message(code))
+        return -(code - 128) if code > 128 else code
 
     def _fail(self, kind: type[AgentFailure], message: str, traceback: str = "") -> None:
         try:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sandboxing import require_sandbox
+
 ROOT = Path(__file__).resolve().parents[2]
 FIX = "tests.hosting.fixture_agents.misbehave"
 RANDOM = "agents.random_agent"
@@ -79,16 +81,31 @@ def test_the_leftover_check_sees_a_detached_process_with_the_marker(tmp_path):
     assert processes_of(marker) == []
 
 
+#: How the games of this module seal their agents; every test runs in both.
+SANDBOX = ["--sandbox", "off"]
+
+
+@pytest.fixture(autouse=True, params=["off", "sealed"])
+def sandbox_mode(request, monkeypatch):
+    """Each misbehaviour is tried with agents unsealed and in the real sandbox."""
+    if request.param == "sealed":
+        require_sandbox()
+    monkeypatch.setattr(sys.modules[__name__], "SANDBOX", ["--sandbox", "off" if request.param == "off" else "required"])
+    return request.param
+
+
 def referee(tmp_path: Path, red: str, blue: str, *options: str, timeout: float = 60):
     """Run one game; returns (exit status, record dict, stdout, stderr, pids).
 
     Afterwards no process of the game may be alive, whoever started it.
+    ``pids`` are those the agents could note (none when sealed: the file is
+    out of their sight).
     """
     record = tmp_path / "record.json"
     pids = tmp_path / "pids.txt"
     env = dict(os.environ, REFEREE_TEST_PIDS=str(pids))
     proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *options, red, blue],
+        [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *SANDBOX, *options, red, blue],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -246,9 +263,11 @@ def test_stderr_flood_does_not_grow_the_referee(tmp_path):
 
 @pytest.mark.parametrize("fault", ["LeavesAChild", "LeavesADetachedChild"])
 def test_children_of_an_agent_do_not_outlive_the_game(tmp_path, fault):
-    code, record, out, err, pids = referee(tmp_path, f"{FIX}:{fault}", RANDOM)
+    code, record, out, err, pids = referee(tmp_path, f"{FIX}:{fault}", RANDOM, "-v", "3")
     assert code == 0 and record["winner"] is not None or record["reason"] in ("turn_limit", "no_tokens")
-    assert len(pids) == 2  # the agent and its child (and referee() found neither alive)
+    # The agent and its child were there (the agent says so in its output),
+    # and referee() found neither alive afterwards.
+    assert out.count("RED | pid noted") == 2, out[-2000:]
     assert not [p for p in pids if alive(p)]
 
 

@@ -19,10 +19,14 @@ from referee.games.infexion import InfexionState
 
 
 def note_pid(pid: int) -> None:
+    print(f"pid noted: {pid}", file=sys.stderr, flush=True)
     path = os.environ.get("REFEREE_TEST_PIDS")
     if path:
-        with open(path, "a") as f:
-            f.write(f"{pid}\n")
+        try:
+            with open(path, "a") as f:
+                f.write(f"{pid}\n")
+        except OSError:
+            pass  # sealed: the test's folder is out of sight (the tests find leftovers by environment)
 
 
 class Plays:

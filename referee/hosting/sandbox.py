@@ -1,0 +1,636 @@
+"""The sandbox an agent's process runs in: namespaces, kernel accounting, freezing.
+
+Three independent layers, each used where this machine allows it:
+
+* **Namespaces** (bubblewrap, ``bwrap``): new PID, IPC, UTS and network
+  namespaces, a new session, no capabilities, killed with the referee.  The
+  filesystem is read-only and holds only the Python installation, the
+  referee's agent-side code, the bundled agents and the agent's own package;
+  the working directory, ``/tmp`` and ``/dev/shm`` are private tmpfs (their
+  pages count as the agent's memory).  An agent sees and can signal only its
+  own processes.
+* **Accounting by a cgroup** (v1 ``cpuacct``/``memory``/``pids``/``freezer``
+  as root, or a delegated v2 subtree): CPU time and peak memory of every
+  process and thread the agent ever ran, detached and exited ones included;
+  a pids limit; a hard memory cap a little above the limit.
+* **Freezing**: between its calls every process of the agent is frozen
+  (cgroup freezer; without a cgroup, SIGSTOP/SIGCONT of every process in its
+  PID namespace), so it cannot think or grow on the opponent's time.
+
+:func:`resolve` turns a mode (``auto``, ``required``, ``off``) into the
+:class:`Sandbox` a game runs under; that value goes into the game record.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+MODES = ("auto", "required", "off")
+#: Processes and threads one agent may have at once (a fork bomb stops here).
+PIDS_LIMIT = 64
+#: The hard memory cap sits this far above the limit, so the referee's own
+#: check (a clear ``space_limit`` verdict) normally fires before the kernel's.
+MEMORY_CAP_SLACK = 64 * 1024 * 1024
+#: Set to 1 to make a test or a run fail rather than skip without a sandbox.
+REQUIRE_ENV = "REFEREE_REQUIRE_SANDBOX"
+#: For tests: "0" pretends no cgroup can be made (to exercise process accounting).
+CGROUP_ENV = "REFEREE_SANDBOX_CGROUP"
+
+#: The referee's own package: which of its parts an agent's process may see.
+REFEREE_ROOT = Path(__file__).absolute().parents[1]
+AGENT_SIDE = (
+    "__init__.py",
+    "agentkit.py",
+    "game",
+    "games",
+    "cachex",
+    "infinitron",
+    "hosting/__init__.py",
+    "hosting/agent_host.py",
+    "hosting/wire.py",
+)
+#: The bundled agents (a library every agent may build on, read-only).
+BUNDLED_AGENTS = ("__init__.py", "common", "random_agent", "greedy", "minimax", "mcts")
+
+
+class SandboxUnavailable(RuntimeError):
+    """``required`` was asked for and this machine cannot seal an agent."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """What a game's agents run under (recorded as the record's ``sandbox``)."""
+
+    namespaces: bool = False
+    accounting: str = "process"  # "cgroup-v1" | "cgroup-v2" | "process"
+    frozen: bool = False
+
+    @property
+    def cgroup(self) -> bool:
+        return self.accounting != "process"
+
+    @property
+    def sealed(self) -> bool:
+        return self.namespaces and self.frozen
+
+    def to_json(self) -> dict[str, object]:
+        return {"namespaces": self.namespaces, "accounting": self.accounting, "frozen": self.frozen}
+
+    def describe(self) -> str:
+        if not self.namespaces and not self.cgroup:
+            return "UNSEALED: agents run as ordinary processes (no sandbox)"
+        parts = [
+            "namespaces" if self.namespaces else "NO namespaces (agents see the machine)",
+            f"accounting by {self.accounting}",
+            "frozen between calls" if self.frozen else "NOT frozen between calls",
+        ]
+        return ("sealed: " if self.sealed else "PARTLY sealed: ") + ", ".join(parts)
+
+
+UNSEALED = Sandbox()
+
+
+# -- what this machine can do ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    bwrap: str | None  # path of a working bwrap, or None
+    cgroup: str | None  # "cgroup-v1" / "cgroup-v2", or None
+    missing: tuple[str, ...]  # why a layer is unavailable, in words
+
+
+def _bwrap_works(path: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            [path, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+             "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
+            capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{path} cannot be run ({exc})"
+    if proc.returncode != 0:
+        return f"{path} cannot make namespaces here: {proc.stderr.decode(errors='replace').strip()[:200]}"
+    return None
+
+
+@lru_cache(maxsize=None)
+def probe() -> Capabilities:
+    """What this machine offers (checked once per process)."""
+    missing = []
+    bwrap = None
+    if not sys.platform.startswith("linux"):
+        missing.append(f"namespaces and cgroups need Linux (this is {sys.platform})")
+        return Capabilities(None, None, tuple(missing))
+    found = shutil.which("bwrap")
+    if found is None:
+        missing.append("bubblewrap is not installed (no 'bwrap' on PATH; Debian/Ubuntu: apt-get install bubblewrap)")
+    else:
+        problem = _bwrap_works(found)
+        if problem:
+            missing.append(problem)
+        else:
+            bwrap = found
+    cgroup = None
+    if os.environ.get(CGROUP_ENV) == "0":
+        missing.append(f"cgroups switched off ({CGROUP_ENV}=0)")
+    else:
+        for kind in (CgroupV2, CgroupV1):
+            problem = kind.unavailable()
+            if problem is None:
+                cgroup = kind.name
+                break
+            missing.append(problem)
+    return Capabilities(bwrap, cgroup, tuple(missing))
+
+
+def resolve(mode: str) -> Sandbox:
+    """The sandbox for ``mode``; raises SandboxUnavailable if ``required`` cannot be met."""
+    if mode not in MODES:
+        raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "off":
+        return UNSEALED
+    caps = probe()
+    if mode == "required" and caps.bwrap is None:
+        raise SandboxUnavailable(
+            "--sandbox required: agents cannot be sealed on this machine: " + "; ".join(caps.missing)
+        )
+    namespaces = caps.bwrap is not None
+    accounting = caps.cgroup or "process"
+    return Sandbox(namespaces=namespaces, accounting=accounting, frozen=bool(caps.cgroup) or namespaces)
+
+
+# -- cgroups -------------------------------------------------------------------
+
+_counter = itertools.count()
+
+
+def _own_cgroups() -> dict[str, str]:
+    """Controller (or "" for v2) -> this process's cgroup path."""
+    found = {}
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for name in controllers.split(",") if controllers else [""]:
+                found[name] = path
+    return found
+
+
+def _mounts() -> dict[str, str]:
+    """Controller (or "" for the v2 hierarchy) -> where its hierarchy is mounted."""
+    found: dict[str, str] = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fstype, _, options = right.split()[:3]
+            point = left.split()[4]
+            if fstype == "cgroup2":
+                found.setdefault("", point)
+            elif fstype == "cgroup":
+                for option in options.split(","):
+                    found.setdefault(option, point)
+    return found
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+class Cgroup:
+    """One agent's cgroup: made before its process starts, removed at the end."""
+
+    name = ""
+
+    def __init__(self) -> None:
+        self.tag = f"referee-{os.getpid()}-{next(_counter)}"
+        self.fds: dict[str, int] = {}
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        raise NotImplementedError
+
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a new process writes its pid into."""
+        raise NotImplementedError
+
+    def _pread(self, key: str) -> bytes:
+        return os.pread(self.fds[key], 4096, 0)
+
+    def _open(self, key: str, path: str, flags: int = os.O_RDONLY) -> None:
+        self.fds[key] = os.open(path, flags | os.O_CLOEXEC)
+
+    def close_fds(self) -> None:
+        for fd in self.fds.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds.clear()
+
+
+class CgroupV1(Cgroup):
+    name = "cgroup-v1"
+    CONTROLLERS = ("cpuacct", "memory", "pids", "freezer")
+
+    @classmethod
+    def _bases(cls) -> dict[str, str]:
+        mounts, own = _mounts(), _own_cgroups()
+        return {c: os.path.join(mounts[c], own.get(c, "/").lstrip("/")) for c in cls.CONTROLLERS if c in mounts}
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        bases = cls._bases()
+        absent = [c for c in cls.CONTROLLERS if c not in bases]
+        if absent:
+            return f"cgroup v1: controllers {', '.join(absent)} are not mounted"
+        for controller, base in bases.items():
+            probe_dir = os.path.join(base, f"referee-probe-{os.getpid()}")
+            try:
+                os.mkdir(probe_dir)
+                os.rmdir(probe_dir)
+            except OSError as exc:
+                return f"cgroup v1: cannot make a {controller} cgroup under {base} ({exc.strerror}; needs root)"
+        return None
+
+    def create(self) -> None:
+        self.dirs = {c: os.path.join(base, self.tag) for c, base in self._bases().items()}
+        for path in self.dirs.values():
+            os.mkdir(path)
+        memory = self.dirs["memory"]
+        try:
+            _write(os.path.join(memory, "memory.swappiness"), "0")
+        except OSError:
+            pass
+        _write(os.path.join(self.dirs["pids"], "pids.max"), str(PIDS_LIMIT))
+        self._open("cpu", os.path.join(self.dirs["cpuacct"], "cpuacct.usage"))
+        self._open("mem", os.path.join(memory, "memory.usage_in_bytes"))
+        self._open("peak", os.path.join(memory, "memory.max_usage_in_bytes"), os.O_RDWR)
+        self._open("freeze", os.path.join(self.dirs["freezer"], "freezer.state"), os.O_WRONLY)
+
+    def procs_files(self) -> list[str]:
+        return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
+
+    def cpu(self) -> float:
+        return int(self._pread("cpu")) / 1e9
+
+    def memory(self) -> int:
+        return int(self._pread("mem"))
+
+    def peak(self) -> int:
+        return int(self._pread("peak"))
+
+    def reset_peak(self) -> None:
+        os.pwrite(self.fds["peak"], b"0", 0)
+
+    def cap_memory(self, limit: int) -> None:
+        _write(os.path.join(self.dirs["memory"], "memory.limit_in_bytes"), str(limit))
+
+    def out_of_memory(self) -> bool:
+        try:
+            return int(_read(os.path.join(self.dirs["memory"], "memory.failcnt"))) > 0
+        except (OSError, ValueError):
+            return False
+
+    def freeze(self) -> None:
+        os.pwrite(self.fds["freeze"], b"FROZEN", 0)
+
+    def thaw(self) -> None:
+        os.pwrite(self.fds["freeze"], b"THAWED", 0)
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(p) for p in _read(os.path.join(self.dirs["pids"], "cgroup.procs")).split()]
+        except OSError:
+            return []
+
+    def kill_all(self) -> None:
+        # Frozen processes take a SIGKILL only once thawed; new ones can be
+        # forked until the last one is gone, hence the loop.
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                self.thaw()
+            except OSError:
+                pass
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        self.close_fds()
+        for path in getattr(self, "dirs", {}).values():
+            for _ in range(100):
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)  # the last process is still being reaped
+
+
+class CgroupV2(Cgroup):
+    name = "cgroup-v2"
+    NEEDED = ("cpu", "memory", "pids")
+
+    @classmethod
+    def _base(cls) -> str | None:
+        mounts = _mounts()
+        if "" not in mounts:
+            return None
+        return os.path.join(mounts[""], _own_cgroups().get("", "/").lstrip("/"), "referee-agents")
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        mounts = _mounts()
+        if "" not in mounts:
+            return "cgroup v2: no unified hierarchy mounted"
+        parent = os.path.join(mounts[""], _own_cgroups().get("", "/").lstrip("/"))
+        try:
+            available = _read(os.path.join(parent, "cgroup.controllers")).split()
+        except OSError as exc:
+            return f"cgroup v2: cannot read {parent}/cgroup.controllers ({exc.strerror})"
+        absent = [c for c in cls.NEEDED if c not in available]
+        if absent:
+            return f"cgroup v2: controllers {', '.join(absent)} are not delegated to {parent}"
+        try:
+            cls._prepare()
+        except OSError as exc:
+            return f"cgroup v2: cannot make a cgroup under {parent} ({exc.strerror}; the subtree is not delegated)"
+        return None
+
+    @classmethod
+    def _prepare(cls) -> str:
+        # A process may not sit in a cgroup that enables controllers for its
+        # children ("no internal processes"), so agents go one level down, in
+        # a folder of their own whose subtree gets the controllers.
+        base = cls._base()
+        assert base is not None
+        os.makedirs(base, exist_ok=True)
+        _write(os.path.join(base, "cgroup.subtree_control"), " ".join(f"+{c}" for c in cls.NEEDED))
+        return base
+
+    def create(self) -> None:
+        self.dir = os.path.join(self._prepare(), self.tag)
+        os.mkdir(self.dir)
+        _write(os.path.join(self.dir, "pids.max"), str(PIDS_LIMIT))
+        try:
+            _write(os.path.join(self.dir, "memory.swap.max"), "0")
+        except OSError:
+            pass
+        self._open("cpu", os.path.join(self.dir, "cpu.stat"))
+        self._open("mem", os.path.join(self.dir, "memory.current"))
+        self._open("peak", os.path.join(self.dir, "memory.peak"), os.O_RDWR)
+        self._open("freeze", os.path.join(self.dir, "cgroup.freeze"), os.O_WRONLY)
+
+    def procs_files(self) -> list[str]:
+        return [os.path.join(self.dir, "cgroup.procs")]
+
+    def cpu(self) -> float:
+        text = self._pread("cpu")
+        start = text.index(b"usage_usec") + 11
+        return int(text[start : text.index(b"\n", start)]) / 1e6
+
+    def memory(self) -> int:
+        return int(self._pread("mem"))
+
+    def peak(self) -> int:
+        return int(self._pread("peak"))
+
+    def reset_peak(self) -> None:
+        try:  # Linux 6.12+: writing resets the peak as seen through this fd
+            os.pwrite(self.fds["peak"], b"0", 0)
+        except OSError:
+            pass
+
+    def cap_memory(self, limit: int) -> None:
+        _write(os.path.join(self.dir, "memory.max"), str(limit))
+
+    def out_of_memory(self) -> bool:
+        try:
+            for line in _read(os.path.join(self.dir, "memory.events")).splitlines():
+                key, _, value = line.partition(" ")
+                if key in ("max", "oom_kill") and int(value) > 0:
+                    return True
+        except (OSError, ValueError):
+            pass
+        return False
+
+    def freeze(self) -> None:
+        os.pwrite(self.fds["freeze"], b"1", 0)
+
+    def thaw(self) -> None:
+        os.pwrite(self.fds["freeze"], b"0", 0)
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(p) for p in _read(os.path.join(self.dir, "cgroup.procs")).split()]
+        except OSError:
+            return []
+
+    def kill_all(self) -> None:
+        try:
+            _write(os.path.join(self.dir, "cgroup.kill"), "1")
+        except OSError:
+            pass
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        self.close_fds()
+        for _ in range(100):
+            try:
+                os.rmdir(self.dir)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.01)
+
+
+def new_cgroup(kind: str) -> Cgroup:
+    group: Cgroup = CgroupV1() if kind == "cgroup-v1" else CgroupV2()
+    group.create()  # type: ignore[attr-defined]
+    return group
+
+
+def enter_cgroup_command(group: Cgroup, command: list[str]) -> list[str]:
+    """``command`` started by a shell that first moves itself into ``group``.
+
+    The process joins the cgroup before it runs anything of the agent's, so
+    every process it ever starts is counted; a shell (a few ms) rather than
+    ``preexec_fn``, which is unsafe in a threaded referee (Dask workers).
+    """
+    joins = " && ".join(f"echo $$ > {shlex.quote(p)}" for p in group.procs_files())
+    return ["/bin/sh", "-c", f'{joins} && exec "$@"', "agent", *command]
+
+
+# -- bubblewrap ------------------------------------------------------------------
+
+
+def _python_dirs() -> list[str]:
+    """Folders of the Python installation (interpreter, stdlib, site-packages)."""
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(path)
+    for path in sys.path:
+        if "site-packages" in path or "dist-packages" in path:
+            dirs.add(path)
+    exe = os.path.realpath(sys.executable)
+    dirs.add(os.path.dirname(os.path.dirname(exe)))
+    existing = sorted(d for d in dirs if d and os.path.isdir(d))
+    # A folder inside another one already listed is bound with it.
+    return [d for d in existing if not any(d != o and d.startswith(o.rstrip("/") + "/") for o in existing)]
+
+
+def _system_binds() -> list[str]:
+    args = []
+    for name in ("usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin"):
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for name in ("ld.so.cache", "ld.so.conf", "localtime", "passwd", "group", "nsswitch.conf", "hosts"):
+        path = "/etc/" + name
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _module_paths(root: Path, module: str) -> list[Path]:
+    """What to show of ``module`` (found under ``root`` by path, never imported).
+
+    The package the module is or lives in, and the ``__init__.py`` of each
+    package above it; a top-level single-file module is shown alone.
+    """
+    parts = module.split(".")
+    shown: list[Path] = []
+    folder = root
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        candidate = folder / part
+        if candidate.is_dir():
+            if last:
+                return shown + [candidate]
+            if (candidate / "__init__.py").is_file():
+                shown.append(candidate / "__init__.py")
+            folder = candidate
+        elif last and (folder / f"{part}.py").is_file():
+            return shown + [folder / f"{part}.py" if folder == root else folder]
+        else:
+            break  # not there: the agent fails to load, as it would anyway
+    return shown
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def bwrap_command(
+    bwrap: str,
+    command: list[str],
+    workdir: Path,
+    agent_module: str,
+    extra_modules: Iterable[str] = (),
+    env: dict[str, str] | None = None,
+) -> list[str]:
+    """``command`` run inside a fresh sandbox whose working directory is ``workdir``.
+
+    ``workdir`` (the folder the agent is imported from) is a private tmpfs in
+    the sandbox, with read-only views of what the agent needs laid over it at
+    their real paths, so paths and tracebacks read the same as outside.
+    """
+    workdir = workdir.absolute()
+    args = [
+        bwrap,
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+        "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "agent",
+    ]
+    args += _system_binds()
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--tmpfs", "/dev/shm",
+             "--tmpfs", "/tmp", "--tmpfs", str(workdir)]
+    shown: list[Path] = []
+    for path in _python_dirs():
+        args += ["--ro-bind", path, path]
+    referee_root = REFEREE_ROOT
+    shown += [referee_root / part for part in AGENT_SIDE]
+    bundled = referee_root.parent / "agents"
+    if (bundled / "common").is_dir():
+        shown += [bundled / part for part in BUNDLED_AGENTS]
+    shown += _module_paths(workdir, agent_module)
+    for module in extra_modules:
+        shown += _module_paths(workdir, module)
+    # PYTHONPATH folders the operator set (other than ones holding the
+    # referee or the agents, shown piecemeal above) are libraries.
+    for entry in filter(None, (os.environ if env is None else env).get("PYTHONPATH", "").split(os.pathsep)):
+        entry = os.path.abspath(entry)
+        if not any(_inside(str(p), entry) for p in [referee_root, workdir]) and os.path.isdir(entry):
+            shown.append(Path(entry))
+    seen: set[str] = set()
+    for path in shown:
+        text = str(path)
+        if text in seen or not path.exists():
+            continue
+        seen.add(text)
+        args += ["--ro-bind", text, text]
+    args += ["--chdir", str(workdir), "--"]
+    return args + command
+
+
+def cleanup_stale_cgroups() -> None:
+    """Remove empty agent cgroups left by referees that were killed (best effort)."""
+    for kind in (CgroupV1,):
+        try:
+            bases = kind._bases().values()
+        except OSError:
+            continue
+        for base in bases:
+            try:
+                names = os.listdir(base)
+            except OSError:
+                continue
+            for name in names:
+                if not name.startswith("referee-") or name.startswith("referee-probe"):
+                    continue
+                try:
+                    owner = int(name.split("-")[1])
+                except (IndexError, ValueError):
+                    continue
+                if not os.path.exists(f"/proc/{owner}"):
+                    try:
+                        os.rmdir(os.path.join(base, name))
+                    except OSError:
+                        pass
