@@ -101,6 +101,11 @@ def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
     game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
     game.add_argument("--seed", type=_seed, default=None, help="seed passed to both agents (kwarg 'seed')")
     game.add_argument(
+        "--chance-seed", default=None, metavar="TEXT",
+        help="seed of chance's draws (chaos events), to replay a record's (its chance_seed); "
+        "default: derived from --seed and a secret of this run, never given to the agents",
+    )
+    game.add_argument(
         "--record", metavar="PATH", default=None,
         help="write the game record (JSON) to PATH; - prints it to standard output and the game to standard error",
     )
@@ -182,6 +187,7 @@ def main(argv: list[str]) -> int:
         wall_grace=args.grace,
         call_timeout=args.call_timeout or None,
         sandbox=args.sandbox,
+        chance_seed=args.chance_seed,
     )
     if not sandbox.sealed:
         # Said where the operator looks, whatever the verbosity.

@@ -22,6 +22,7 @@ Three independent layers, each used where this machine allows it:
 """
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import shlex
@@ -164,7 +165,7 @@ def resolve(mode: str) -> Sandbox:
     caps = probe()
     if mode == "required" and caps.bwrap is None:
         raise SandboxUnavailable(
-            "--sandbox required: agents cannot be sealed on this machine: " + "; ".join(caps.missing)
+            "sandbox required, but agents cannot be sealed on this machine: " + "; ".join(caps.missing)
         )
     namespaces = caps.bwrap is not None
     accounting = caps.cgroup or "process"
@@ -555,6 +556,28 @@ def _module_paths(root: Path, module: str) -> list[Path]:
     return shown
 
 
+def _import_root(workdir: Path, module: str) -> Path:
+    """The folder the top-level package of ``module`` is imported from.
+
+    The working directory when it holds it (it comes first on the agent's
+    path), else wherever this interpreter finds it (an installed, or
+    editable-installed, package); a top-level name is located without being
+    imported, so no code of the agent's runs in the referee.
+    """
+    top = module.split(".")[0]
+    if (workdir / top).is_dir() or (workdir / f"{top}.py").is_file():
+        return workdir
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0]).parent
+    if spec is not None and spec.origin and os.path.isfile(spec.origin):
+        return Path(spec.origin).parent
+    return workdir
+
+
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
@@ -587,12 +610,11 @@ def bwrap_command(
         args += ["--ro-bind", path, path]
     referee_root = REFEREE_ROOT
     shown += [referee_root / part for part in AGENT_SIDE]
-    bundled = referee_root.parent / "agents"
-    if (bundled / "common").is_dir():
-        shown += [bundled / part for part in BUNDLED_AGENTS]
-    shown += _module_paths(workdir, agent_module)
-    for module in extra_modules:
-        shown += _module_paths(workdir, module)
+    for bundled in {referee_root.parent / "agents", _import_root(workdir, "agents") / "agents"}:
+        if (bundled / "common").is_dir():
+            shown += [bundled / part for part in BUNDLED_AGENTS]
+    for module in [agent_module, *extra_modules]:
+        shown += _module_paths(_import_root(workdir, module), module)
     # PYTHONPATH folders the operator set (other than ones holding the
     # referee or the agents, shown piecemeal above) are libraries.
     for entry in filter(None, (os.environ if env is None else env).get("PYTHONPATH", "").split(os.pathsep)):

@@ -44,6 +44,8 @@ class GameSummary:
     memory: tuple[float, float]
     config_hash: str | None = None
     index: int | None = None
+    #: Whether the agents ran sealed (namespaces, frozen between calls).
+    sealed: bool = False
 
     @classmethod
     def of(cls, record: GameRecord) -> "GameSummary":
@@ -64,6 +66,7 @@ class GameSummary:
             memory=tuple(float(record.peak_memory_mb.get(c, 0.0)) for c in COLORS),
             config_hash=extra.get("config_hash"),
             index=record.game_index,
+            sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
         )
 
     def points(self, color: str) -> float:
@@ -126,6 +129,8 @@ class Results:
     sprt: SprtResult | None
     sprt_trajectory: tuple[tuple[int, int | None, float], ...]  # (games, game index, LLR) in index order
     ending_columns: tuple[str, ...]
+    #: Games whose agents ran unsealed: an agent could have tampered with them.
+    unsealed: int = 0
 
     def standings(self) -> list[AgentTotals]:
         """Agents by points, then Elo, then name."""
@@ -245,4 +250,5 @@ def aggregate(
         sprt=sprt_state,
         sprt_trajectory=trajectory,
         ending_columns=_ending_columns({g.reason for g in summaries if g.failed is None and g.red != g.blue}),
+        unsealed=sum(1 for g in summaries if g.red != g.blue and not g.sealed),
     )

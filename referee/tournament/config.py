@@ -19,6 +19,7 @@ import yaml
 
 from ..games import game_names, load_game
 from ..games.base import GameOptionError
+from ..hosting.sandbox import MODES as SANDBOX_MODES
 from ..match import SpecError, parse_spec
 from .sprt import SprtSettings
 
@@ -35,7 +36,7 @@ RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
     "time_limit", "space_limit", "call_timeout", "workers", "seed", "output", "sprt", "executor", "scheduler",
-    "ship_agents",
+    "ship_agents", "sandbox",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -93,6 +94,8 @@ class TournamentConfig:
     ship_agents: bool = False  # executor dask: send the agents' folders to the workers
     #: Wall-clock seconds any one call of an agent may last (like --call-timeout).
     call_timeout: float | None = None
+    #: How agents are sealed: auto, required or off (docs/referee.md, "The sandbox").
+    sandbox: str = "auto"
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -374,6 +377,11 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         raise doc.fail(("ship_agents",), f"must be true or false, not {_describe(ship_agents)}")
     if "ship_agents" in data and executor != "dask":
         raise doc.fail(("ship_agents",), "ship_agents is only used by executor: dask")
+    sandbox = data.get("sandbox", "auto")
+    if sandbox is False:  # YAML 1.1 reads a bare `off` as false
+        sandbox = "off"
+    if sandbox not in SANDBOX_MODES:
+        raise doc.fail(("sandbox",), f"must be one of {', '.join(SANDBOX_MODES)}, not {_describe(sandbox)}")
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
         raise doc.fail(("output",), f"must be a folder path, not {_describe(output)}")
@@ -398,6 +406,7 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         scheduler=scheduler,
         ship_agents=ship_agents,
         call_timeout=_number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"),
+        sandbox=sandbox,
     )
 
 

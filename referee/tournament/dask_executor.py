@@ -47,6 +47,7 @@ except ImportError as exc:  # an optional extra: say how to get it
 
 from tqdm import tqdm
 
+from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
 from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
@@ -133,6 +134,14 @@ def _probe_agent(entry: AgentEntry, settings: MatchSettings, checks: str, shippe
     except _NotShipped as exc:
         return os.getcwd(), str(exc)
     return settings.agent_dir or os.getcwd(), _agent_problem(entry, settings, checks)
+
+
+def _sandbox_here(mode: str) -> tuple[str | None, str | None]:
+    """Run on each worker: (what agents run under there, or why ``mode`` cannot be met)."""
+    try:
+        return resolve(mode).describe(), None
+    except SandboxUnavailable as exc:
+        return None, str(exc)
 
 
 def _play_on_worker(
@@ -369,6 +378,15 @@ class DaskExecutor(Executor):
         settings = plan.match_settings()  # as the local check (lineup.py) has them
         client = self._client()
         workers = sorted(client.nthreads())
+        try:
+            sandboxes = client.run(_sandbox_here, plan.sandbox)
+        except Exception as exc:  # noqa: BLE001 - a worker died or left
+            return f"checking the sandbox on the Dask workers failed: {type(exc).__name__}: {exc}"
+        unsealable = {worker: problem for worker, (_, problem) in sandboxes.items() if problem}
+        if unsealable:
+            return f"sandbox {plan.sandbox}: {len(unsealable)} of {len(sandboxes)} Dask workers cannot seal agents:\n" + "\n".join(
+                f"  on {worker}: {problem}" for worker, problem in sorted(unsealable.items())
+            )
         probes = {
             (worker, entry.display_name): client.submit(
                 _probe_agent, entry, settings, self._checks, self._shipped,

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from tqdm import tqdm
 
+from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from .config import AgentConfig, ConfigError, DiscoverConfig, TournamentConfig
 from .schedule import TournamentPlan
@@ -129,7 +130,12 @@ def build_lineup(
         space_limit=config.space_limit,
         seed=config.seed,
         call_timeout=config.call_timeout,
+        sandbox=config.sandbox,
     )
+    try:
+        resolve(config.sandbox)  # "required" fails here, before any agent is started
+    except SandboxUnavailable as exc:
+        raise ConfigError(f"{config.where('sandbox')}: {exc}") from None
     failures = _check_all(candidates, plan.match_settings(), check, workers, progress)
     errors: list[str] = []
     kept: list[AgentEntry] = []

@@ -31,7 +31,7 @@ from ..render.html_replay import replay_html
 from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
-from .tables import Table, all_tables, summary_lines
+from .tables import Table, all_tables, sandbox_warning, summary_lines
 
 REPLAY_LIMIT = 500
 
@@ -157,6 +157,8 @@ def report_html(
 ) -> str:
     tables = {t.stem: t for t in all_tables(results)}
     summary = "".join(f"<li>{_cell(line)}</li>" for line in summary_lines(results, sprt))
+    unsealed = sandbox_warning(results)
+    warning = f'<p class="warning" id="unsealed">{_cell(unsealed)}</p>' if unsealed else ""
     lines = []
     for row in rows:
         replay = f'<a href="{html.escape(row.replay)}">replay</a>' if row.replay else ""
@@ -188,6 +190,7 @@ def report_html(
 </head>
 <body>
 <h1>{_cell(title)}</h1>
+{warning}
 <ul class="summary">{summary}</ul>
 <h2>Standings</h2>
 {_table_html(tables["standings"])}
@@ -215,6 +218,7 @@ th:first-child, td:nth-child(2) { text-align: left; }
 #crosstable td.self { background: #eee; }
 #games td:nth-child(2), #games td:nth-child(3), #games td:nth-child(4), #games td:nth-child(5) { text-align: left; }
 code { background: #eee; padding: 0 .3rem; }
+.warning { background: #fde7e9; border: 2px solid #c62828; color: #8e0000; padding: .6rem 1rem; font-weight: 600; }
 """
 
 

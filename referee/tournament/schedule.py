@@ -33,6 +33,7 @@ class TournamentPlan:
     space_limit: float | None = None
     seed: int = 0
     call_timeout: float | None = None
+    sandbox: str = "auto"
 
     @property
     def names(self) -> list[str]:
@@ -46,6 +47,7 @@ class TournamentPlan:
             time_limit=self.time_limit,
             space_limit=self.space_limit,
             call_timeout=self.call_timeout,
+            sandbox=self.sandbox,
             seed=seed,
             extra=dict(extra or {}),
         )
@@ -69,6 +71,7 @@ class TournamentPlan:
             "seed": self.seed,
             # Only when set, so folders of plans made before it existed still resume.
             **({"call_timeout": self.call_timeout} if self.call_timeout else {}),
+            **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
         }
 
     def pairings(self) -> Iterator[tuple[int, int]]:

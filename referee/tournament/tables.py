@@ -111,6 +111,17 @@ def endings_table(results: Results) -> Table:
     return Table("Endings, CPU time per move and peak memory", "endings", headers, rows)
 
 
+def sandbox_warning(results: Results) -> str | None:
+    """A warning when some games ran with their agents unsealed (docs/referee.md, 'The sandbox')."""
+    if not results.unsealed:
+        return None
+    return (
+        f"WARNING: {results.unsealed} of {results.games} games ran with the agents UNSEALED (no sandbox, or "
+        "not frozen between calls): an agent could have reached its opponent, the referee or these records, "
+        "so those results cannot be trusted against hostile agents."
+    )
+
+
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
     lines = [f"{results.games} games, {len(results.agents)} agents."]
     match = results.head_to_head
@@ -145,14 +156,17 @@ def render(results: Results, sprt: SprtSettings | None = None) -> str:
             continue
         parts.append(f"{table.title}\n{_tabulate(table, 'simple')}")
     parts.append("\n".join(summary_lines(results, sprt)))
-    return "\n\n".join(parts)
+    warning = sandbox_warning(results)
+    return "\n\n".join(parts + ([warning] if warning else []))
 
 
 def write_files(results: Results, folder: Path, title: str, sprt: SprtSettings | None = None) -> list[Path]:
     """CSV per table, SPRT trajectory, and one Markdown report; returns the paths."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    markdown = [f"# {title}", "", *(f"{line}  " for line in summary_lines(results, sprt))]
+    warning = sandbox_warning(results)
+    markdown = [f"# {title}", "", *([f"> **{warning}**", ""] if warning else [])]
+    markdown += [f"{line}  " for line in summary_lines(results, sprt)]
     for table in all_tables(results):
         path = folder / f"{table.stem}.csv"
         with open(path, "w", newline="", encoding="utf-8") as file:

@@ -186,6 +186,7 @@ agents:
 games_per_pair: 2
 time_limit: 20
 seed: 4
+sandbox: off  # the agent reports its calls to a file of the test's, which a sealed agent cannot see
 """)
     proc = run(config, "-o", str(tmp_path / "out"), "--workers", "1", "-q")
     assert proc.returncode == 0, proc.stderr
