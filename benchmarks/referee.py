@@ -10,6 +10,9 @@
   the baseline the isolation's cost is measured against.
 * Round-trip latency of one call (``turn()`` on an agent that does nothing):
   median and 99th percentile.
+* Each of these unsealed and sealed (``--sandbox off`` and ``auto``), one
+  after the other, plus an agent's start-up time (process, sandbox, import,
+  ``__init__``).
 * The floor under that: a bare two-process echo over pipes with the same
   message, no referee code at all, measured in the same run.  On this
   machine's virtual CPUs the floor moves a lot with how busy the machine has
@@ -28,6 +31,7 @@ from referee.games.infexion import InfexionState
 from referee.game import PlayerColor
 from referee.game.actions import to_engine_action
 from referee.hosting.process import HostedAgent, Limits
+from referee.hosting.sandbox import Sandbox, resolve
 from referee.match import AgentEntry, MatchSettings, play_match
 
 
@@ -95,53 +99,95 @@ def pipe_floor(message: bytes, calls: int) -> list[float]:
     return sorted(times)
 
 
+def start_up(sandbox: Sandbox) -> float:
+    """Seconds from nothing to an agent constructed and ready for its first call."""
+    begin = time.perf_counter()
+    agent = HostedAgent(
+        "RED", "benchmarks.noop_agent", "Agent", "infexion", {}, Limits(time_limit=180, space_limit=250), sandbox=sandbox
+    )
+    agent.start()
+    agent.wait_ready()
+    agent.call({"op": "init", "module": "benchmarks.noop_agent", "class": "Agent", "color": "RED", "kwargs": {}})
+    took = time.perf_counter() - begin
+    agent.close()
+    return took
+
+
+def round_trips(sandbox: Sandbox, calls: int) -> list[float]:
+    """Round trips of ``turn()`` on an agent that does nothing (frozen in between when sealed)."""
+    agent = HostedAgent(
+        "RED", "benchmarks.noop_agent", "Agent", "infexion", {}, Limits(time_limit=180, space_limit=250), sandbox=sandbox
+    )
+    agent.start()
+    agent.wait_ready()
+    agent.call({"op": "init", "module": "benchmarks.noop_agent", "class": "Agent", "color": "RED", "kwargs": {}})
+    rtts = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        agent.call(TURN)
+        rtts.append(time.perf_counter() - start)
+    agent.close()
+    return sorted(rtts)
+
+
+TURN = {
+    "op": "turn",
+    "color": "BLUE",
+    "action": "SPREAD(3, 4, 0, 1)",
+    "kwargs": {"time_remaining": 100.0, "space_limit": 250, "space_remaining": 240.0},
+}
+
+
+def _line(name: str, values: list[float], unit: float, fmt: str) -> str:
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return (
+        f"  {name:<9} median {statistics.median(ordered) * unit:{fmt}}   best {ordered[0] * unit:{fmt}}   "
+        f"worst {ordered[-1] * unit:{fmt}}   p99 {p99 * unit:{fmt}}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.referee", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--calls", type=int, default=5000)
     args = parser.parse_args(argv)
 
+    # Unsealed and sealed (whatever "auto" gives here), interleaved so that
+    # the machine's drift affects both alike.
+    modes = {"unsealed": resolve("off"), "sealed": resolve("auto")}
+    print(f"sealed here means: {modes['sealed'].describe()}")
     seed = find_full_length_seed()
-    settings = MatchSettings(seed=seed, time_limit=180, space_limit=250)
     entry = AgentEntry("agents.random_agent")
-    walls = []
+    walls: dict[str, list[float]] = {name: [] for name in modes}
+    starts: dict[str, list[float]] = {name: [] for name in modes}
     for _ in range(args.games):
-        start = time.perf_counter()
-        record = play_match(entry, entry, settings)
-        walls.append(time.perf_counter() - start)
-        assert record.turns == 343 and record.error == {"RED": None, "BLUE": None}, record.message
+        for name, sandbox in modes.items():
+            settings = MatchSettings(seed=seed, time_limit=180, space_limit=250, sandbox="off" if name == "unsealed" else "auto")
+            begin = time.perf_counter()
+            record = play_match(entry, entry, settings)
+            walls[name].append(time.perf_counter() - begin)
+            assert record.turns == 343 and record.error == {"RED": None, "BLUE": None}, record.message
+            starts[name].append(start_up(sandbox))
     inproc = []
     for _ in range(args.games):
-        start = time.perf_counter()
+        begin = time.perf_counter()
         play_in_process(seed)
-        inproc.append(time.perf_counter() - start)
+        inproc.append(time.perf_counter() - begin)
+    rtts = {name: round_trips(sandbox, args.calls) for name, sandbox in modes.items()}
+    floor = pipe_floor(json.dumps(TURN).encode() + b"\n", args.calls)
 
-    agent = HostedAgent("RED", "benchmarks.noop_agent", "Agent", "infexion", {}, Limits(time_limit=180, space_limit=250))
-    agent.start()
-    agent.wait_ready()
-    agent.call({"op": "init", "module": "benchmarks.noop_agent", "class": "Agent", "color": "RED", "kwargs": {}})
-    message = {
-        "op": "turn",
-        "color": "BLUE",
-        "action": "SPREAD(3, 4, 0, 1)",
-        "kwargs": {"time_remaining": 100.0, "space_limit": 250, "space_remaining": 240.0},
-    }
-    rtts = []
-    for _ in range(args.calls):
-        start = time.perf_counter()
-        agent.call(message)
-        rtts.append(time.perf_counter() - start)
-    agent.close()
-    rtts.sort()
-    floor = pipe_floor(json.dumps(message).encode() + b"\n", args.calls)
-
-    print(f"full 343-action game, 2 isolated agent processes (-t 180 -s 250), {args.games} games:")
-    print(f"  wall time  median {statistics.median(walls):.3f} s   best {min(walls):.3f} s   worst {max(walls):.3f} s")
-    print(f"same game in-process, no isolation (baseline): median {statistics.median(inproc):.3f} s")
+    print(f"full 343-action game, 2 agent processes (-t 180 -s 250), {args.games} games each:")
+    for name in modes:
+        print(_line(name, walls[name], 1, ".3f") + "  s")
+    print(f"  same game in-process, no isolation (baseline): median {statistics.median(inproc):.3f} s")
+    print(f"one agent's start-up (process, sandbox, import, __init__), {args.games} each:")
+    for name in modes:
+        print(_line(name, starts[name], 1e3, ".1f") + "  ms")
     print(f"one call's round trip over {args.calls} calls:")
-    print(f"  median {statistics.median(rtts) * 1e6:.0f} us   99th percentile {rtts[int(0.99 * len(rtts))] * 1e6:.0f} us")
-    print("bare pipe echo between two processes (the floor, same run):")
-    print(f"  median {statistics.median(floor) * 1e6:.0f} us   99th percentile {floor[int(0.99 * len(floor))] * 1e6:.0f} us")
+    for name in modes:
+        print(_line(name, rtts[name], 1e6, ".0f") + "  us")
+    print(_line("bare pipe", floor, 1e6, ".0f") + "  us  (two processes echoing, no referee code: the floor)")
 
 
 if __name__ == "__main__":

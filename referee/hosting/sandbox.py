@@ -153,6 +153,8 @@ def probe() -> Capabilities:
                 cgroup = kind.name
                 break
             missing.append(problem)
+    if cgroup is not None:
+        cleanup_stale_cgroups(cgroup)
     return Capabilities(bwrap, cgroup, tuple(missing))
 
 
@@ -632,27 +634,56 @@ def bwrap_command(
     return args + command
 
 
-def cleanup_stale_cgroups() -> None:
-    """Remove empty agent cgroups left by referees that were killed (best effort)."""
-    for kind in (CgroupV1,):
-        try:
-            bases = kind._bases().values()
-        except OSError:
-            continue
-        for base in bases:
+def _owner_alive(tag: str) -> bool:
+    try:
+        owner = int(tag.split("-")[1])
+    except (IndexError, ValueError):
+        return True
+    return os.path.exists(f"/proc/{owner}")
+
+
+def cleanup_stale_cgroups(kind: str) -> int:
+    """Kill and remove the agent cgroups of referees that died without cleaning up.
+
+    A referee killed with SIGKILL while its agents are frozen leaves them
+    frozen (a frozen process takes SIGKILL only once thawed), and its
+    namespaces cannot take them down; the next referee on the machine
+    finishes them.  Returns how many were removed.
+    """
+    removed = 0
+    if kind == "cgroup-v1":
+        bases = CgroupV1._bases()
+        tags = set()
+        for base in bases.values():
             try:
-                names = os.listdir(base)
+                tags.update(n for n in os.listdir(base) if n.startswith("referee-") and not n.startswith("referee-probe"))
             except OSError:
                 continue
-            for name in names:
-                if not name.startswith("referee-") or name.startswith("referee-probe"):
-                    continue
+        for tag in tags:
+            if _owner_alive(tag):
+                continue
+            group = CgroupV1()
+            group.dirs = {c: os.path.join(base, tag) for c, base in bases.items() if os.path.isdir(os.path.join(base, tag))}
+            if "freezer" in group.dirs:
                 try:
-                    owner = int(name.split("-")[1])
-                except (IndexError, ValueError):
-                    continue
-                if not os.path.exists(f"/proc/{owner}"):
-                    try:
-                        os.rmdir(os.path.join(base, name))
-                    except OSError:
-                        pass
+                    group._open("freeze", os.path.join(group.dirs["freezer"], "freezer.state"), os.O_WRONLY)
+                except OSError:
+                    pass
+            if "pids" in group.dirs and "freeze" in group.fds:
+                group.kill_all()
+            group.remove()
+            removed += 1
+    elif kind == "cgroup-v2":
+        base = CgroupV2._base()
+        try:
+            names = os.listdir(base) if base else []
+        except OSError:
+            names = []
+        for tag in names:
+            if tag.startswith("referee-") and not _owner_alive(tag):
+                group = CgroupV2()
+                group.dir = os.path.join(base, tag)
+                group.kill_all()  # v2 lets SIGKILL through a frozen cgroup
+                group.remove()
+                removed += 1
+    return removed

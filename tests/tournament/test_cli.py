@@ -311,3 +311,28 @@ sprt: {elo0: 0, elo1: 50}
     trajectory = table(tmp_path / "out", "sprt")
     assert trajectory[0] == ["games", "game_index", "llr", "lower", "upper"] and len(trajectory) == len(games) + 1
     assert float(trajectory[-1][2]) >= float(trajectory[-1][4]) > 0
+
+
+def test_unsealed_games_are_flagged_in_every_output_and_sealed_ones_are_not(tmp_path):
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()
+    for mode in ("off", "required"):
+        config = write_config(tmp_path, TINY.replace("name: tiny", f"name: tiny_{mode}") + f"sandbox: {mode}\n", f"{mode}.yaml")
+        out = tmp_path / mode
+        proc = run(config, "-o", str(out), "--workers", "2", "-q")
+        assert proc.returncode == 0, proc.stderr
+        flagged = [
+            "WARNING: 6 of 6 games ran with the agents UNSEALED" in text
+            for text in (proc.stdout, (out / "results.md").read_text(), (out / "report.html").read_text())
+        ]
+        assert flagged == [mode == "off"] * 3, (mode, flagged)
+        sandboxes = {json.dumps(r.sandbox, sort_keys=True) for r in records(out)}
+        assert len(sandboxes) == 1 and (json.loads(sandboxes.pop())["namespaces"] is (mode == "required"))
+
+
+def test_a_bad_sandbox_mode_in_a_config_names_its_line(tmp_path):
+    config = write_config(tmp_path, TINY + "sandbox: sometimes\n")
+    proc = run(config, "-o", str(tmp_path / "out"), "-q")
+    assert proc.returncode == 2
+    assert f"{config}:10: sandbox: must be one of auto, required, off" in proc.stderr, proc.stderr

@@ -1,0 +1,169 @@
+"""The sandbox's modes, its fallbacks and what it shows an agent, through the real CLI.
+
+The hostile agents (tests/hosting/hostile, test_sealed.py) attack it; these
+tests check the modes themselves: what ``required`` refuses, what ``auto``
+falls back to, what each records, and what part of the tree an agent sees.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.hosting.sandbox import CGROUP_ENV, _module_paths
+from tests.hosting.test_isolation import assert_nothing_left
+from tests.sandboxing import require_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = "tests.hosting.fixture_agents.misbehave"
+RANDOM = "agents.random_agent"
+
+
+def game(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, dict | None]:
+    record = tmp_path / "record.json"
+    marker = str(tmp_path / "marker")
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, **(env or {}), "REFEREE_TEST_PIDS": marker},
+    )
+    assert_nothing_left(marker)
+    return proc, (json.loads(record.read_text()) if record.exists() else None)
+
+
+def no_bwrap_path(tmp_path: Path) -> str:
+    """A PATH on which there is no bwrap (the sh the cgroup step uses is called by its full path)."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    return str(empty)
+
+
+def test_required_without_bubblewrap_refuses_before_any_agent_starts(tmp_path):
+    proc, record = game(tmp_path, "--sandbox", "required", RANDOM, RANDOM, env={"PATH": no_bwrap_path(tmp_path)})
+    assert proc.returncode == 2, proc.stderr
+    assert "sandbox required" in proc.stderr and "bubblewrap is not installed" in proc.stderr
+    assert "Traceback" not in proc.stderr and record is None
+
+
+def test_auto_without_bubblewrap_plays_and_warns_that_the_agents_are_not_sealed(tmp_path):
+    proc, record = game(tmp_path, RANDOM, RANDOM, env={"PATH": no_bwrap_path(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert record["sandbox"]["namespaces"] is False
+    assert "WARNING" in proc.stderr and ("NO namespaces" in proc.stderr or "UNSEALED" in proc.stderr)
+
+
+def test_off_records_an_unsealed_game_and_says_so(tmp_path):
+    proc, record = game(tmp_path, "--sandbox", "off", RANDOM, RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    assert record["sandbox"] == {"namespaces": False, "accounting": "process", "frozen": False}
+    assert "WARNING: UNSEALED" in proc.stderr
+
+
+def test_sealed_game_records_namespaces_cgroup_and_freezing(tmp_path):
+    require_sandbox()
+    proc, record = game(tmp_path, "--sandbox", "required", RANDOM, RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    assert record["sandbox"]["namespaces"] is True and record["sandbox"]["frozen"] is True
+    assert record["sandbox"]["accounting"] in ("cgroup-v1", "cgroup-v2")
+    assert "WARNING" not in proc.stderr
+
+
+def test_without_a_cgroup_the_namespace_still_counts_a_detached_child_cpu(tmp_path):
+    # Process accounting: every process of the agent descends from bwrap, so
+    # the CPU a child burns counts, and the agent is stopped at its limit.
+    require_sandbox(cgroup=False)
+    proc, record = game(
+        tmp_path, "--sandbox", "required", "-t", "1", f"{FIX}:ChildBurnsCpu", RANDOM, env={CGROUP_ENV: "0"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert record["sandbox"] == {"namespaces": True, "accounting": "process", "frozen": True}
+    assert (record["winner"], record["reason"]) == ("BLUE", "time_limit"), record["message"]
+    assert record["time_used"]["RED"] >= 1.0
+
+
+def test_without_a_cgroup_misbehaving_agents_still_get_their_verdicts(tmp_path):
+    require_sandbox(cgroup=False)
+    for fault, reason in [("Segfault", "agent_crashed"), ("OsExit", "agent_crashed"), ("RaiseInTurn", "agent_error")]:
+        proc, record = game(tmp_path, "--sandbox", "required", f"{FIX}:{fault}", RANDOM, env={CGROUP_ENV: "0"})
+        assert proc.returncode == 0, proc.stderr
+        assert (record["winner"], record["reason"]) == ("BLUE", reason), record["message"]
+
+
+def test_a_course_style_agent_plays_unchanged_when_sealed(tmp_path):
+    require_sandbox()
+    proc, record = game(
+        tmp_path, "--sandbox", "required", "-t", "60", "-s", "200", "tests/hosting/fixture_agents/course_style", RANDOM
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert record["error"] == {"RED": None, "BLUE": None} and record["winner"] == "RED", record["message"]
+
+
+# -- what an agent is shown of the tree ----------------------------------------------
+
+
+def make_tree(root: Path, files: list[str]) -> None:
+    for name in files:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+
+
+def test_an_agent_package_is_shown_with_the_init_files_above_it_only(tmp_path):
+    make_tree(tmp_path, ["agents/__init__.py", "agents/alice/__init__.py", "agents/alice/program.py",
+                         "agents/bob/__init__.py", "agents/bob/program.py"])
+    assert _module_paths(tmp_path, "agents.alice") == [tmp_path / "agents/__init__.py", tmp_path / "agents/alice"]
+
+
+def test_a_module_inside_a_package_shows_its_package(tmp_path):
+    make_tree(tmp_path, ["subs/__init__.py", "subs/alice/__init__.py", "subs/alice/program.py", "subs/bob/x.py"])
+    assert _module_paths(tmp_path, "subs.alice.program") == [
+        tmp_path / "subs/__init__.py", tmp_path / "subs/alice/__init__.py", tmp_path / "subs/alice"
+    ]
+
+
+def test_a_top_level_module_file_is_shown_alone_and_a_missing_one_not_at_all(tmp_path):
+    make_tree(tmp_path, ["lone.py", "other.py"])
+    assert _module_paths(tmp_path, "lone") == [tmp_path / "lone.py"]
+    assert _module_paths(tmp_path, "nothing.here") == []
+
+
+@pytest.mark.parametrize("mode", ["bogus", "yes"])
+def test_a_bad_mode_is_a_usage_error(tmp_path, mode):
+    proc, record = game(tmp_path, "--sandbox", mode, RANDOM, RANDOM)
+    assert proc.returncode == 2 and "--sandbox" in proc.stderr and record is None
+
+
+def test_agents_left_frozen_by_a_killed_referee_are_finished_by_the_next_one(tmp_path):
+    # SIGKILL of the referee while Blue waits frozen: a frozen process cannot
+    # take the SIGKILL its dying sandbox sends until it is thawed, so it stays.
+    # The next referee on the machine finds the dead referee's cgroups and ends them.
+    require_sandbox()
+    import signal
+    import time
+
+    from tests.hosting.test_isolation import processes_of
+
+    marker = str(tmp_path / "marker")
+    env = {**os.environ, "REFEREE_TEST_PIDS": marker}
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "referee", "-v", "0", "--sandbox", "required", "-t", "60", f"{FIX}:CpuLoop", RANDOM],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(600):  # both agents started (each: bwrap, its init, the interpreter)
+            if len(processes_of(marker)) >= 6:
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)  # Red is deep in its first action(), Blue frozen
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    time.sleep(0.5)
+    assert processes_of(marker), "expected the frozen agent to outlive a referee killed with SIGKILL"
+    proc, record = game(tmp_path, "--sandbox", "required", RANDOM, RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    assert_nothing_left(marker)
