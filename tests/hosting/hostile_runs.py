@@ -3,7 +3,7 @@
 Every game runs from a copy of the tree in a temporary folder (``referee/``,
 ``agents/`` and the hostile agents, imported from there and nowhere else),
 so that an attack that gets through (a broken sandbox, or none) damages a
-copy, never this checkout.  The copy's ``common/forbidden_roots.txt`` names
+copy, never this checkout.  The copy's ``common/forbidden.py`` names
 this checkout, under which the hostile agents refuse to write anyway.
 
 Each test gets a fresh seed, which names the victim's and the helpers'
@@ -43,14 +43,14 @@ SEALED = ["--sandbox", "required"]
 
 def copy_tree(dest: Path) -> Path:
     """Copy what a game needs to ``dest``; check that it imports from there."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "forbidden_roots.txt")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "forbidden.py")
     for package in ("referee", "agents"):
         shutil.copytree(ROOT / package, dest / package, ignore=ignore)
     (dest / "tests" / "hosting").mkdir(parents=True)
     for init in ("tests/__init__.py", "tests/hosting/__init__.py"):
         shutil.copy(ROOT / init, dest / init)
     shutil.copytree(ROOT / "tests/hosting/hostile", dest / "tests/hosting/hostile", ignore=ignore)
-    (dest / "tests/hosting/hostile/common/forbidden_roots.txt").write_text(f"{ROOT}\n")
+    (dest / "tests/hosting/hostile/common/forbidden.py").write_text(f"ROOTS = [{str(ROOT)!r}]\n")
     probe = subprocess.run(
         [sys.executable, "-c", "import referee, agents, tests.hosting.hostile.common as c\n"
          "print(referee.__file__); print(agents.__file__); print(c.__file__)"],
@@ -202,7 +202,7 @@ def tournament(tree: Path, tmp_path: Path, name: str, agents: dict[str, str], se
     lines += [f"  - {{name: {agent}, spec: '{spec}'}}" for agent, spec in agents.items()]
     lines += ["games_per_pair: 2", "workers: 1", f"seed: {fresh_seed()}"]
     if mode:
-        lines.append(f"sandbox: {mode}")
+        lines.append(f"sandbox: '{mode}'")  # quoted: YAML reads a bare off as false
     config = tmp_path / f"{name}.yaml"
     config.write_text("\n".join(lines) + "\n")
     marker = str(tmp_path / "tournament-marker")

@@ -7,6 +7,6 @@ its parents' ``__init__.py`` and the sibling ``common/`` folder.
 
 They are real attacks: run them only through the tests, which play them
 from a copy of the referee's tree.  The agents that write files refuse to
-write anywhere unless the copy's ``common/forbidden_roots.txt`` exists, and
+write anywhere unless the copy's ``common/forbidden.py`` exists, and
 never under a folder it names (the real checkout).
 """

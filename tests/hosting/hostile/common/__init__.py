@@ -125,8 +125,10 @@ def ancestors(levels: int) -> list[int]:
 
 
 def tree_root() -> Path:
-    """The root of the tree this package was imported from (tests/hosting/hostile/common/ -> 4 up)."""
-    return Path(__file__).resolve().parents[4]
+    """The root of the tree this package was imported from (tests/hosting/hostile/common/ -> 4 up),
+    or as near as there is (a sandbox may mount the package elsewhere)."""
+    parents = Path(__file__).resolve().parents
+    return parents[min(4, len(parents) - 1)]
 
 
 def places_to_look() -> list[Path]:
@@ -140,12 +142,16 @@ def places_to_look() -> list[Path]:
 
 
 def forbidden_roots() -> list[str] | None:
-    """The folders a test forbids writing to (the real checkout); None without the file."""
+    """The folders a test forbids writing to (the real checkout); None outside a test's copy.
+
+    A test's copy of the tree holds ``common/forbidden.py`` (a module,
+    so it is wherever this package's code is); the checkout never does.
+    """
     try:
-        text = (Path(__file__).parent / "forbidden_roots.txt").read_text()
-    except OSError:
+        from .forbidden import ROOTS
+    except ImportError:
         return None
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return list(ROOTS)
 
 
 def guarded_append(path: str | Path, data: bytes) -> str:
@@ -156,7 +162,7 @@ def guarded_append(path: str | Path, data: bytes) -> str:
     """
     roots = forbidden_roots()
     if roots is None:
-        return "refused: no forbidden_roots.txt (hostile agents write only from a test's copy of the tree)"
+        return "refused: no forbidden.py (hostile agents write only from a test's copy of the tree)"
     real = os.path.realpath(path)
     for root in roots:
         if real == root or real.startswith(root.rstrip(os.sep) + os.sep):

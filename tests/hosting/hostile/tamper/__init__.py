@@ -1,7 +1,7 @@
 """Tampering with records and code outside the agent's folder.
 
 Every write goes through ``guarded_append``: it happens only when played
-from a test's copy of the tree (which holds ``common/forbidden_roots.txt``),
+from a test's copy of the tree (which holds ``common/forbidden.py``),
 and never under the real checkout.  Each reports ``{target: outcome}``.
 """
 from __future__ import annotations
