@@ -14,6 +14,7 @@ the attacks work there, i.e. that these tests can fail.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,12 @@ def assert_refereed_as_usual(game: Game, accounting: bool = False, frozen: bool 
     assert record["error"]["BLUE"] is None, record["error"]["BLUE"]
     assert record["reason"] in RULE_ENDINGS or record["winner"] == "BLUE", game.context()
     return record
+
+
+def assert_tournament_sandboxed(out: Path) -> None:
+    """Every game of the tournament in ``out`` ran sandboxed."""
+    for line in (out / "games.jsonl").read_text().splitlines():
+        assert json.loads(line)["sandbox"]["namespaces"] is True, line[:300]
 
 
 # -- 1. attacks on the opponent's process --------------------------------------------
@@ -143,6 +150,7 @@ def test_an_agent_cannot_append_to_the_tournaments_games_jsonl(sandbox, fresh_tr
     Expected: the writes fail; games.jsonl holds exactly the tournament's records."""
     proc, out = tournament(fresh_tree, tmp_path, "tamper", {"tamper": f"{HOSTILE}.tamper:AppendsToGamesJsonl", "random": RANDOM})
     assert proc.returncode == 0, proc.stderr
+    assert_tournament_sandboxed(out)
     lines = (out / "games.jsonl").read_text().splitlines()
     assert "FORGED" not in "\n".join(lines)
     records = [GameRecord.from_json(line) for line in lines]
@@ -305,6 +313,7 @@ def test_an_agent_cannot_read_the_tournaments_plan(sandbox, tree, tmp_path):
     Expected: not visible."""
     proc, out = tournament(tree, tmp_path, "snoop", {"snoop": f"{HOSTILE}.snoop:ReadsTournamentJson", "random": RANDOM})
     assert proc.returncode == 0, proc.stderr
+    assert_tournament_sandboxed(out)
     reports = tournament_reports(out, "snoop")
     assert len(reports) == 2, reports
     assert all(report["readable"] == [] for report in reports), reports
