@@ -617,6 +617,11 @@ def bwrap_command(
             shown += [bundled / part for part in BUNDLED_AGENTS]
     for module in [agent_module, *extra_modules]:
         shown += _module_paths(_import_root(workdir, module), module)
+    # A `common` package beside the agent's is library code its neighbours
+    # share (as agents/common is for the bundled agents): shown read-only.
+    own = _module_paths(_import_root(workdir, agent_module), agent_module)
+    if own and own[-1].is_dir() and (own[-1].parent / "common" / "__init__.py").is_file():
+        shown.append(own[-1].parent / "common")
     # PYTHONPATH folders the operator set (other than ones holding the
     # referee or the agents, shown piecemeal above) are libraries.
     for entry in filter(None, (os.environ if env is None else env).get("PYTHONPATH", "").split(os.pathsep)):

@@ -94,19 +94,22 @@ def sandbox_mode(request, monkeypatch):
     return request.param
 
 
-def referee(tmp_path: Path, red: str, blue: str, *options: str, timeout: float = 60):
+def referee(
+    tmp_path: Path, red: str, blue: str, *options: str, timeout: float = 60, cwd: Path = ROOT, env: dict | None = None
+):
     """Run one game; returns (exit status, record dict, stdout, stderr, pids).
 
-    Afterwards no process of the game may be alive, whoever started it.
-    ``pids`` are those the agents could note (none when sealed: the file is
-    out of their sight).
+    ``cwd``: where the referee runs (and imports the agents from); ``env``:
+    extra environment variables.  Afterwards no process of the game may be
+    alive, whoever started it.  ``pids`` are those the agents could note
+    (none when sealed: the file is out of their sight).
     """
     record = tmp_path / "record.json"
     pids = tmp_path / "pids.txt"
-    env = dict(os.environ, REFEREE_TEST_PIDS=str(pids))
+    env = dict(os.environ, **(env or {}), REFEREE_TEST_PIDS=str(pids))
     proc = subprocess.run(
         [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *SANDBOX, *options, red, blue],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
