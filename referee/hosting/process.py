@@ -368,11 +368,14 @@ class HostedAgent:
         Raises an :class:`AgentFailure` subclass for anything but a good reply.
         """
         op = message.get("op", "?")
-        self._wake()
         try:
             os.write(self._cmd_w, wire.encode(message))
         except (BrokenPipeError, OSError):
+            self._wake()
             self._fail_dead()
+        # Thawed only once the request waits in the pipe: the agent wakes
+        # straight into reading it (thawing first costs it one more wake-up).
+        self._wake()
         start = time.monotonic()
         deadline = self._watchdog_deadline(start)
         line = self._take_line()

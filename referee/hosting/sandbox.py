@@ -22,6 +22,7 @@ Three independent layers, each used where this machine allows it:
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import itertools
 import os
@@ -206,6 +207,13 @@ def _mounts() -> dict[str, str]:
     return found
 
 
+def _remove_quietly(path: str) -> None:
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
 def _write(path: str, text: str) -> None:
     with open(path, "w") as f:
         f.write(text)
@@ -272,8 +280,32 @@ class CgroupV1(Cgroup):
                 return f"cgroup v1: cannot make a {controller} cgroup under {base} ({exc.strerror}; needs root)"
         return None
 
+    _anchor: str | None = None
+
+    @classmethod
+    def _keep_freezer_warm(cls, freezer_base: str) -> None:
+        """Hold one empty cgroup frozen while this process lives.
+
+        The kernel switches its freezer code on and off (a static key, patched
+        into the running kernel) as the number of freezing cgroups moves
+        between 0 and 1, which makes each freeze or thaw cost ~85 us; with one
+        cgroup always frozen it costs ~13 us.
+        """
+        if cls._anchor is not None:
+            return
+        path = os.path.join(freezer_base, f"referee-{os.getpid()}-anchor")
+        try:
+            os.makedirs(path, exist_ok=True)
+            _write(os.path.join(path, "freezer.state"), "FROZEN")
+        except OSError:
+            return
+        cls._anchor = path
+        atexit.register(_remove_quietly, path)
+
     def create(self) -> None:
-        self.dirs = {c: os.path.join(base, self.tag) for c, base in self._bases().items()}
+        bases = self._bases()
+        self._keep_freezer_warm(bases["freezer"])
+        self.dirs = {c: os.path.join(base, self.tag) for c, base in bases.items()}
         for path in self.dirs.values():
             os.mkdir(path)
         memory = self.dirs["memory"]
