@@ -167,3 +167,17 @@ def test_agents_left_frozen_by_a_killed_referee_are_finished_by_the_next_one(tmp
     proc, record = game(tmp_path, "--sandbox", "required", RANDOM, RANDOM)
     assert proc.returncode == 0, proc.stderr
     assert_nothing_left(marker)
+
+
+def test_a_sealed_agent_holds_no_descriptor_but_its_pipes(tmp_path):
+    require_sandbox()
+    proc, record = game(tmp_path, "--sandbox", "required", "-v", "3", f"{FIX}:ListsItsFds", RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    line = next(l for l in proc.stdout.splitlines() if "RED | fds:" in l)
+    held = dict(item.split("=", 1) for item in line.split("fds:", 1)[1].split())
+    # stdin is /dev/null; stdout and stderr share the output pipe; two more
+    # pipes (requests, replies); the one listdir had open is gone by the time
+    # it is looked at ("?").  Nothing else: no file, no socket, no pipe of the referee's.
+    others = {fd: target for fd, target in held.items() if not target.startswith(("pipe:", "/dev/null", "?"))}
+    assert others == {}, held
+    assert sum(target.startswith("pipe:") for target in held.values()) == 4, held

@@ -200,3 +200,18 @@ class ChecksKwargs(Plays):
         if not isinstance(color, PlayerColor) or not isinstance(action, (SpawnAction, SpreadAction)):
             raise AssertionError(f"bad turn arguments {color!r} {action!r}")
         super().turn(color, action, **referee)
+
+
+class ListsItsFds(Plays):
+    """Prints the file descriptors it holds (the sandbox test wants only its own pipes)."""
+
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+        targets = []
+        for fd in fds:
+            try:
+                targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+            except OSError:
+                targets.append("?")
+        print("fds:", " ".join(f"{fd}={t}" for fd, t in zip(fds, targets)), flush=True)
