@@ -241,8 +241,27 @@ class Cgroup:
         """The ``cgroup.procs`` files a new process writes its pid into."""
         raise NotImplementedError
 
+    FROZEN = b""
+    THAWED = b""
+
     def _pread(self, key: str) -> bytes:
         return os.pread(self.fds[key], 4096, 0)
+
+    def procs_file(self) -> str:
+        """The ``cgroup.procs`` that lists every process of the agent."""
+        raise NotImplementedError
+
+    def freeze(self) -> None:
+        os.pwrite(self.fds["freeze"], self.FROZEN, 0)
+
+    def thaw(self) -> None:
+        os.pwrite(self.fds["freeze"], self.THAWED, 0)
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(p) for p in _read(self.procs_file()).split()]
+        except OSError:
+            return []
 
     def _open(self, key: str, path: str, flags: int = os.O_RDONLY) -> None:
         self.fds[key] = os.open(path, flags | os.O_CLOEXEC)
@@ -258,6 +277,7 @@ class Cgroup:
 
 class CgroupV1(Cgroup):
     name = "cgroup-v1"
+    FROZEN, THAWED = b"FROZEN", b"THAWED"
     CONTROLLERS = ("cpuacct", "memory", "pids", "freezer")
 
     @classmethod
@@ -343,17 +363,8 @@ class CgroupV1(Cgroup):
         except (OSError, ValueError):
             return False
 
-    def freeze(self) -> None:
-        os.pwrite(self.fds["freeze"], b"FROZEN", 0)
-
-    def thaw(self) -> None:
-        os.pwrite(self.fds["freeze"], b"THAWED", 0)
-
-    def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in _read(os.path.join(self.dirs["pids"], "cgroup.procs")).split()]
-        except OSError:
-            return []
+    def procs_file(self) -> str:
+        return os.path.join(self.dirs["pids"], "cgroup.procs")
 
     def kill_all(self) -> None:
         # Frozen processes take a SIGKILL only once thawed; new ones can be
@@ -388,6 +399,7 @@ class CgroupV1(Cgroup):
 
 class CgroupV2(Cgroup):
     name = "cgroup-v2"
+    FROZEN, THAWED = b"1", b"0"
     NEEDED = ("cpu", "memory", "pids")
 
     @classmethod
@@ -473,17 +485,8 @@ class CgroupV2(Cgroup):
             pass
         return False
 
-    def freeze(self) -> None:
-        os.pwrite(self.fds["freeze"], b"1", 0)
-
-    def thaw(self) -> None:
-        os.pwrite(self.fds["freeze"], b"0", 0)
-
-    def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in _read(os.path.join(self.dir, "cgroup.procs")).split()]
-        except OSError:
-            return []
+    def procs_file(self) -> str:
+        return os.path.join(self.dir, "cgroup.procs")
 
     def kill_all(self) -> None:
         try:

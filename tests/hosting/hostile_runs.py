@@ -227,3 +227,4 @@ def tournament_reports(folder: Path, agent: str) -> list[dict]:
             if name == agent and PREFIX in message:
                 found.append(json.loads(message[message.index(PREFIX) + len(PREFIX):]))
     return found
+

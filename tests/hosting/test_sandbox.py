@@ -162,8 +162,8 @@ def test_agents_left_frozen_by_a_killed_referee_are_finished_by_the_next_one(tmp
     finally:
         referee.send_signal(signal.SIGKILL)
         referee.wait()
-    time.sleep(0.5)
-    assert processes_of(marker), "expected the frozen agent to outlive a referee killed with SIGKILL"
+    # (Blue is still there now, frozen; not asserted, as any other referee
+    # starting on this machine meanwhile would already have finished it.)
     proc, record = game(tmp_path, "--sandbox", "required", RANDOM, RANDOM)
     assert proc.returncode == 0, proc.stderr
     assert_nothing_left(marker)

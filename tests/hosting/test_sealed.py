@@ -24,7 +24,7 @@ from referee.records import GameRecord
 from .hostile.common import helper_name
 from .hostile_runs import (
     HOSTILE, RANDOM, ROOT, RULE_ENDINGS, SLOW_VICTIM, VICTIM,
-    Game, clean_up, copy_tree, digest, fresh_seed, helpers_left, play, tournament, tournament_reports,
+    Game, digest, helpers_left, play, tournament, tournament_reports,
 )
 from tests.sandboxing import require_sandbox
 
@@ -39,25 +39,6 @@ def sandbox():
 def sandbox_with_cgroups():
     """The test needs bwrap and cgroup accounting (CPU, memory, freezing)."""
     require_sandbox()
-
-
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory) -> Path:
-    """A copy of the tree for the attacks that write nothing into it."""
-    return copy_tree(tmp_path_factory.mktemp("tree"))
-
-
-@pytest.fixture
-def fresh_tree(tmp_path) -> Path:
-    """A copy of the tree of this test's own, for the attacks that write into it."""
-    return copy_tree(tmp_path / "tree")
-
-
-@pytest.fixture
-def seed():
-    value = fresh_seed()
-    yield value
-    clean_up(value)
 
 
 def assert_refereed_as_usual(game: Game, accounting: bool = False, frozen: bool = False) -> dict:

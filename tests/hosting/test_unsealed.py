@@ -18,25 +18,8 @@ import pytest
 from .hostile.common import helper_name
 from .hostile_runs import (
     HOSTILE, RANDOM, SLOW_VICTIM, VICTIM,
-    clean_up, copy_tree, digest, fresh_seed, helpers_left, play, tournament, tournament_reports,
+    digest, helpers_left, play, tournament, tournament_reports,
 )
-
-
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory) -> Path:
-    return copy_tree(tmp_path_factory.mktemp("tree"))
-
-
-@pytest.fixture
-def fresh_tree(tmp_path) -> Path:
-    return copy_tree(tmp_path / "tree")
-
-
-@pytest.fixture
-def seed():
-    value = fresh_seed()
-    yield value
-    clean_up(value)
 
 
 def unsealed(tree, tmp_path, red, blue, *options, seed):
