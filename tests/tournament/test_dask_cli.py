@@ -201,9 +201,13 @@ def referee_only(tmp_path_factory) -> str:
     return str(folder)
 
 
-def start_worker(address: str, folder: Path, referee_path: str | None = None) -> subprocess.Popen:
-    """A `dask worker` process started in ``folder`` (with ``referee_path`` as its PYTHONPATH, if given)."""
-    env = None if referee_path is None else {**os.environ, "PYTHONPATH": referee_path}
+def start_worker(address: str, folder: Path, referee_path: str | None = None, path: str | None = None) -> subprocess.Popen:
+    """A `dask worker` process started in ``folder`` (with ``referee_path`` as its PYTHONPATH and ``path`` as its PATH, if given)."""
+    env = {**os.environ}
+    if referee_path is not None:
+        env["PYTHONPATH"] = referee_path
+    if path is not None:
+        env["PATH"] = path
     return subprocess.Popen(
         [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
         cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -211,9 +215,9 @@ def start_worker(address: str, folder: Path, referee_path: str | None = None) ->
 
 
 @contextlib.contextmanager
-def dask_worker(address: str, folder: Path, workers_after: int, referee_path: str | None = None):
+def dask_worker(address: str, folder: Path, workers_after: int, referee_path: str | None = None, path: str | None = None):
     """A `dask worker` started in ``folder``; waits until the scheduler has ``workers_after`` workers."""
-    proc = start_worker(address, folder, referee_path)
+    proc = start_worker(address, folder, referee_path, path)
     try:
         _wait_for_workers(address, workers_after)
         yield
@@ -242,6 +246,21 @@ def test_a_worker_that_cannot_load_an_agent_stops_the_run_before_any_game(schedu
     assert f"(in {elsewhere}): cannot import tests.tournament.fixtures.submissions.alice" in proc.stderr
     assert "No module named 'tests'" in proc.stderr and "docs/dask.md" in proc.stderr
     assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_worker_that_cannot_seal_agents_stops_a_sandbox_required_run_before_any_game(scheduler, tmp_path):
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()  # here, in the main process, the sandbox works: the worker is the problem
+    config = write_config(tmp_path, PROJECT_ONLY + "sandbox: required\n")
+    no_bwrap = tmp_path / "bin"
+    no_bwrap.mkdir()
+    with dask_worker(scheduler, ROOT, 1, path=str(no_bwrap)):
+        proc = run(config, "-o", str(tmp_path / "out"), "--scheduler", scheduler)
+    assert proc.returncode == 2, proc.stderr
+    assert "sandbox required: 1 of 1 Dask workers cannot seal agents" in proc.stderr, proc.stderr
+    assert "bubblewrap is not installed" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
 
 
