@@ -230,6 +230,21 @@ def test_a_bad_config_stops_before_any_game(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_billion_laughs_config_is_refused(tmp_path):
+    # 9 levels of 9 aliases: 9**9 values from a 300-byte addition.  It used to be
+    # walked value by value (minutes, gigabytes); now it is refused as it is
+    # read.  The subprocess timeout only keeps a regression from hanging.
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    config = write_config(tmp_path, TINY + "\n".join(lines) + "\n")
+    assert Path(config).stat().st_size < 1000
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: {config}:15: this holds more than 100000 values once its aliases (*name) are expanded" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_agent_that_cannot_be_imported_is_a_config_error(tmp_path):
     text = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.broken_import")
     config = write_config(tmp_path, text)
