@@ -2,8 +2,10 @@
 
 Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
 stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
-command line or output folder (before any game starts), 1 when the referee
-itself failed in some game (those games are not recorded; resume retries them).
+command line or output folder (before any game starts) or a games.jsonl whose
+records fail the checks (at the start or the end of the run), 1 when the
+referee itself failed in some game (those games are not recorded; resume
+retries them).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .aggregate import GameSummary, aggregate
+from .aggregate import aggregate
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
 from .journal import FolderLock, JournalError
 from .lineup import build_lineup
@@ -147,18 +149,21 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
                 file=sys.stderr,
             )
             summary = run_plan(plan, folder, done, recorded, workers=workers, executor=executor, sprt=config.sprt, progress=progress)
+            # The tables come from the file, checked again: it may have been written to during the run.
+            noted = len(folder.notes)
+            final = folder.final_records()
+            for note in folder.notes[noted:]:
+                print(note, file=sys.stderr)
     except JournalError as exc:
         return _error(str(exc))
 
-    results = aggregate(
-        (GameSummary.of(r) for r in folder.games.records()),
-        sprt=config.sprt,
-        tested=tested_agent(plan),
-        games_left=summary.recorded < summary.total,
-    )
+    results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
     print(render(results, config.sprt))
     written = write_files(results, output, f"Tournament {plan.name}", config.sprt)
-    written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
+    try:
+        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
+    except JournalError as exc:  # the file changed again since it was checked
+        return _error(str(exc))
     print(f"\nwritten: {', '.join(str(p) for p in written)}")
     if summary.played:
         print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")

@@ -22,12 +22,20 @@ from tqdm import tqdm
 from ..match import play_match
 from ..records import GameRecord
 from .aggregate import GameSummary
+from .checks import check_records
 from .executor import Executor, LocalExecutor, PlayFunction
 from .journal import GAMES_FILE, GamesFile, JournalError
 from .schedule import TournamentPlan, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
 
 META_FILE = "tournament.json"
+
+#: After the lines of games.jsonl that fail the checks, how to go on.
+REPAIR_BEFORE = "Nothing was played. After the repair, run the same command again (with --resume) to continue."
+REPAIR_AFTER = (
+    "Every game this run played is in the file, but the tables were not written. After the repair, run the same "
+    "command again (with --resume): the deleted lines' games are played again and the tables written."
+)
 
 
 def tested_agent(plan: TournamentPlan) -> str:
@@ -108,18 +116,14 @@ class OutputFolder:
                     + "; ".join(changes)
                     + ". Use another output folder (-o DIR), or delete this one to start again."
                 )
-        torn = self.games.repair()
+        torn = self.games.trim()
         if torn:
-            self.notes.append(f"{self.games.path}: removed an incomplete last line ({torn} bytes) left by an interrupted run")
+            self.notes.append(
+                f"{self.games.path}: removed an incomplete last line ({torn.describe()}) left by an interrupted run"
+            )
         done: set[int] = set()
         summaries = []
-        for number, record in enumerate(self.games.records(), start=1):
-            summary = GameSummary.of(record)
-            if summary.config_hash != self.plan.fingerprint or summary.index is None:
-                raise JournalError(
-                    f"{self.games.path}:{number}: this game belongs to another tournament (config hash "
-                    f"{summary.config_hash}, this one is {self.plan.fingerprint}); use another output folder"
-                )
+        for summary in check_records(self.plan, self.games, REPAIR_BEFORE):
             if summary.index not in done:
                 done.add(summary.index)
                 summaries.append(summary)
@@ -129,8 +133,31 @@ class OutputFolder:
         os.replace(temporary, self.meta)
         return done, summaries
 
-    def record(self, record: GameRecord) -> None:
-        self.games.append(record)
+    def record(self, record: GameRecord) -> str | None:
+        """Append a finished game; returns a note if a torn line someone else wrote had to be cut off first."""
+        trimmed = self.games.append(record)
+        if trimmed is None:
+            return None
+        note = (
+            f"{self.games.path}: cut off {trimmed.describe()} that something else wrote at its end during the run "
+            "(a line without a newline is never a record), before recording the next game"
+        )
+        self.notes.append(note)
+        return note
+
+    def final_records(self) -> list[GameSummary]:
+        """Every record at the end of a run, checked again: the file may have been written to meanwhile.
+
+        A torn last line is cut off (with a note); a line that fails the
+        checks raises :class:`~referee.tournament.checks.RecordsRefused`.
+        """
+        torn = self.games.trim()
+        if torn:
+            self.notes.append(
+                f"{self.games.path}: cut off {torn.describe()} that something else wrote at its end during the run "
+                "(a line without a newline is never a record)"
+            )
+        return check_records(self.plan, self.games, REPAIR_AFTER)
 
     def close(self) -> None:
         self.games.close()
@@ -219,7 +246,9 @@ def run_plan(
                     summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
                     bar.write(f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}")
                     continue
-                folder.record(finished.record)
+                note = folder.record(finished.record)
+                if note:
+                    bar.write(note, file=sys.stderr)
                 done.add(finished.job.index)
                 tally.add(GameSummary.of(finished.record))
                 summary.played += 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -173,6 +175,90 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(interruptible, tmp_path):
     assert argv[:4] == ["python", "-m", "referee", "tournament"]
     resumed = subprocess.run([sys.executable, *argv[1:], "-q"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
+    same_tables(out, reference)
+
+
+def repair_command(stderr: str) -> list[str]:
+    """The command the refusal prints to delete the bad lines."""
+    line = next(line for line in stderr.splitlines() if line.startswith("  sed -i.bak "))
+    return shlex.split(line)
+
+
+def test_tampered_records_are_refused_on_resume_and_the_printed_repair_works(uninterrupted, tmp_path):
+    config, reference = uninterrupted
+    out = tmp_path / "tampered"
+    shutil.copytree(reference, out)
+    games = out / "games.jsonl"
+    lines = [json.loads(line) for line in games.read_text().splitlines()]
+    lines[1]["extra"]["game_index"] = 6  # a game the schedule does not have
+    flipped = json.loads(json.dumps(lines[0]))
+    flipped["winner"] = "RED" if flipped["winner"] != "RED" else "BLUE"  # game 0 again, another result
+    games.write_text("".join(json.dumps(line) + "\n" for line in lines + [flipped]))
+
+    proc = run(config, "-o", str(out), "--resume", "-q")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "Standings" not in proc.stdout
+    assert f"error: {games}:1: game " in proc.stderr
+    assert f"{games}:2: game index 6 is outside the schedule (games 0 to 5)" in proc.stderr
+    assert f"{games}:7: game {lines[0]['extra']['game_index']} is recorded on line 1 too, with another result" in proc.stderr
+    command = repair_command(proc.stderr)
+    assert command == ["sed", "-i.bak", "1d;2d;7d", str(games)]
+    subprocess.run(command, check=True, timeout=30)
+    assert (out / "games.jsonl.bak").exists()  # nothing is lost
+    resumed = run(config, "-o", str(out), "--resume", "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "4 already recorded" in resumed.stderr
+    same_tables(out, reference)
+
+
+def test_an_identical_duplicate_record_counts_once(uninterrupted, tmp_path):
+    config, reference = uninterrupted
+    out = tmp_path / "merged"
+    shutil.copytree(reference, out)
+    with open(out / "games.jsonl", "a") as games:
+        games.write((reference / "games.jsonl").read_text())  # e.g. two folders' files merged
+    proc = run(config, "-o", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
+    same_tables(out, reference)
+
+
+def test_a_torn_line_written_during_the_run_is_cut_off_and_the_tables_come_out(interruptible, tmp_path):
+    config, reference = interruptible
+    out = tmp_path / "torn"
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(out / "games.jsonl", 1, proc)
+    with open(out / "games.jsonl", "ab") as games:  # five bytes, no newline, from "an agent"
+        games.write(b"xxxxx")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert "cut off 5 bytes without a newline (b'xxxxx')" in stderr
+    assert "Standings" in stdout
+    assert sorted(r.extra["game_index"] for r in records(out)) == list(range(12))
+    same_tables(out, reference)
+
+
+def test_a_bad_line_written_during_the_run_stops_the_tables_and_says_how_to_repair(interruptible, tmp_path):
+    config, reference = interruptible
+    out = tmp_path / "junk"
+    games = out / "games.jsonl"
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(games, 1, proc)
+    with open(games, "ab") as file:
+        file.write(b"junk\n")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr
+    assert "Traceback" not in stderr and "Standings" not in stdout
+    junk = games.read_text().splitlines().index("junk") + 1
+    assert f"error: {games}:{junk}: not a game record" in stderr and "the tables were not written" in stderr
+    # Every game the run played was kept.
+    assert len([line for line in games.read_text().splitlines() if line != "junk"]) == 12
+    subprocess.run(repair_command(stderr), check=True, timeout=30)
+    again = run(config, "-o", str(out), "--resume", "-q")
+    assert again.returncode == 0, again.stderr
+    assert "games in" not in again.stdout  # nothing left to play
     same_tables(out, reference)
 
 
