@@ -17,9 +17,9 @@ from pathlib import Path
 
 from .aggregate import aggregate
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
-from .journal import FolderLock, JournalError
+from .journal import GAMES_FILE, FolderLock, JournalError
 from .lineup import build_lineup
-from .runner import OutputFolder, run_plan, tested_agent
+from .runner import META_FILE, OutputFolder, foreign_contents, run_plan, tested_agent
 from .report import write_report
 from .shipping import ShippingError
 from .tables import render, write_files
@@ -50,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
         "with --resume, a folder with nothing to continue is an error)",
     )
     parser.add_argument("-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)")
+    parser.add_argument(
+        "--force", action="store_true",
+        help="write into an output folder that already holds other files (not a tournament's), overwriting any "
+        "that have the names of a tournament's files",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md")
     parser.add_argument(
@@ -110,6 +115,15 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
 def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, workers: int, executor) -> int:
     output = Path(args.output) if args.output else config.output
     progress = not args.quiet
+    foreign = [] if args.force else foreign_contents(output)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        return _error(
+            f"{output} already exists and is not a tournament's output folder (no {META_FILE} or {GAMES_FILE}; it "
+            f"holds {shown}). A tournament writes {META_FILE}, {GAMES_FILE}, the tables, report.html and replays/ "
+            "there, overwriting files of the same names. Use another output folder (-o DIR) or an empty one, or "
+            "--force to write there anyway."
+        )
 
     try:
         lineup = build_lineup(config, workers=workers, progress=progress)

@@ -24,7 +24,7 @@ from ..records import GameRecord
 from .aggregate import GameSummary
 from .checks import check_records
 from .executor import Executor, LocalExecutor, PlayFunction
-from .journal import GAMES_FILE, GamesFile, JournalError
+from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
 from .schedule import TournamentPlan, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
 
@@ -86,6 +86,22 @@ class RunSummary:
     @property
     def games_per_minute(self) -> float:
         return 60.0 * self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+def foreign_contents(folder: Path) -> list[str]:
+    """What an existing folder holds if it is not a tournament's output folder (sorted names); [] if it is one,
+    is empty (a stale lock aside) or does not exist.
+
+    A tournament's folder is recognised by its ``tournament.json`` or
+    ``games.jsonl``; whose tournament it is, :meth:`OutputFolder.open` checks.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    names = sorted(entry.name for entry in folder.iterdir())
+    if META_FILE in names or GAMES_FILE in names:
+        return []
+    return [name for name in names if name != LOCK_FILE]
 
 
 class OutputFolder:

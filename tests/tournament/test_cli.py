@@ -350,6 +350,29 @@ def test_command_line_errors(tmp_path):
     assert run(str(tmp_path / "missing.yaml")).returncode == 2
 
 
+def test_an_existing_folder_that_is_not_a_tournaments_is_refused_unless_forced(tmp_path):
+    config = write_config(tmp_path, TINY)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    (mine / "results.md").write_text("my own results.md, not a tournament's")
+    proc = run(config, "-o", str(mine), "-q")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"error: {mine} already exists and is not a tournament's output folder" in proc.stderr
+    assert "notes.txt, results.md" in proc.stderr and "--force" in proc.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt", "results.md"]  # not even a lock file
+
+    forced = run(config, "-o", str(mine), "-q", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (mine / "notes.txt").read_text() == "my notes" and len(records(mine)) == 6
+    # Now it is this tournament's folder: running again needs no --force.
+    assert run(config, "-o", str(mine), "-q").returncode == 0
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(config, "-o", str(empty), "-q").returncode == 0
+
+
 DISCOVER = """\
 name: class
 agents:
