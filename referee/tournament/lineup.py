@@ -76,6 +76,12 @@ def discover(entry: DiscoverConfig, cwd: Path) -> tuple[list[Candidate], list[Br
     for sub in sorted(folder.iterdir(), key=lambda p: p.name):
         if not sub.is_dir() or sub.name.startswith((".", "_")):
             continue
+        if sub.is_symlink() and not sub.resolve().is_relative_to(folder):
+            # Importing it would run code from wherever the link points; a
+            # submission is what lies in the folder, so it is left out unread.
+            broken.append(BrokenAgent(sub.name, str(sub), f"a symbolic link to {sub.resolve()}, outside {folder}: "
+                                      "discovered agents must lie in the folder, so it is not imported", False))
+            continue
         if not _IDENTIFIER.match(sub.name):
             broken.append(BrokenAgent(sub.name, str(sub), "the folder's name is not a Python identifier, so it cannot be imported", False))
             continue

@@ -398,6 +398,37 @@ def test_discovered_folders_join_and_broken_ones_are_left_out(tmp_path):
     assert {b["name"] for b in meta["broken_agents"]} == {"broken_import", "no_class", "bad-name"}
 
 
+def test_a_discovered_symlink_out_of_the_folder_is_left_out_unimported(tmp_path):
+    # A folder of its own as the current directory (agents import from it);
+    # the referee and the bundled agents come from PYTHONPATH.
+    marker = tmp_path / "imported.txt"
+    for name in ("alice", "bob"):
+        (tmp_path / "subs" / name).mkdir(parents=True)
+        (tmp_path / "subs" / name / "__init__.py").write_text("from agents.random_agent import Agent\n")
+    (tmp_path / "subs" / "_impl" / "carol").mkdir(parents=True)
+    (tmp_path / "subs" / "_impl" / "carol" / "__init__.py").write_text("from agents.random_agent import Agent\n")
+    (tmp_path / "subs" / "carol").symlink_to(Path("_impl") / "carol")  # stays inside: fine
+    (tmp_path / "outside" / "evil").mkdir(parents=True)
+    (tmp_path / "outside" / "evil" / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').write('imported')\nfrom agents.random_agent import Agent\n"
+    )
+    (tmp_path / "subs" / "evil").symlink_to(tmp_path / "outside" / "evil")
+    (tmp_path / "subs" / "sneaky").symlink_to(Path("..") / "outside" / "evil")  # relative, same place
+    (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs, on_error: forfeit}\ngames_per_pair: 2\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("evil", "sneaky"):
+        line = next(line for line in proc.stderr.splitlines() if line.startswith(f"{tmp_path / 'subs' / name}:"))
+        assert "left out" in line and f"a symbolic link to {tmp_path / 'outside' / 'evil'}, outside" in line
+    assert not marker.exists()  # never imported, not even by the load check
+    games = records(tmp_path / "out")
+    assert {r.red_name for r in games} | {r.blue_name for r in games} == {"alice", "bob", "carol"}
+    meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert {b["name"]: b["kept"] for b in meta["broken_agents"]} == {"evil": False, "sneaky": False}
+
+
 def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
     config = write_config(tmp_path, DISCOVER.format(on_error="forfeit"))
     proc = run(config, "-o", str(tmp_path / "out"), "-q", "--workers", "2")
