@@ -21,6 +21,7 @@ from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, Illega
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
 from .hosting.process import CallStats, HostedAgent, Limits
 from .records import GameRecord, bounded
+from .termination import signals_held
 
 DEFAULT_CLASS = "Agent"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -309,7 +310,8 @@ def play_match(
             match.launch()
             match.play()
         finally:
-            match.close()
+            with signals_held():  # a Ctrl-C or SIGTERM mid-cleanup would leave agents running
+                match.close()
     except _Colored as failed:
         color, failure = failed.color, failed.failure
         observer.failed(color, failure)
