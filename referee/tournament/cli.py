@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..termination import TERMINATING, Terminated, exit_status, stop_like_ctrl_c
 from .aggregate import aggregate
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
 from .journal import GAMES_FILE, FolderLock, JournalError
@@ -77,11 +78,15 @@ def _error(message: str) -> int:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    stop_like_ctrl_c()  # SIGTERM and SIGHUP, too, clean up on the way out
     try:
         return _run(args, argv)
-    except KeyboardInterrupt:  # while checking agents or writing tables (games handle Ctrl-C themselves)
-        print("\ninterrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as interrupt:  # while checking agents or writing tables (games handle signals themselves)
+        try:
+            print(f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}", file=sys.stderr)
+        except OSError:
+            pass  # after SIGHUP the terminal may be gone
+        return exit_status(interrupt)
 
 
 def _run(args: argparse.Namespace, argv: list[str]) -> int:
@@ -193,7 +198,7 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return 128 + summary.signal if summary.signal in TERMINATING else EXIT_INTERRUPTED
     if summary.referee_failures:
         print(
             f"\n{len(summary.referee_failures)} games failed in the referee itself and were not recorded; "

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from ..match import play_match
 from ..records import GameRecord
+from ..termination import leave_hung_up_terminal
 from .aggregate import GameSummary
 from .checks import check_records
 from .executor import Executor, LocalExecutor, PlayFunction
@@ -79,6 +80,7 @@ class RunSummary:
     recorded: int  # games in games.jsonl at the end
     played: int  # games played and recorded by this run
     interrupted: bool = False
+    signal: int | None = None  # the last signal that stopped the run (SIGINT, SIGTERM, SIGHUP)
     referee_failures: list[str] = field(default_factory=list)
     sprt: SprtResult | None = None
     seconds: float = 0.0
@@ -180,17 +182,21 @@ class OutputFolder:
 
 
 class _StopOnSignals:
-    """First Ctrl-C: finish the running games; second (or SIGTERM): discard them."""
+    """First Ctrl-C: finish the running games; second (or SIGTERM, SIGHUP): discard them."""
 
     def __init__(self, executor: Executor, say: Callable[[str], None]):
         self.executor = executor
         self.say = say
         self.interrupts = 0
+        self.signal: int | None = None
         self.previous: dict[int, object] = {}
 
     def _handle(self, signum: int, frame: object) -> None:
         self.interrupts += 1
-        discard = self.interrupts > 1 or signum == signal.SIGTERM
+        self.signal = signum
+        leave_hung_up_terminal(signum)
+        # SIGTERM and SIGHUP ask to end now (a hung-up terminal cannot wait for a second Ctrl-C).
+        discard = self.interrupts > 1 or signum != signal.SIGINT
         self.executor.stop(discard=discard)
         if discard:
             self.say("\nstopping: discarding the running games\n")
@@ -199,7 +205,7 @@ class _StopOnSignals:
 
     def __enter__(self) -> "_StopOnSignals":
         if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 self.previous[signum] = signal.signal(signum, self._handle)
         return self
 
@@ -278,6 +284,7 @@ def run_plan(
                 if summary.sprt is not None and summary.sprt.decided:
                     executor.stop(discard=True)
             summary.interrupted = signals.interrupts > 0
+            summary.signal = signals.signal
     finally:
         bar.close()
         folder.close()

@@ -262,6 +262,71 @@ def test_a_bad_line_written_during_the_run_stops_the_tables_and_says_how_to_repa
     same_tables(out, reference)
 
 
+def wait_for_pids(path: Path, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Until ``count`` agent processes have written their pid to ``path`` (REFEREE_TEST_PIDS)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().split()) >= count:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError(f"{path} did not reach {count} pids")
+
+
+@pytest.mark.parametrize(
+    "signum, status, whole_group",
+    [(signal.SIGTERM, 143, False), (signal.SIGHUP, 129, False), (signal.SIGHUP, 129, True)],
+    ids=["SIGTERM", "SIGHUP", "SIGHUP-to-the-process-group"],
+)
+def test_sigterm_and_sighup_discard_the_running_games_and_leave_no_process(tmp_path, signum, status, whole_group):
+    # A closed terminal sends SIGHUP to the whole process group, workers included; kill(1) to one process.
+    config = write_config(tmp_path, """\
+name: stopped
+agents:
+  - {name: sleeper, spec: "tests.hosting.fixture_agents.misbehave:Sleeps"}
+  - {name: random, spec: agents.random_agent}
+games_per_pair: 4
+""")
+    out, pids, mark = tmp_path / "out", tmp_path / "pids.txt", uuid.uuid4().hex
+    env = {**os.environ, MARK: mark, "REFEREE_TEST_PIDS": str(pids)}
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # One pid from the lineup check, then one per game: games are running (the sleeper sleeps 600 s a move).
+    wait_for_pids(pids, 3, proc)
+    if whole_group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == status, stderr
+    assert "Traceback" not in stderr and "discarding the running games" in stderr
+    assert "To resume:" in stderr and "No games recorded yet." in stdout  # the tables, of no game
+    assert wait_until_gone(mark) == []  # workers and every agent
+
+
+def test_sigterm_while_the_agents_are_checked_stops_the_checks_at_once(tmp_path):
+    config = write_config(tmp_path, """\
+name: checking
+agents:
+  - {name: slow, spec: tests.tournament.fixtures.agents.slow_init}
+  - {name: slow2, spec: tests.tournament.fixtures.agents.slow_init}
+  - {name: slow3, spec: tests.tournament.fixtures.agents.slow_init}
+  - {name: random, spec: agents.random_agent}
+""")
+    out, pids, mark = tmp_path / "out", tmp_path / "pids.txt", uuid.uuid4().hex
+    env = {**os.environ, MARK: mark, "REFEREE_TEST_PIDS": str(pids)}
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_pids(pids, 1, proc)  # a constructor that takes ten minutes is running
+    proc.send_signal(signal.SIGTERM)
+    # Not ten minutes: the running checks' agents are killed (the timeout only guards against a hang).
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr
+    assert wait_until_gone(mark) == []
+    assert not out.exists()
+
+
 def test_agent_options_reach_every_call_of_the_agent(tmp_path):
     report = tmp_path / "calls.jsonl"
     config = write_config(tmp_path, f"""\
