@@ -18,7 +18,7 @@ import pytest
 
 from referee.records import GameRecord
 
-from .procs import MARK, wait_until_gone
+from .procs import MARK, marked_processes, wait_until_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -262,15 +262,24 @@ def test_a_bad_line_written_during_the_run_stops_the_tables_and_says_how_to_repa
     same_tables(out, reference)
 
 
-def wait_for_pids(path: Path, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
-    """Until ``count`` agent processes have written their pid to ``path`` (REFEREE_TEST_PIDS)."""
+def wait_for_agents(mark: str, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Until ``count`` agent processes carrying ``mark`` in their environment run."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if path.exists() and len(path.read_text().split()) >= count:
+        agents = 0
+        for pid in marked_processes(mark):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            # The interpreter running the agent (not a wrapper around it, such as a sandbox's).
+            if "python" in Path(argv[0].decode(errors="replace")).name and b"referee.hosting.agent_host" in argv:
+                agents += 1
+        if agents >= count:
             return
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
-    raise AssertionError(f"{path} did not reach {count} pids")
+    raise AssertionError(f"fewer than {count} agent processes started")
 
 
 @pytest.mark.parametrize(
@@ -287,12 +296,11 @@ agents:
   - {name: random, spec: agents.random_agent}
 games_per_pair: 4
 """)
-    out, pids, mark = tmp_path / "out", tmp_path / "pids.txt", uuid.uuid4().hex
-    env = {**os.environ, MARK: mark, "REFEREE_TEST_PIDS": str(pids)}
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env=env,
+    out, mark = tmp_path / "out", uuid.uuid4().hex
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env={**os.environ, MARK: mark},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    # One pid from the lineup check, then one per game: games are running (the sleeper sleeps 600 s a move).
-    wait_for_pids(pids, 3, proc)
+    # The two agents are checked at once; three agents mean games are running (the sleeper sleeps 600 s a move).
+    wait_for_agents(mark, 3, proc)
     if whole_group:
         os.killpg(proc.pid, signum)
     else:
@@ -313,11 +321,10 @@ agents:
   - {name: slow3, spec: tests.tournament.fixtures.agents.slow_init}
   - {name: random, spec: agents.random_agent}
 """)
-    out, pids, mark = tmp_path / "out", tmp_path / "pids.txt", uuid.uuid4().hex
-    env = {**os.environ, MARK: mark, "REFEREE_TEST_PIDS": str(pids)}
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env=env,
+    out, mark = tmp_path / "out", uuid.uuid4().hex
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env={**os.environ, MARK: mark},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for_pids(pids, 1, proc)  # a constructor that takes ten minutes is running
+    wait_for_agents(mark, 2, proc)  # checks under way: constructors that take ten minutes
     proc.send_signal(signal.SIGTERM)
     # Not ten minutes: the running checks' agents are killed (the timeout only guards against a hang).
     stdout, stderr = proc.communicate(timeout=120)
@@ -463,20 +470,38 @@ def test_discovered_folders_join_and_broken_ones_are_left_out(tmp_path):
     assert {b["name"] for b in meta["broken_agents"]} == {"broken_import", "no_class", "bad-name"}
 
 
+#: A random player that needs nothing but the referee package.
+RANDOM_AGENT = """\
+import random
+
+from referee.game.actions import from_engine_action, to_engine_action
+from referee.games.infexion import InfexionState
+
+
+class Agent:
+    def __init__(self, color, **referee):
+        self.state, self.rng = InfexionState(), random.Random(referee.get("seed"))
+
+    def action(self, **referee):
+        return from_engine_action(self.rng.choice(self.state.legal_actions()))
+
+    def turn(self, color, action, **referee):
+        self.state.apply(to_engine_action(action))
+"""
+
+
 def test_a_discovered_symlink_out_of_the_folder_is_left_out_unimported(tmp_path):
     # A folder of its own as the current directory (agents import from it);
-    # the referee and the bundled agents come from PYTHONPATH.
+    # the referee comes from PYTHONPATH.
     marker = tmp_path / "imported.txt"
     for name in ("alice", "bob"):
         (tmp_path / "subs" / name).mkdir(parents=True)
-        (tmp_path / "subs" / name / "__init__.py").write_text("from agents.random_agent import Agent\n")
+        (tmp_path / "subs" / name / "__init__.py").write_text(RANDOM_AGENT)
     (tmp_path / "subs" / "_impl" / "carol").mkdir(parents=True)
-    (tmp_path / "subs" / "_impl" / "carol" / "__init__.py").write_text("from agents.random_agent import Agent\n")
+    (tmp_path / "subs" / "_impl" / "carol" / "__init__.py").write_text(RANDOM_AGENT)
     (tmp_path / "subs" / "carol").symlink_to(Path("_impl") / "carol")  # stays inside: fine
     (tmp_path / "outside" / "evil").mkdir(parents=True)
-    (tmp_path / "outside" / "evil" / "__init__.py").write_text(
-        f"open({str(marker)!r}, 'w').write('imported')\nfrom agents.random_agent import Agent\n"
-    )
+    (tmp_path / "outside" / "evil" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('imported')\n" + RANDOM_AGENT)
     (tmp_path / "subs" / "evil").symlink_to(tmp_path / "outside" / "evil")
     (tmp_path / "subs" / "sneaky").symlink_to(Path("..") / "outside" / "evil")  # relative, same place
     (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs, on_error: forfeit}\ngames_per_pair: 2\n")
