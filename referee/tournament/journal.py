@@ -108,20 +108,46 @@ class GamesFile:
         """Write the record as one line, at once, and make it durable.
 
         If the file changed since our last append and now ends without a
-        newline, something else wrote a torn line there: it is cut off first
-        (and returned, for the caller to report), so this record gets a line
-        of its own instead of being glued to it and lost.
+        newline, something else wrote a torn line there: it is cut off first;
+        and if one arrives between that look and our write, it is cut out from
+        in front of the record just written.  Either way the record gets a
+        line of its own instead of being glued to the junk and lost, and what
+        was cut is returned for the caller to report.
         """
+        data = (record.to_json() + "\n").encode("utf-8")  # before the look: keep it and the write close together
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        trimmed = self.trim() if os.fstat(self._fd).st_size != self._size else None
-        data = (record.to_json() + "\n").encode("utf-8")
-        while data:
-            data = data[os.write(self._fd, data) :]
+            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        before = self.trim() if os.fstat(self._fd).st_size != self._size else None
+        rest = data
+        while rest:
+            rest = rest[os.write(self._fd, rest) :]
+        # With O_APPEND the offset is now the end of what we wrote.
+        glued = self._unglue(os.lseek(self._fd, 0, os.SEEK_CUR) - len(data))
         os.fsync(self._fd)
         self._size = os.fstat(self._fd).st_size
-        return trimmed
+        if before and glued:
+            return Trimmed(before.size + glued.size, before.start)
+        return before or glued
+
+    def _unglue(self, start: int) -> Trimmed | None:
+        """Cut out a torn line that ends where our record starts, at ``start`` (None: the record starts a line)."""
+        if start <= 0 or os.pread(self._fd, 1, start - 1) == b"\n":
+            return None
+        line_start, position = 0, start
+        while position > 0:  # back to the newline before the junk
+            chunk_start = max(0, position - (1 << 16))
+            newline = os.pread(self._fd, position - chunk_start, chunk_start).rfind(b"\n")
+            if newline >= 0:
+                line_start = chunk_start + newline + 1
+                break
+            position = chunk_start
+        junk = os.pread(self._fd, min(start - line_start, 80), line_start)
+        end = os.fstat(self._fd).st_size
+        after = os.pread(self._fd, end - start, start)  # our record, and anything written since
+        os.ftruncate(self._fd, line_start)
+        os.write(self._fd, after)
+        return Trimmed(start - line_start, junk)
 
     def close(self) -> None:
         if self._fd is not None:
