@@ -24,6 +24,7 @@ from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, 
 from .hosting.process import CallStats, HostedAgent, Limits
 from .hosting.sandbox import Sandbox, resolve
 from .records import GameRecord, bounded
+from .termination import signals_held
 
 DEFAULT_CLASS = "Agent"
 #: Mixed into every chance seed this process derives: agents are given the
@@ -333,7 +334,8 @@ def play_match(
             match.launch()
             match.play()
         finally:
-            match.close()
+            with signals_held():  # a Ctrl-C or SIGTERM mid-cleanup would leave agents running
+                match.close()
     except _Colored as failed:
         color, failure = failed.color, failed.failure
         observer.failed(color, failure)

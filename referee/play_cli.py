@@ -19,6 +19,7 @@ from .games.base import GameOptionError
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .match import AgentEntry, MatchSettings, SpecError, parse_spec, play_match
 from .render.terminal import ConsoleObserver
+from .termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
 
 EXIT_RESULT, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -193,15 +194,21 @@ def main(argv: list[str]) -> int:
         # Said where the operator looks, whatever the verbosity.
         print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
     try:
+        stop_like_ctrl_c()  # SIGTERM and SIGHUP too stop the agents on the way out
         record = play_match(AgentEntry(args.red), AgentEntry(args.blue), settings, observer)
-    except KeyboardInterrupt:
-        print("\n* referee @ interrupted: no result (the agents were stopped)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
+        try:
+            print(f"\n* referee @ {how}: no result (the agents were stopped)", file=sys.stderr)
+        except OSError:
+            pass  # after SIGHUP the terminal may be gone
+        return exit_status(interrupt)
     except Exception:  # noqa: BLE001  a referee bug: say so, and say it is ours
         print("* referee @ internal referee error (not the agents' fault):", file=sys.stderr)
         traceback.print_exc()
         return EXIT_INTERNAL
     finally:
+        stop_as_usual()
         if log is not None:
             log.close()
     outputs = []

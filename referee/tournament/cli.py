@@ -2,8 +2,10 @@
 
 Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
 stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
-command line or output folder (before any game starts), 1 when the referee
-itself failed in some game (those games are not recorded; resume retries them).
+command line or output folder (before any game starts) or a games.jsonl whose
+records fail the checks (at the start or the end of the run), 1 when the
+referee itself failed in some game (those games are not recorded; resume
+retries them).
 """
 from __future__ import annotations
 
@@ -13,11 +15,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from .aggregate import GameSummary, aggregate
+from ..termination import TERMINATING, Terminated, exit_status, stop_like_ctrl_c
+from .aggregate import aggregate
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
-from .journal import FolderLock, JournalError
+from .journal import GAMES_FILE, FolderLock, JournalError
 from .lineup import build_lineup
-from .runner import OutputFolder, run_plan, tested_agent
+from .runner import META_FILE, OutputFolder, foreign_contents, run_plan, tested_agent
 from .report import write_report
 from .shipping import ShippingError
 from .tables import render, write_files
@@ -48,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
         "with --resume, a folder with nothing to continue is an error)",
     )
     parser.add_argument("-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)")
+    parser.add_argument(
+        "--force", action="store_true",
+        help="write into an output folder that already holds other files (not a tournament's), overwriting any "
+        "that have the names of a tournament's files",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md")
     parser.add_argument(
@@ -70,11 +78,15 @@ def _error(message: str) -> int:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    stop_like_ctrl_c()  # SIGTERM and SIGHUP, too, clean up on the way out
     try:
         return _run(args, argv)
-    except KeyboardInterrupt:  # while checking agents or writing tables (games handle Ctrl-C themselves)
-        print("\ninterrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as interrupt:  # while checking agents or writing tables (games handle signals themselves)
+        try:
+            print(f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}", file=sys.stderr)
+        except OSError:
+            pass  # after SIGHUP the terminal may be gone
+        return exit_status(interrupt)
 
 
 def _run(args: argparse.Namespace, argv: list[str]) -> int:
@@ -108,6 +120,15 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
 def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, workers: int, executor) -> int:
     output = Path(args.output) if args.output else config.output
     progress = not args.quiet
+    foreign = [] if args.force else foreign_contents(output)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        return _error(
+            f"{output} already exists and is not a tournament's output folder (no {META_FILE} or {GAMES_FILE}; it "
+            f"holds {shown}). A tournament writes {META_FILE}, {GAMES_FILE}, the tables, report.html and replays/ "
+            "there, overwriting files of the same names. Use another output folder (-o DIR) or an empty one, or "
+            "--force to write there anyway."
+        )
 
     try:
         lineup = build_lineup(config, workers=workers, progress=progress)
@@ -147,18 +168,21 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
                 file=sys.stderr,
             )
             summary = run_plan(plan, folder, done, recorded, workers=workers, executor=executor, sprt=config.sprt, progress=progress)
+            # The tables come from the file, checked again: it may have been written to during the run.
+            noted = len(folder.notes)
+            final = folder.final_records()
+            for note in folder.notes[noted:]:
+                print(note, file=sys.stderr)
     except JournalError as exc:
         return _error(str(exc))
 
-    results = aggregate(
-        (GameSummary.of(r) for r in folder.games.records()),
-        sprt=config.sprt,
-        tested=tested_agent(plan),
-        games_left=summary.recorded < summary.total,
-    )
+    results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
     print(render(results, config.sprt))
     written = write_files(results, output, f"Tournament {plan.name}", config.sprt)
-    written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
+    try:
+        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
+    except JournalError as exc:  # the file changed again since it was checked
+        return _error(str(exc))
     print(f"\nwritten: {', '.join(str(p) for p in written)}")
     if summary.played:
         print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")
@@ -174,7 +198,7 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return 128 + summary.signal if summary.signal in TERMINATING else EXIT_INTERRUPTED
     if summary.referee_failures:
         print(
             f"\n{len(summary.referee_failures)} games failed in the referee itself and were not recorded; "

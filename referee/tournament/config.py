@@ -111,13 +111,73 @@ def _field_path(path: tuple) -> str:
     return text
 
 
+#: A config may hold at most this many values (scalars, lists, mappings),
+#: counting an alias's value each time it is used: aliases otherwise let a
+#: few hundred bytes stand for billions of values ("billion laughs"), and
+#: checking the config walks every one of them.
+MAX_VALUES = 100_000
+#: Lists and mappings may nest this deep (PyYAML composes recursively).
+MAX_DEPTH = 100
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """A SafeLoader that refuses, while composing, what would make loading blow up.
+
+    Each node's size with its aliases expanded is counted once, when it is
+    composed, from its children's sizes, so the count is linear in the file.
+    An alias to a node still being composed (one that contains the alias)
+    would be an infinite structure, and is refused too.
+    """
+
+    def __init__(self, text: str, path: Path):
+        super().__init__(text)
+        self.path = path
+        self.depth = 0
+        self.aliases = 0
+        self.sizes: dict[int, int] = {}  # id(node) -> values in it, aliases expanded
+
+    def _refuse(self, mark: yaml.Mark, message: str) -> ConfigError:
+        return ConfigError(f"{self.path}:{mark.line + 1}: {message}")
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            target = self.anchors.get(event.anchor)
+            if target is not None and id(target) not in self.sizes:
+                raise self._refuse(event.start_mark, f"the alias *{event.anchor} is used inside the value it names, "
+                                   "which would make an endless structure; a config cannot use that")
+            self.aliases += 1
+            return super().compose_node(parent, index)  # an undefined alias is PyYAML's error
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self._refuse(self.peek_event().start_mark, f"lists and mappings nested more than {MAX_DEPTH} deep; "
+                               "a config needs only a few levels")
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        else:
+            children = []
+        size = 1 + sum(self.sizes[id(child)] for child in children)
+        if size > MAX_VALUES:
+            how = " once its aliases (*name) are expanded" if self.aliases else ""
+            raise self._refuse(node.start_mark, f"this holds more than {MAX_VALUES} values{how}; "
+                               "a tournament config never needs so many, so it is refused")
+        self.sizes[id(node)] = size
+        return node
+
+
 class _Document:
     """The parsed YAML plus the line of every field, for messages."""
 
     def __init__(self, path: Path, text: str):
         self.path = path
         self.lines: dict[tuple, int] = {}
-        loader = yaml.SafeLoader(text)
+        loader = _BoundedLoader(text, path)
         try:
             node = loader.get_single_node()
             if node is None:

@@ -96,6 +96,8 @@ def _worker_main(conn, play: PlayFunction, parent_pid: int) -> None:
     global _in_game
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament process's to handle
     signal.signal(signal.SIGTERM, _on_sigterm)
+    # A hung-up terminal sends SIGHUP to the whole job, workers included: kill the game's agents, as for SIGTERM.
+    signal.signal(signal.SIGHUP, _on_sigterm)
     _die_with_parent(parent_pid)
     while True:
         try:

@@ -2,12 +2,16 @@
 
 Each record is appended as one complete line in a single ``write`` and
 fsynced before the next game is accepted, so a crash can leave at most a torn
-last line; :meth:`GamesFile.repair` cuts it off, and reading ignores it.
+last line; :meth:`GamesFile.repair` cuts it off, and reading ignores it.  A
+torn line that something else wrote while a run appends (an agent that got
+write access) is cut off before the next record, so that record is not glued
+to it.
 """
 from __future__ import annotations
 
 import fcntl
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -21,10 +25,23 @@ class JournalError(ValueError):
     """An output folder that cannot be used (bad line, busy, unwritable)."""
 
 
+@dataclass(frozen=True)
+class Trimmed:
+    """A torn last line that was cut off: its length and its first bytes."""
+
+    size: int
+    start: bytes
+
+    def describe(self) -> str:
+        more = "..." if self.size > len(self.start) else ""
+        return f"{self.size} bytes without a newline ({self.start!r}{more})"
+
+
 class GamesFile:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._fd: int | None = None
+        self._size = -1  # the file's size after our last append (-1: none yet)
 
     def exists(self) -> bool:
         return self.path.is_file() and self.path.stat().st_size > 0
@@ -46,17 +63,27 @@ class GamesFile:
                 position -= step
             return size
 
+    def trim(self) -> Trimmed | None:
+        """Cut off a torn last line; returns what was cut (None: the file ends with a newline)."""
+        torn = self.torn_tail()
+        if not torn:
+            return None
+        with open(self.path, "r+b") as file:
+            end = file.seek(0, os.SEEK_END) - torn
+            file.seek(end)
+            start = file.read(min(torn, 80))
+            file.truncate(end)
+            os.fsync(file.fileno())
+        return Trimmed(torn, start)
+
     def repair(self) -> int:
         """Cut off a torn last line; returns the number of bytes removed."""
-        torn = self.torn_tail()
-        if torn:
-            with open(self.path, "r+b") as file:
-                file.truncate(file.seek(0, os.SEEK_END) - torn)
-                os.fsync(file.fileno())
-        return torn
+        trimmed = self.trim()
+        return trimmed.size if trimmed else 0
 
-    def records(self) -> Iterator[GameRecord]:
-        """Every complete record in file order; a bad line raises JournalError naming it."""
+    def entries(self) -> Iterator[tuple[int, GameRecord | None, str | None]]:
+        """``(line number, record, None)`` for each complete record, ``(line number, None, problem)``
+        for a line that is not one; blank lines and a torn last line are skipped."""
         if not self.path.exists():
             return
         with open(self.path, "rb") as file:
@@ -66,24 +93,67 @@ class GamesFile:
                 if not line.strip():
                     continue
                 try:
-                    yield GameRecord.from_json(line.decode("utf-8"))
+                    yield number, GameRecord.from_json(line.decode("utf-8")), None
                 except (RecordError, UnicodeDecodeError, TypeError) as exc:
-                    raise JournalError(f"{self.path}:{number}: not a game record: {exc}") from None
+                    yield number, None, f"not a game record: {exc}"
 
-    def append(self, record: GameRecord) -> None:
-        """Write the record as one line, at once, and make it durable."""
+    def records(self) -> Iterator[GameRecord]:
+        """Every complete record in file order; a bad line raises JournalError naming it."""
+        for number, record, problem in self.entries():
+            if record is None:
+                raise JournalError(f"{self.path}:{number}: {problem}")
+            yield record
+
+    def append(self, record: GameRecord) -> Trimmed | None:
+        """Write the record as one line, at once, and make it durable.
+
+        If the file changed since our last append and now ends without a
+        newline, something else wrote a torn line there: it is cut off first;
+        and if one arrives between that look and our write, it is cut out from
+        in front of the record just written.  Either way the record gets a
+        line of its own instead of being glued to the junk and lost, and what
+        was cut is returned for the caller to report.
+        """
+        data = (record.to_json() + "\n").encode("utf-8")  # before the look: keep it and the write close together
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        data = (record.to_json() + "\n").encode("utf-8")
-        while data:
-            data = data[os.write(self._fd, data) :]
+            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        before = self.trim() if os.fstat(self._fd).st_size != self._size else None
+        rest = data
+        while rest:
+            rest = rest[os.write(self._fd, rest) :]
+        # With O_APPEND the offset is now the end of what we wrote.
+        glued = self._unglue(os.lseek(self._fd, 0, os.SEEK_CUR) - len(data))
         os.fsync(self._fd)
+        self._size = os.fstat(self._fd).st_size
+        if before and glued:
+            return Trimmed(before.size + glued.size, before.start)
+        return before or glued
+
+    def _unglue(self, start: int) -> Trimmed | None:
+        """Cut out a torn line that ends where our record starts, at ``start`` (None: the record starts a line)."""
+        if start <= 0 or os.pread(self._fd, 1, start - 1) == b"\n":
+            return None
+        line_start, position = 0, start
+        while position > 0:  # back to the newline before the junk
+            chunk_start = max(0, position - (1 << 16))
+            newline = os.pread(self._fd, position - chunk_start, chunk_start).rfind(b"\n")
+            if newline >= 0:
+                line_start = chunk_start + newline + 1
+                break
+            position = chunk_start
+        junk = os.pread(self._fd, min(start - line_start, 80), line_start)
+        end = os.fstat(self._fd).st_size
+        after = os.pread(self._fd, end - start, start)  # our record, and anything written since
+        os.ftruncate(self._fd, line_start)
+        os.write(self._fd, after)
+        return Trimmed(start - line_start, junk)
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+            self._size = -1
 
 
 class FolderLock:

@@ -8,7 +8,7 @@ name and left out, or kept to forfeit its games (``on_error: forfeit``).
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
+from ..termination import kill_child_sessions
 from .config import AgentConfig, ConfigError, DiscoverConfig, TournamentConfig
 from .schedule import TournamentPlan
 
@@ -77,6 +78,12 @@ def discover(entry: DiscoverConfig, cwd: Path) -> tuple[list[Candidate], list[Br
     for sub in sorted(folder.iterdir(), key=lambda p: p.name):
         if not sub.is_dir() or sub.name.startswith((".", "_")):
             continue
+        if sub.is_symlink() and not sub.resolve().is_relative_to(folder):
+            # Importing it would run code from wherever the link points; a
+            # submission is what lies in the folder, so it is left out unread.
+            broken.append(BrokenAgent(sub.name, str(sub), f"a symbolic link to {sub.resolve()}, outside {folder}: "
+                                      "discovered agents must lie in the folder, so it is not imported", False))
+            continue
         if not _IDENTIFIER.match(sub.name):
             broken.append(BrokenAgent(sub.name, str(sub), "the folder's name is not a Python identifier, so it cannot be imported", False))
             continue
@@ -85,10 +92,27 @@ def discover(entry: DiscoverConfig, cwd: Path) -> tuple[list[Candidate], list[Br
 
 
 def _check_all(candidates: Sequence[Candidate], settings: MatchSettings, check: CheckFunction, workers: int, progress: bool) -> list[str | None]:
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as threads:
-        results = threads.map(lambda c: check(c.entry, settings), candidates)
-        bar = tqdm(results, total=len(candidates), desc="checking agents", unit="agent", leave=False, disable=not progress)
-        return list(bar)
+    threads = ThreadPoolExecutor(max_workers=max(1, workers))
+    futures = [threads.submit(check, c.entry, settings) for c in candidates]
+    try:
+        results = []
+        with tqdm(total=len(candidates), desc="checking agents", unit="agent", leave=False, disable=not progress) as bar:
+            for future in futures:
+                results.append(future.result())
+                bar.update(1)
+        return results
+    except BaseException:
+        # Ctrl-C or SIGTERM: start no more checks (hundreds of folders may be
+        # waiting), and end the running ones now by killing their agents: a
+        # thread cannot be interrupted, and an agent's __init__ may take as
+        # long as its limits allow (for ever, without any).
+        threads.shutdown(wait=False, cancel_futures=True)
+        running = [future for future in futures if not future.cancelled()]  # wait() never counts a cancelled one done
+        while wait(running, timeout=0.1).not_done:
+            kill_child_sessions()
+        raise
+    finally:
+        threads.shutdown(wait=True)
 
 
 def build_lineup(

@@ -21,13 +21,22 @@ from tqdm import tqdm
 
 from ..match import play_match
 from ..records import GameRecord
+from ..termination import leave_hung_up_terminal
 from .aggregate import GameSummary
+from .checks import check_records
 from .executor import Executor, LocalExecutor, PlayFunction
-from .journal import GAMES_FILE, GamesFile, JournalError
+from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
 from .schedule import TournamentPlan, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
 
 META_FILE = "tournament.json"
+
+#: After the lines of games.jsonl that fail the checks, how to go on.
+REPAIR_BEFORE = "Nothing was played. After the repair, run the same command again (with --resume) to continue."
+REPAIR_AFTER = (
+    "Every game this run played is in the file, but the tables were not written. After the repair, run the same "
+    "command again (with --resume): the deleted lines' games are played again and the tables written."
+)
 
 
 def tested_agent(plan: TournamentPlan) -> str:
@@ -71,6 +80,7 @@ class RunSummary:
     recorded: int  # games in games.jsonl at the end
     played: int  # games played and recorded by this run
     interrupted: bool = False
+    signal: int | None = None  # the last signal that stopped the run (SIGINT, SIGTERM, SIGHUP)
     referee_failures: list[str] = field(default_factory=list)
     sprt: SprtResult | None = None
     seconds: float = 0.0
@@ -78,6 +88,22 @@ class RunSummary:
     @property
     def games_per_minute(self) -> float:
         return 60.0 * self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+def foreign_contents(folder: Path) -> list[str]:
+    """What an existing folder holds if it is not a tournament's output folder (sorted names); [] if it is one,
+    is empty (a stale lock aside) or does not exist.
+
+    A tournament's folder is recognised by its ``tournament.json`` or
+    ``games.jsonl``; whose tournament it is, :meth:`OutputFolder.open` checks.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    names = sorted(entry.name for entry in folder.iterdir())
+    if META_FILE in names or GAMES_FILE in names:
+        return []
+    return [name for name in names if name != LOCK_FILE]
 
 
 class OutputFolder:
@@ -108,18 +134,14 @@ class OutputFolder:
                     + "; ".join(changes)
                     + ". Use another output folder (-o DIR), or delete this one to start again."
                 )
-        torn = self.games.repair()
+        torn = self.games.trim()
         if torn:
-            self.notes.append(f"{self.games.path}: removed an incomplete last line ({torn} bytes) left by an interrupted run")
+            self.notes.append(
+                f"{self.games.path}: removed an incomplete last line ({torn.describe()}) left by an interrupted run"
+            )
         done: set[int] = set()
         summaries = []
-        for number, record in enumerate(self.games.records(), start=1):
-            summary = GameSummary.of(record)
-            if summary.config_hash != self.plan.fingerprint or summary.index is None:
-                raise JournalError(
-                    f"{self.games.path}:{number}: this game belongs to another tournament (config hash "
-                    f"{summary.config_hash}, this one is {self.plan.fingerprint}); use another output folder"
-                )
+        for summary in check_records(self.plan, self.games, REPAIR_BEFORE):
             if summary.index not in done:
                 done.add(summary.index)
                 summaries.append(summary)
@@ -129,25 +151,52 @@ class OutputFolder:
         os.replace(temporary, self.meta)
         return done, summaries
 
-    def record(self, record: GameRecord) -> None:
-        self.games.append(record)
+    def record(self, record: GameRecord) -> str | None:
+        """Append a finished game; returns a note if a torn line someone else wrote had to be cut off first."""
+        trimmed = self.games.append(record)
+        if trimmed is None:
+            return None
+        note = (
+            f"{self.games.path}: cut off {trimmed.describe()} that something else wrote at its end during the run "
+            "(a line without a newline is never a record), before recording the next game"
+        )
+        self.notes.append(note)
+        return note
+
+    def final_records(self) -> list[GameSummary]:
+        """Every record at the end of a run, checked again: the file may have been written to meanwhile.
+
+        A torn last line is cut off (with a note); a line that fails the
+        checks raises :class:`~referee.tournament.checks.RecordsRefused`.
+        """
+        torn = self.games.trim()
+        if torn:
+            self.notes.append(
+                f"{self.games.path}: cut off {torn.describe()} that something else wrote at its end during the run "
+                "(a line without a newline is never a record)"
+            )
+        return check_records(self.plan, self.games, REPAIR_AFTER)
 
     def close(self) -> None:
         self.games.close()
 
 
 class _StopOnSignals:
-    """First Ctrl-C: finish the running games; second (or SIGTERM): discard them."""
+    """First Ctrl-C: finish the running games; second (or SIGTERM, SIGHUP): discard them."""
 
     def __init__(self, executor: Executor, say: Callable[[str], None]):
         self.executor = executor
         self.say = say
         self.interrupts = 0
+        self.signal: int | None = None
         self.previous: dict[int, object] = {}
 
     def _handle(self, signum: int, frame: object) -> None:
         self.interrupts += 1
-        discard = self.interrupts > 1 or signum == signal.SIGTERM
+        self.signal = signum
+        leave_hung_up_terminal(signum)
+        # SIGTERM and SIGHUP ask to end now (a hung-up terminal cannot wait for a second Ctrl-C).
+        discard = self.interrupts > 1 or signum != signal.SIGINT
         self.executor.stop(discard=discard)
         if discard:
             self.say("\nstopping: discarding the running games\n")
@@ -156,7 +205,7 @@ class _StopOnSignals:
 
     def __enter__(self) -> "_StopOnSignals":
         if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 self.previous[signum] = signal.signal(signum, self._handle)
         return self
 
@@ -219,7 +268,9 @@ def run_plan(
                     summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
                     bar.write(f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}")
                     continue
-                folder.record(finished.record)
+                note = folder.record(finished.record)
+                if note:
+                    bar.write(note, file=sys.stderr)
                 done.add(finished.job.index)
                 tally.add(GameSummary.of(finished.record))
                 summary.played += 1
@@ -233,6 +284,7 @@ def run_plan(
                 if summary.sprt is not None and summary.sprt.decided:
                     executor.stop(discard=True)
             summary.interrupted = signals.interrupts > 0
+            summary.signal = signals.signal
     finally:
         bar.close()
         folder.close()

@@ -80,6 +80,24 @@ class TournamentPlan:
             return ((self.challenger, j) for j in range(len(self.agents)) if j != self.challenger)
         return combinations(range(len(self.agents)), 2)
 
+    def pairing(self, number: int) -> tuple[int, int]:
+        """Pairing ``number`` of :meth:`pairings` as agent indices, without listing the ones before it."""
+        if not 0 <= number < self.pairing_count:
+            raise IndexError(f"pairing {number} of {self.pairing_count}")
+        if self.format == "gauntlet":
+            return self.challenger, number + (number >= self.challenger)
+        # Agent i is first in n-1-i pairings; they start at i(n-1) - i(i-1)/2.
+        n = len(self.agents)
+        low, high = 0, n - 2
+        while low < high:  # the last first agent whose pairings start at or before number
+            middle = (low + high + 1) // 2
+            if middle * (n - 1) - middle * (middle - 1) // 2 <= number:
+                low = middle
+            else:
+                high = middle - 1
+        start = low * (n - 1) - low * (low - 1) // 2
+        return low, low + 1 + number - start
+
     @property
     def pairing_count(self) -> int:
         n = len(self.agents)
@@ -106,21 +124,24 @@ class Job:
     settings: MatchSettings
 
 
+def job(plan: TournamentPlan, index: int, fingerprint: str | None = None) -> Job:
+    """Game ``index`` of the plan's schedule (IndexError outside it); ``fingerprint``: the plan's, if known."""
+    if not 0 <= index < plan.total_games:
+        raise IndexError(f"game {index} of {plan.total_games}")
+    round_number, number = divmod(index, plan.pairing_count)
+    first, second = plan.pairing(number)
+    red, blue = (first, second) if round_number % 2 == 0 else (second, first)
+    extra = {
+        "tournament": plan.name,
+        "config_hash": fingerprint or plan.fingerprint,
+        "game_index": index,
+        "round": round_number,
+        "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
+    }
+    return Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(game_seed(plan.seed, index), extra))
+
+
 def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
     """Every game of the plan in order, except the indices in ``skip``; lazy."""
     fingerprint = plan.fingerprint
-    index = 0
-    for round_number in range(plan.games_per_pair):
-        for first, second in plan.pairings():
-            if index not in skip:
-                red, blue = (first, second) if round_number % 2 == 0 else (second, first)
-                seed = game_seed(plan.seed, index)
-                extra = {
-                    "tournament": plan.name,
-                    "config_hash": fingerprint,
-                    "game_index": index,
-                    "round": round_number,
-                    "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
-                }
-                yield Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(seed, extra))
-            index += 1
+    return (job(plan, index, fingerprint) for index in range(plan.total_games) if index not in skip)

@@ -353,6 +353,31 @@ def test_interrupting_the_referee_stops_the_agents(tmp_path):
     assert_nothing_left(str(pids_file))
 
 
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_stop_the_agents_like_ctrl_c(tmp_path, signum, status):
+    # Blue also starts a child of its own: it must go too.
+    marker = str(tmp_path / "pids.txt")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "-v", "0", f"{FIX}:Sleeps", f"{FIX}:LeavesAChild"],
+        cwd=ROOT,
+        env=dict(os.environ, REFEREE_TEST_PIDS=marker),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # The referee, both agents and Blue's child carry the marker (found
+    # whether or not the agents can write to the pids file).
+    deadline = time.monotonic() + 20
+    while len(processes_of(marker)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(processes_of(marker)) >= 4, proc.poll()
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == status, err
+    assert f"stopped by {signal.Signals(signum).name}" in err and "Traceback" not in err
+    assert_nothing_left(marker)
+
+
 def test_moved_agent_importing_its_old_name_gets_a_clear_message(tmp_path):
     record = assert_verdict(
         referee(tmp_path, "tests.hosting.fixture_agents.moved_agent", RANDOM), "BLUE", "load_error", "No module named 'agent'"

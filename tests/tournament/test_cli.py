@@ -4,6 +4,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +18,7 @@ import pytest
 
 from referee.records import GameRecord
 
-from .procs import MARK, wait_until_gone
+from .procs import MARK, marked_processes, wait_until_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -176,6 +178,162 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(interruptible, tmp_path):
     same_tables(out, reference)
 
 
+def repair_command(stderr: str) -> list[str]:
+    """The command the refusal prints to delete the bad lines."""
+    line = next(line for line in stderr.splitlines() if line.startswith("  sed -i.bak "))
+    return shlex.split(line)
+
+
+def test_tampered_records_are_refused_on_resume_and_the_printed_repair_works(uninterrupted, tmp_path):
+    config, reference = uninterrupted
+    out = tmp_path / "tampered"
+    shutil.copytree(reference, out)
+    games = out / "games.jsonl"
+    lines = [json.loads(line) for line in games.read_text().splitlines()]
+    lines[1]["extra"]["game_index"] = 6  # a game the schedule does not have
+    flipped = json.loads(json.dumps(lines[0]))
+    flipped["winner"] = "RED" if flipped["winner"] != "RED" else "BLUE"  # game 0 again, another result
+    games.write_text("".join(json.dumps(line) + "\n" for line in lines + [flipped]))
+
+    proc = run(config, "-o", str(out), "--resume", "-q")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "Standings" not in proc.stdout
+    assert f"error: {games}:1: game " in proc.stderr
+    assert f"{games}:2: game index 6 is outside the schedule (games 0 to 5)" in proc.stderr
+    assert f"{games}:7: game {lines[0]['extra']['game_index']} is recorded on line 1 too, with another result" in proc.stderr
+    command = repair_command(proc.stderr)
+    assert command == ["sed", "-i.bak", "1d;2d;7d", str(games)]
+    subprocess.run(command, check=True, timeout=30)
+    assert (out / "games.jsonl.bak").exists()  # nothing is lost
+    resumed = run(config, "-o", str(out), "--resume", "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "4 already recorded" in resumed.stderr
+    same_tables(out, reference)
+
+
+def test_an_identical_duplicate_record_counts_once(uninterrupted, tmp_path):
+    config, reference = uninterrupted
+    out = tmp_path / "merged"
+    shutil.copytree(reference, out)
+    with open(out / "games.jsonl", "a") as games:
+        games.write((reference / "games.jsonl").read_text())  # e.g. two folders' files merged
+    proc = run(config, "-o", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
+    same_tables(out, reference)
+
+
+def test_a_torn_line_written_during_the_run_is_cut_off_and_the_tables_come_out(interruptible, tmp_path):
+    config, reference = interruptible
+    out = tmp_path / "torn"
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(out / "games.jsonl", 1, proc)
+    with open(out / "games.jsonl", "ab") as games:  # five bytes, no newline, from "an agent"
+        games.write(b"xxxxx")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert "cut off 5 bytes without a newline (b'xxxxx')" in stderr
+    assert "Standings" in stdout
+    assert sorted(r.extra["game_index"] for r in records(out)) == list(range(12))
+    same_tables(out, reference)
+
+
+def test_a_bad_line_written_during_the_run_stops_the_tables_and_says_how_to_repair(interruptible, tmp_path):
+    config, reference = interruptible
+    out = tmp_path / "junk"
+    games = out / "games.jsonl"
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_lines(games, 1, proc)
+    with open(games, "ab") as file:
+        file.write(b"junk\n")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr
+    assert "Traceback" not in stderr and "Standings" not in stdout
+    junk = games.read_text().splitlines().index("junk") + 1
+    assert f"error: {games}:{junk}: not a game record" in stderr and "the tables were not written" in stderr
+    # Every game the run played was kept.
+    assert len([line for line in games.read_text().splitlines() if line != "junk"]) == 12
+    subprocess.run(repair_command(stderr), check=True, timeout=30)
+    again = run(config, "-o", str(out), "--resume", "-q")
+    assert again.returncode == 0, again.stderr
+    assert "games in" not in again.stdout  # nothing left to play
+    same_tables(out, reference)
+
+
+def wait_for_agents(mark: str, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Until ``count`` agent processes carrying ``mark`` in their environment run."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        agents = 0
+        for pid in marked_processes(mark):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            # The interpreter running the agent (not a wrapper around it, such as a sandbox's).
+            if "python" in Path(argv[0].decode(errors="replace")).name and b"referee.hosting.agent_host" in argv:
+                agents += 1
+        if agents >= count:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError(f"fewer than {count} agent processes started")
+
+
+@pytest.mark.parametrize(
+    "signum, status, whole_group",
+    [(signal.SIGTERM, 143, False), (signal.SIGHUP, 129, False), (signal.SIGHUP, 129, True)],
+    ids=["SIGTERM", "SIGHUP", "SIGHUP-to-the-process-group"],
+)
+def test_sigterm_and_sighup_discard_the_running_games_and_leave_no_process(tmp_path, signum, status, whole_group):
+    # A closed terminal sends SIGHUP to the whole process group, workers included; kill(1) to one process.
+    config = write_config(tmp_path, """\
+name: stopped
+agents:
+  - {name: sleeper, spec: "tests.hosting.fixture_agents.misbehave:Sleeps"}
+  - {name: random, spec: agents.random_agent}
+games_per_pair: 4
+""")
+    out, mark = tmp_path / "out", uuid.uuid4().hex
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env={**os.environ, MARK: mark},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # The two agents are checked at once; three agents mean games are running (the sleeper sleeps 600 s a move).
+    wait_for_agents(mark, 3, proc)
+    if whole_group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == status, stderr
+    assert "Traceback" not in stderr and "discarding the running games" in stderr
+    assert "To resume:" in stderr and "No games recorded yet." in stdout  # the tables, of no game
+    assert wait_until_gone(mark) == []  # workers and every agent
+
+
+def test_sigterm_while_the_agents_are_checked_stops_the_checks_at_once(tmp_path):
+    config = write_config(tmp_path, """\
+name: checking
+agents:
+  - {name: slow, spec: tests.tournament.fixtures.agents.slow_init}
+  - {name: slow2, spec: tests.tournament.fixtures.agents.slow_init}
+  - {name: slow3, spec: tests.tournament.fixtures.agents.slow_init}
+  - {name: random, spec: agents.random_agent}
+""")
+    out, mark = tmp_path / "out", uuid.uuid4().hex
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env={**os.environ, MARK: mark},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_agents(mark, 2, proc)  # checks under way: constructors that take ten minutes
+    proc.send_signal(signal.SIGTERM)
+    # Not ten minutes: the running checks' agents are killed (the timeout only guards against a hang).
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr
+    assert wait_until_gone(mark) == []
+    assert not out.exists()
+
+
 def test_agent_options_reach_every_call_of_the_agent(tmp_path):
     report = tmp_path / "calls.jsonl"
     config = write_config(tmp_path, f"""\
@@ -231,6 +389,21 @@ def test_a_bad_config_stops_before_any_game(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_billion_laughs_config_is_refused(tmp_path):
+    # 9 levels of 9 aliases: 9**9 values from a 300-byte addition.  It used to be
+    # walked value by value (minutes, gigabytes); now it is refused as it is
+    # read.  The subprocess timeout only keeps a regression from hanging.
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    config = write_config(tmp_path, TINY + "\n".join(lines) + "\n")
+    assert Path(config).stat().st_size < 1000
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: {config}:15: this holds more than 100000 values once its aliases (*name) are expanded" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_agent_that_cannot_be_imported_is_a_config_error(tmp_path):
     text = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.broken_import")
     config = write_config(tmp_path, text)
@@ -248,6 +421,29 @@ def test_command_line_errors(tmp_path):
     assert proc.returncode == 2 and "holds no tournament to continue" in proc.stderr
     assert not (tmp_path / "empty").exists()
     assert run(str(tmp_path / "missing.yaml")).returncode == 2
+
+
+def test_an_existing_folder_that_is_not_a_tournaments_is_refused_unless_forced(tmp_path):
+    config = write_config(tmp_path, TINY)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    (mine / "results.md").write_text("my own results.md, not a tournament's")
+    proc = run(config, "-o", str(mine), "-q")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"error: {mine} already exists and is not a tournament's output folder" in proc.stderr
+    assert "notes.txt, results.md" in proc.stderr and "--force" in proc.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt", "results.md"]  # not even a lock file
+
+    forced = run(config, "-o", str(mine), "-q", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (mine / "notes.txt").read_text() == "my notes" and len(records(mine)) == 6
+    # Now it is this tournament's folder: running again needs no --force.
+    assert run(config, "-o", str(mine), "-q").returncode == 0
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(config, "-o", str(empty), "-q").returncode == 0
 
 
 DISCOVER = """\
@@ -273,6 +469,55 @@ def test_discovered_folders_join_and_broken_ones_are_left_out(tmp_path):
     assert names == {"alice", "bob"}
     meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
     assert {b["name"] for b in meta["broken_agents"]} == {"broken_import", "no_class", "bad-name"}
+
+
+#: A random player that needs nothing but the referee package.
+RANDOM_AGENT = """\
+import random
+
+from referee.game.actions import from_engine_action, to_engine_action
+from referee.games.infexion import InfexionState
+
+
+class Agent:
+    def __init__(self, color, **referee):
+        self.state, self.rng = InfexionState(), random.Random(referee.get("seed"))
+
+    def action(self, **referee):
+        return from_engine_action(self.rng.choice(self.state.legal_actions()))
+
+    def turn(self, color, action, **referee):
+        self.state.apply(to_engine_action(action))
+"""
+
+
+def test_a_discovered_symlink_out_of_the_folder_is_left_out_unimported(tmp_path):
+    # A folder of its own as the current directory (agents import from it);
+    # the referee comes from PYTHONPATH.
+    marker = tmp_path / "imported.txt"
+    for name in ("alice", "bob"):
+        (tmp_path / "subs" / name).mkdir(parents=True)
+        (tmp_path / "subs" / name / "__init__.py").write_text(RANDOM_AGENT)
+    (tmp_path / "subs" / "_impl" / "carol").mkdir(parents=True)
+    (tmp_path / "subs" / "_impl" / "carol" / "__init__.py").write_text(RANDOM_AGENT)
+    (tmp_path / "subs" / "carol").symlink_to(Path("_impl") / "carol")  # stays inside: fine
+    (tmp_path / "outside" / "evil").mkdir(parents=True)
+    (tmp_path / "outside" / "evil" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('imported')\n" + RANDOM_AGENT)
+    (tmp_path / "subs" / "evil").symlink_to(tmp_path / "outside" / "evil")
+    (tmp_path / "subs" / "sneaky").symlink_to(Path("..") / "outside" / "evil")  # relative, same place
+    (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs, on_error: forfeit}\ngames_per_pair: 2\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("evil", "sneaky"):
+        line = next(line for line in proc.stderr.splitlines() if line.startswith(f"{tmp_path / 'subs' / name}:"))
+        assert "left out" in line and f"a symbolic link to {tmp_path / 'outside' / 'evil'}, outside" in line
+    assert not marker.exists()  # never imported, not even by the load check
+    games = records(tmp_path / "out")
+    assert {r.red_name for r in games} | {r.blue_name for r in games} == {"alice", "bob", "carol"}
+    meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert {b["name"]: b["kept"] for b in meta["broken_agents"]} == {"evil": False, "sneaky": False}
 
 
 def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):

@@ -108,6 +108,43 @@ def test_other_bad_files(tmp_path):
         load_config(tmp_path / "missing.yaml")
 
 
+def laughs(levels: int = 9) -> str:
+    """A "billion laughs" config: nine levels of nine aliases each, 9**9 values in a few hundred bytes."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\nname: t\nagents: [agents.random_agent, agents.random_agent]\n"
+
+
+def test_aliases_that_expand_past_the_limit_are_refused_while_loading(tmp_path):
+    # Refused as the file is read (the count is linear in the file), naming
+    # the first value that grew too big: a5 holds 9**6 = 531441 values.
+    message = error_of(tmp_path, laughs())
+    assert "bad.yaml:6: this holds more than 100000 values once its aliases (*name) are expanded" in message
+
+
+def test_an_alias_inside_the_value_it_names_is_refused(tmp_path):
+    message = error_of(tmp_path, "name: t\nagents: &a [agents.random_agent, *a]\n")
+    assert "bad.yaml:2: the alias *a is used inside the value it names" in message
+
+
+def test_nesting_past_the_limit_is_refused(tmp_path):
+    message = error_of(tmp_path, "name: t\nagents: " + "[" * 5000 + "]" * 5000 + "\n")
+    assert "bad.yaml:2: lists and mappings nested more than 100 deep" in message
+
+
+def test_aliases_of_a_sane_size_still_share_options(tmp_path):
+    path = tmp_path / "aliases.yaml"
+    path.write_text(
+        "name: t\n"
+        "agents:\n"
+        "  - {name: a, spec: agents.random_agent, options: &common {depth: 3, weights: [1, 2]}}\n"
+        "  - {name: b, spec: agents.random_agent, options: *common}\n"
+        "  - {name: c, spec: agents.random_agent, options: {<<: *common, depth: 4}}\n"
+    )
+    options = [dict(agent.options) for agent in load_config(path).agents]
+    assert options == [{"depth": 3, "weights": [1, 2]}, {"depth": 3, "weights": [1, 2]}, {"depth": 4, "weights": [1, 2]}]
+
+
 def test_default_names():
     assert default_name("agents.minimax") == "minimax"
     assert default_name("agents/minimax/") == "minimax"

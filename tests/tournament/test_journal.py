@@ -51,3 +51,42 @@ def test_the_folder_lock_is_exclusive(tmp_path):
             FolderLock(tmp_path / "out").acquire()
     with FolderLock(tmp_path / "out"):
         pass  # released
+
+
+def test_a_torn_line_written_by_someone_else_is_cut_off_before_the_next_append(tmp_path):
+    path = tmp_path / "games.jsonl"
+    games = GamesFile(path)
+    first, second = make_record("a", "b", "RED"), make_record("b", "a", None)
+    assert games.append(first) is None
+    with open(path, "ab") as other:  # another writer, between two of our appends
+        other.write(b"xxxxx")
+    trimmed = games.append(second)
+    assert trimmed is not None and trimmed.size == 5 and "5 bytes without a newline (b'xxxxx')" in trimmed.describe()
+    games.close()
+    # The next record got a line of its own instead of being glued to the junk.
+    assert list(games.records()) == [first, second]
+
+
+def test_lines_that_are_not_records_are_listed_by_number(tmp_path):
+    path = tmp_path / "games.jsonl"
+    good = make_record("a", "b", "RED").to_json()
+    path.write_text(f"{good}\n\nnot json\n{good}\n{good[:9]}")
+    entries = [(number, record is not None, problem) for number, record, problem in GamesFile(path).entries()]
+    assert [e[:2] for e in entries] == [(1, True), (3, False), (4, True)]  # blank line 2, torn line 5
+    assert entries[1][2].startswith("not a game record: not JSON")
+
+
+def test_a_torn_line_written_just_before_an_append_is_cut_out_from_in_front_of_it(tmp_path):
+    # The junk arrives after append's look at the file and before its write
+    # (simulated: the file's size is what append last saw, junk included).
+    path = tmp_path / "games.jsonl"
+    games = GamesFile(path)
+    first, second = make_record("a", "b", "RED"), make_record("b", "a", None)
+    games.append(first)
+    with open(path, "ab") as other:
+        other.write(b"yyyyyyy")
+    games._size = path.stat().st_size
+    trimmed = games.append(second)
+    assert trimmed is not None and trimmed.size == 7 and trimmed.start == b"yyyyyyy"
+    games.close()
+    assert list(games.records()) == [first, second] and path.read_bytes().endswith(b"\n")

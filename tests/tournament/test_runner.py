@@ -7,6 +7,7 @@ import pytest
 
 from referee.match import AgentEntry
 from referee.tournament.aggregate import GameSummary, aggregate
+from referee.tournament.checks import RecordsRefused
 from referee.tournament.journal import FolderLock, JournalError
 from referee.tournament.runner import OutputFolder, run_plan
 from referee.tournament.schedule import TournamentPlan
@@ -68,6 +69,109 @@ def test_records_of_another_config_in_games_jsonl_are_refused(tmp_path):
     (tmp_path / "tournament.json").unlink()
     with pytest.raises(JournalError, match=r"games\.jsonl:1: this game belongs to another tournament"):
         run(plan(games_per_pair=4), tmp_path)
+
+
+def edit_lines(path, edit) -> list[str]:
+    """Rewrite games.jsonl through ``edit(list of record dicts) -> list of record dicts``."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps(d) + "\n" for d in edit(lines)))
+    return lines
+
+
+def refusal(p, folder) -> RecordsRefused:
+    with pytest.raises(RecordsRefused) as info:
+        run(p, folder)
+    return info.value
+
+
+def test_a_record_outside_the_schedule_is_refused_by_line(tmp_path):
+    p = plan()
+    run(p, tmp_path)
+
+    def move(lines):
+        lines[2]["extra"]["game_index"] = 12
+        return lines
+
+    edit_lines(tmp_path / "games.jsonl", move)
+    error = refusal(p, tmp_path)
+    assert [b.line for b in error.bad] == [3]
+    assert "games.jsonl:3: game index 12 is outside the schedule (games 0 to 11)" in str(error)
+    assert f"sed -i.bak 3d {tmp_path / 'games.jsonl'}" in str(error) and "--resume" in str(error)
+
+
+def test_a_record_whose_agents_are_not_the_scheduled_ones_is_refused(tmp_path):
+    p = plan()
+    run(p, tmp_path)
+
+    def swap_colours(lines):  # the same game with the colours swapped: Red's win becomes the other agent's
+        line = lines[0]
+        line["red"], line["blue"] = line["blue"], line["red"]
+        line["red_name"], line["blue_name"] = line["blue_name"], line["red_name"]
+        return lines
+
+    edit_lines(tmp_path / "games.jsonl", swap_colours)
+    message = str(refusal(p, tmp_path))
+    assert "games.jsonl:1: game " in message and "as Red against" in message and "but this record has" in message
+
+
+def test_a_record_with_another_seed_or_game_is_refused(tmp_path):
+    p = plan()
+    run(p, tmp_path)
+
+    def change(lines):
+        lines[0]["seed"] += 1
+        lines[1]["game"] = "cachex"
+        return lines
+
+    edit_lines(tmp_path / "games.jsonl", change)
+    error = refusal(p, tmp_path)
+    assert [b.line for b in error.bad] == [1, 2]
+    assert "in the schedule, but this record has" in error.bad[0].problem and "of cachex" in error.bad[1].problem
+    assert "sed -i.bak '1d;2d'" in str(error)
+
+
+def test_two_records_of_one_game_with_different_results_are_both_refused(tmp_path):
+    p = plan()
+    run(p, tmp_path)
+
+    def add_a_flipped_copy(lines):
+        copy = json.loads(json.dumps(lines[4]))
+        copy["winner"] = "BLUE" if copy["winner"] != "BLUE" else "RED"
+        return lines + [copy]
+
+    lines = edit_lines(tmp_path / "games.jsonl", add_a_flipped_copy)
+    error = refusal(p, tmp_path)
+    index = lines[4]["extra"]["game_index"]
+    assert [b.line for b in error.bad] == [5, 13]  # which one is genuine cannot be told
+    assert f"game {index} is recorded on line 5 too, with another result" in str(error)
+    assert "sed -i.bak '5d;13d'" in str(error)
+
+
+def test_an_identical_duplicate_is_kept_once(tmp_path):
+    p = plan()
+    run(p, tmp_path)
+    edit_lines(tmp_path / "games.jsonl", lambda lines: lines + lines[:2])
+    summary, records = run(p, tmp_path)
+    assert summary.played == 0 and summary.recorded == 12 and len(records) == 14
+    assert aggregate(OutputFolder(tmp_path, p).final_records()).games == 12
+
+
+def test_the_end_of_a_run_checks_the_file_again(tmp_path):
+    # A line written during the run (here: before the run's first game)
+    # is caught when the records are read for the tables.
+    p = plan()
+    run(p, tmp_path, limit=3)
+    output = OutputFolder(tmp_path, p)
+    with FolderLock(tmp_path):
+        done, recorded = output.open()
+        with open(tmp_path / "games.jsonl", "a") as other:
+            other.write("not a record\n")
+        run_plan(p, output, done, recorded, workers=1, play=fakes.play_by_seed, progress=False)
+        with pytest.raises(RecordsRefused) as info:
+            output.final_records()
+    assert [b.line for b in info.value.bad] == [4]
+    assert "tables were not written" in str(info.value)
+    assert len([line for line in (tmp_path / "games.jsonl").read_text().splitlines() if line.startswith("{")]) == 12
 
 
 def test_a_torn_line_is_repaired_and_its_game_replayed(tmp_path):

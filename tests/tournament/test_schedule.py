@@ -4,8 +4,10 @@ from __future__ import annotations
 from collections import Counter
 from itertools import islice
 
+import pytest
+
 from referee.match import AgentEntry
-from referee.tournament.schedule import TournamentPlan, game_seed, schedule
+from referee.tournament.schedule import TournamentPlan, game_seed, job, schedule
 
 
 def plan(n: int = 4, games_per_pair: int = 4, **kwargs) -> TournamentPlan:
@@ -89,3 +91,15 @@ def test_the_fingerprint_follows_what_decides_the_games():
     assert base.fingerprint != plan(3, 2, seed=1).fingerprint
     assert base.fingerprint != plan(3, 2, time_limit=1.0).fingerprint
     assert base.fingerprint != plan(4, 2).fingerprint
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 7])
+@pytest.mark.parametrize("challenger", [None, 0, 1])
+def test_any_game_of_the_schedule_is_found_by_its_index_alone(n, challenger):
+    # Checking a record needs game k's agents without listing games 0..k-1.
+    p = plan(n, 4) if challenger is None else plan(n, 4, format="gauntlet", challenger=challenger)
+    assert [p.pairing(k) for k in range(p.pairing_count)] == list(p.pairings())
+    assert [job(p, k) for k in range(p.total_games)] == list(schedule(p))
+    for outside in (-1, p.total_games):
+        with pytest.raises(IndexError):
+            job(p, outside)

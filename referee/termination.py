@@ -1,0 +1,140 @@
+"""SIGTERM and SIGHUP stop a command the way Ctrl-C does.
+
+Ctrl-C raises ``KeyboardInterrupt`` in the main thread, and everything on the
+way out (``finally`` blocks, ``except KeyboardInterrupt``) kills the agents'
+processes.  By default SIGTERM and SIGHUP end the process on the spot, and
+the agents, each in a session of its own, play on.  After
+:func:`stop_like_ctrl_c` those two raise :class:`Terminated`, a
+``KeyboardInterrupt``, so the same cleanup runs; the command then exits with
+128 + the signal's number (143, 129), as a shell reports a process that the
+signal ended.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+#: Exit status after Ctrl-C (128 + SIGINT).
+INTERRUPTED = 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived; ``signum`` says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+def exit_status(interrupt: BaseException) -> int:
+    """128 + the signal that stopped the command: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
+    return 128 + interrupt.signum if isinstance(interrupt, Terminated) else INTERRUPTED
+
+
+def leave_hung_up_terminal(signum: int) -> None:
+    """After SIGHUP, send standard output and error to /dev/null if they are a terminal.
+
+    The terminal is gone: writing to it fails (EIO), which would turn the
+    orderly stop into a crash.  Output going to a file or a pipe is kept.
+    """
+    if signum != signal.SIGHUP:
+        return
+    for fd in (1, 2):
+        try:
+            if os.isatty(fd):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, fd)
+                os.close(devnull)
+        except OSError:
+            pass
+
+
+def _ignore(signum: int, frame: object) -> None:
+    pass  # a Python-level no-op rather than SIG_IGN, which processes started later would inherit
+
+
+def _raise(signum: int, frame: object) -> None:
+    # The first one is enough; another must not cut the cleanup it starts short.
+    for other in TERMINATING:
+        signal.signal(other, _ignore)
+    leave_hung_up_terminal(signum)
+    raise Terminated(signum)
+
+
+def stop_like_ctrl_c() -> None:
+    """From now on SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (elsewhere: nothing changes)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in TERMINATING:
+            signal.signal(signum, _raise)
+
+
+def stop_as_usual() -> None:
+    """Give SIGTERM and SIGHUP their default action again (once there are no agents left to stop)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in TERMINATING:
+            signal.signal(signum, signal.SIG_DFL)
+
+
+def kill_child_sessions() -> None:
+    """SIGKILL every session led by a child of this process, with everything in it.
+
+    Agents are started in sessions of their own, and nothing else is, so
+    this stops the agents that threads other than the main one are waiting
+    on; each such thread then sees its agent die and ends.
+    """
+    me = os.getpid()
+    sessions: dict[int, list[int]] = {}  # session id -> its processes
+    leaders = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        pid, parent, session = int(name), int(fields[1]), int(fields[3])
+        sessions.setdefault(session, []).append(pid)
+        if parent == me and session == pid:
+            leaders.append(pid)
+    for leader in leaders:
+        for pid in [leader, *sessions.get(leader, [])]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # already gone
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP back while cleaning up; the first that came acts right after.
+
+    An exception raised by a signal in the middle of killing the agents would
+    leave the ones not yet killed running.  (Only the main thread can change
+    handlers, and only it runs them: elsewhere this does nothing.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    held = (signal.SIGINT, *TERMINATING)
+    previous = {signum: signal.signal(signum, lambda signum, frame: arrived.append(signum)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
+        if arrived:
+            handler = previous[arrived[0]]
+            if callable(handler):
+                handler(arrived[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(arrived[0])

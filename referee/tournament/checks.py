@@ -1,0 +1,134 @@
+"""Checking games.jsonl against the plan before its records are trusted.
+
+Anything that could write to the output folder once (a hostile agent, a bad
+merge) could flip results by editing or adding lines.  A line's own claims
+(its ``config_hash``, its ``game_index``) cost nothing to forge, so every
+record is compared with what the schedule says about its game: the index
+must be one of the plan's, the agents and the seed those of that index, and
+two records of the same index must agree on the result (an identical
+duplicate, e.g. from merging two folders' files, counts once).  The first
+problems are reported by line, with a command that deletes exactly those
+lines; their games are then played again.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..records import GameRecord
+from .aggregate import GameSummary
+from .journal import GamesFile, JournalError
+from .schedule import TournamentPlan, job
+
+#: Problems listed in one message; after a repair, the next run lists the rest.
+SHOWN = 20
+
+
+@dataclass(frozen=True)
+class BadLine:
+    line: int
+    problem: str
+
+
+class RecordsRefused(JournalError):
+    """Lines of games.jsonl that do not fit the plan (``bad``), and how to repair them."""
+
+    def __init__(self, message: str, bad: tuple[BadLine, ...]):
+        super().__init__(message)
+        self.bad = bad
+
+
+def _result(record: GameRecord) -> tuple[str | None, str, str | None]:
+    """What two records of one game must agree on (with the winner's name, for messages)."""
+    return record.winner, record.reason, record.name_of(record.winner) if record.winner else None
+
+
+def _describe(result: tuple[str | None, str, str | None]) -> str:
+    winner, reason, name = result
+    return f"{winner} ({name}) wins by {reason}" if winner else f"a draw by {reason}"
+
+
+def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord) -> str | None:
+    """Why ``record`` is not a game of this plan's schedule; None if it is."""
+    index = record.game_index
+    config_hash = (record.extra or {}).get("config_hash")
+    if config_hash != fingerprint or index is None:
+        return f"this game belongs to another tournament (config hash {config_hash}, this one is {fingerprint})"
+    if not 0 <= index < plan.total_games:
+        return f"game index {index} is outside the schedule (games 0 to {plan.total_games - 1})"
+    expected = job(plan, index, fingerprint)
+    scheduled = (expected.red.spec, expected.red.display_name, expected.blue.spec, expected.blue.display_name)
+    found = (record.red, record.name_of("RED"), record.blue, record.name_of("BLUE"))
+    if found != scheduled:
+        return (
+            f"game {index} is {scheduled[1]} ({scheduled[0]}) as Red against {scheduled[3]} ({scheduled[2]}) as Blue "
+            f"in the schedule, but this record has {found[1]} ({found[0]}) against {found[3]} ({found[2]})"
+        )
+    if record.game != plan.game:
+        return f"game {index} is a game of {plan.game}, but this record is of {record.game}"
+    if record.seed != expected.settings.seed:
+        return f"game {index} has seed {expected.settings.seed} in the schedule, but this record has {record.seed}"
+    return None
+
+
+def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> list[GameSummary]:
+    """A summary of every record, in file order, once all are known to be games of the plan.
+
+    Records of the same game that agree on its result are all returned (the
+    caller counts a game once; :func:`aggregate` picks one whatever the order).
+
+    Raises :class:`RecordsRefused` instead, naming each line that is not a record, not
+    a game of this plan's schedule, or a second record of a game with another
+    result; ``repair_hint`` follows the command that deletes those lines.
+    """
+    fingerprint = plan.fingerprint
+    bad: list[BadLine] = []
+    first: dict[int, tuple[int, tuple]] = {}  # game index -> its first line and result
+    conflicting: set[int] = set()  # first lines already reported as conflicting
+    summaries: list[GameSummary] = []
+    for number, record, problem in games.entries():
+        if record is None:
+            bad.append(BadLine(number, problem or "not a game record"))
+            continue
+        problem = _mismatch(plan, fingerprint, record)
+        if problem:
+            bad.append(BadLine(number, problem))
+            continue
+        index = record.game_index
+        summaries.append(GameSummary.of(record))
+        result = _result(record)
+        if index not in first:
+            first[index] = (number, result)
+            continue
+        line, earlier = first[index]
+        if earlier[:2] != result[:2]:
+            # Which of the two is genuine cannot be told: both go, and the game is played again.
+            if line not in conflicting:
+                conflicting.add(line)
+                bad.append(BadLine(line, f"game {index} is recorded again on line {number} with another result"))
+            bad.append(
+                BadLine(number, f"game {index} is recorded on line {line} too, with another result "
+                                f"({_describe(earlier)} there, {_describe(result)} here)")
+            )
+    if bad:
+        raise refusal(games, bad, repair_hint)
+    return summaries
+
+
+def refusal(games: GamesFile, bad: Iterable[BadLine], repair_hint: str) -> RecordsRefused:
+    """The error listing the first :data:`SHOWN` bad lines and the command that deletes them."""
+    bad = tuple(sorted(bad, key=lambda b: b.line))
+    shown = bad[:SHOWN]
+    lines = [f"{games.path}:{b.line}: {b.problem}" for b in shown]
+    if len(bad) > len(shown):
+        lines.append(f"... and {len(bad) - len(shown)} more lines (the next run lists them)")
+    script = ";".join(f"{b.line}d" for b in shown)
+    noun = "this line" if len(shown) == 1 else "these lines"
+    lines.append(
+        f"{games.path}: {len(bad)} line{'s' if len(bad) != 1 else ''} cannot be trusted as this tournament's games. "
+        f"To repair, delete {noun} (their games are then played again), keeping the old file as games.jsonl.bak:\n"
+        f"  sed -i.bak {shlex.quote(script)} {shlex.quote(str(games.path))}\n"
+        f"{repair_hint}"
+    )
+    return RecordsRefused("\n".join(lines), bad)
