@@ -401,6 +401,24 @@ class InfexionState(GameState):
             self.blue_power = bp
         self.turn += 1
 
+    def set_cell(self, cell: int, value: int) -> None:
+        """Put ``value`` (0, or a stack as :func:`cell_value` encodes it) on ``cell``.
+
+        Outside the rules and the undo history: for editing a position (the
+        course's ``Board`` let agents write its cells directly).  The powers
+        follow; ``undo`` still restores the board as it was before the last
+        action.
+        """
+        if not (value == 0 or 1 <= value & 7 <= MAX_CELL_POWER and value & ~(BLUE_FLAG | 7) == 0):
+            raise ValueError(f"not a cell value: {value!r}")
+        old = self.board[cell]
+        self.board[cell] = value
+        for v, sign in ((old, -1), (value, 1)):
+            if v & BLUE_FLAG:
+                self.blue_power += sign * (v & 7)
+            elif v:
+                self.red_power += sign * v
+
     def last_snapshot(self) -> bytes:
         """The board as it was before the last applied action."""
         return self._history[-1][0]
