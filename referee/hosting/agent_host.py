@@ -187,7 +187,7 @@ class Host:
             # action here, which is its illegal action, not a garbled channel.
             shown = repr(result)
             shown = shown if len(shown) <= 120 else shown[:117] + "..."
-            return failure("bad_return", f"action() returned {type(result).__name__} {shown}: {exc}")
+            return failure("bad_return", f"action() returned {shown}: {exc}")
         return {"ok": True, "action": text}
 
     def engine_action(self, text: str) -> Any:

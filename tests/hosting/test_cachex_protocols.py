@@ -69,6 +69,27 @@ def test_2022_player_returning_a_bad_tuple_loses_with_the_reason(tmp_path):
     assert "expected a tuple" in record["error"]["RED"]["message"]
 
 
+def test_a_place_off_this_board_is_the_agents_illegal_action(tmp_path):
+    # The action object is well formed (cells go up to 14) but not on a 7x7
+    # board: the agent loses by illegal_action with the reason, not by a
+    # protocol_error from text the referee cannot read.
+    (tmp_path / "offboard.py").write_text(
+        "from referee.cachex import PlaceAction\n"
+        "class Agent:\n    def __init__(self, color, **kw): pass\n"
+        "    def action(self, **kw): return PlaceAction(9, 9)\n    def turn(self, *a, **kw): pass\n"
+    )
+    path = tmp_path / "game.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "7", "-v", "0", "--record", str(path),
+         "offboard", "agents.random_agent"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(path.read_text())
+    assert (record["winner"], record["reason"]) == ("BLUE", "illegal_action")
+    assert "PlaceAction(r=9, q=9): cell (9, 9) is off the 7x7 board" in record["error"]["RED"]["message"]
+
+
 def test_cachex_board_shown_and_n_passed_to_agents(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "referee", "--game", "cachex", "-n", "4", "--seed", "1",
