@@ -201,11 +201,12 @@ def test_board_module_captures_and_connects(board_module):
 
 
 def test_2022_agent_using_referee_board_plays_sealed_and_unsealed(tmp_path):
+    # Sealed is the default: the module must be among what the sandbox shows.
     require_sandbox()
-    for sandbox in ("required", "off"):
+    for sandbox in ((), ("--sandbox", "off")):
         for red, blue in ((BOARD_AGENT, "agents.random_agent"), ("agents.random_agent", BOARD_AGENT)):
-            record = play(tmp_path, red, blue, "-n", "5", "--seed", "4", "--sandbox", sandbox)
+            record = play(tmp_path, red, blue, "-n", "5", "--seed", "4", *sandbox)
             assert record["error"] == {"RED": None, "BLUE": None}, record["message"]
             assert record["reason"] in ("connection", "repetition", "turn_limit")
-            assert record["sandbox"]["namespaces"] is (sandbox == "required")
+            assert record["sandbox"]["namespaces"] is (not sandbox)
         assert record["actions"][1] == "STEAL"  # the agent, as Blue, steals: its board swapped
