@@ -40,13 +40,22 @@ def to_engine_action(action: object) -> int | None:
     """
     kind = type(action)
     if kind is SpawnAction:
-        return _cell_index(action.cell)  # type: ignore[union-attr]
-    if kind is SpreadAction:
-        cell = _cell_index(action.cell)  # type: ignore[union-attr]
-        if cell is None:
+        cell = action.cell  # type: ignore[union-attr]
+        if type(cell) is not HexPos and not isinstance(cell, HexPos):
             return None
-        direction = action.direction  # type: ignore[union-attr]
-        if isinstance(direction, HexDir):
+        r, q = cell.r, cell.q
+        # HexPos keeps coordinates that are not whole numbers (a float) as given.
+        if type(r) is not int or type(q) is not int:
+            return None
+        return r * BOARD_N + q
+    if kind is SpreadAction:
+        cell, direction = action.cell, action.direction  # type: ignore[union-attr]
+        if type(cell) is not HexPos and not isinstance(cell, HexPos):
+            return None
+        r, q = cell.r, cell.q
+        if type(r) is not int or type(q) is not int:
+            return None
+        if type(direction) is HexDir:
             index = direction.index
         else:
             try:
@@ -56,19 +65,8 @@ def to_engine_action(action: object) -> int | None:
             index = _DIR_BY_VECTOR.get(vector)  # type: ignore[arg-type]
             if index is None:
                 return None
-        return SPREAD_BASE + cell * 6 + index
+        return SPREAD_BASE + (r * BOARD_N + q) * 6 + index
     return None
-
-
-def _cell_index(cell: object) -> int | None:
-    """The engine index of a ``HexPos`` on the board, else None."""
-    if not isinstance(cell, HexPos):
-        return None
-    r, q = cell.r, cell.q
-    # HexPos keeps coordinates that are not whole numbers (a float) as given.
-    if type(r) is not int or type(q) is not int or not (0 <= r < BOARD_N and 0 <= q < BOARD_N):
-        return None
-    return r * BOARD_N + q
 
 
 _FROM_ENGINE: tuple[SpawnAction | SpreadAction, ...] = tuple(

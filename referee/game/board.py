@@ -458,7 +458,7 @@ class Board:
         if a is None:
             raise IllegalActionException(f"{action!r} is not a SpawnAction or SpreadAction", self.turn_color)
         cell = ACTION_CELL[a]
-        if a >= SPREAD_BASE or engine.total_power < MAX_TOTAL_POWER:
+        if not self._seen[cell] and (a >= SPREAD_BASE or engine.total_power < MAX_TOTAL_POWER):
             self[_POSITIONS[cell]]
         # Like the course's Board, this checks the action, not whether the
         # game is already over: agents simulate past the end with it.

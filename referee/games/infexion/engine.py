@@ -344,18 +344,19 @@ class InfexionState(GameState):
         me = self.turn & 1
         cell = ACTION_CELL[action]
         v = self.board[cell]
-        where = "({}, {})".format(*cell_coords(cell))
+        # The cell's text is made only for a reason: legal actions (the
+        # course Board checks every one) cost no formatting.
         if action < SPREAD_BASE:
             if v:
-                return f"cell {where} is not empty"
+                return "cell ({}, {}) is not empty".format(*cell_coords(cell))
             total = self.red_power + self.blue_power
             if total >= MAX_TOTAL_POWER:
                 return f"total power on the board is {total}; SPAWN needs less than {MAX_TOTAL_POWER}"
             return None
         if v == 0:
-            return f"cell {where} is empty"
+            return "cell ({}, {}) is empty".format(*cell_coords(cell))
         if v >> 3 != me:
-            return f"cell {where} belongs to {PLAYER_NAMES[v >> 3]}, not {PLAYER_NAMES[me]}"
+            return "cell ({}, {}) belongs to {}, not {}".format(*cell_coords(cell), PLAYER_NAMES[v >> 3], PLAYER_NAMES[me])
         return None
 
     def key(self) -> bytes:
