@@ -6,24 +6,35 @@ tournament's ``games.jsonl`` with ``--game-index N``: the tournament's game N
 the tournament's messages use; not the line, as games are appended in the
 order they finish).  A file of records without game indices (plain
 ``--record`` outputs, one per line) is counted by record instead, from 0.
-In the terminal it steps through the game (Enter for the next action, or
-``--wait SECONDS``); ``--html OUT.html`` writes a self-contained HTML replay
-instead.
+In the terminal it steps through the game: keys Enter or ``n`` for the next
+action, ``p`` or ``b`` to go back one, ``q`` to quit (Ctrl-C quits too),
+listed on screen; or it plays on by itself with ``--wait SECONDS``.
+``--html OUT.html`` writes a self-contained HTML replay instead.  Both say so
+when the record's actions do not lead to its recorded result (a record cut
+short or edited).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import select
+import signal
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from .games import load_game
 from .match import AgentEntry
 from .records import GameRecord, RecordError, game_index_of
-from .render.frames import ReplayError
+from .games.base import GameState
+from .render.frames import ReplayError, record_mismatch
 from .render.terminal import ConsoleObserver
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
+
+#: The keys of the terminal replay, as shown on screen.
+KEYS = "Enter or n: next action, p or b: back one, q: quit (Ctrl-C quits too)"
 
 
 class SourceError(ValueError):
@@ -88,22 +99,186 @@ def write_html(record: GameRecord, out: str) -> None:
     Path(out).write_text(replay_html(record), encoding="utf-8")
 
 
-def replay_in_terminal(record: GameRecord, observer: ConsoleObserver) -> None:
-    game = load_game(record.game, **dict(record.game_options))
-    state = game.new_state()
-    observer.started(game, state, AgentEntry(record.red, record.red_name), AgentEntry(record.blue, record.blue_name))
+class KeyReader:
+    """Lines typed on standard input, read so that a Ctrl-C is never lost.
+
+    ``input()`` writes its prompt and then starts to read; a Ctrl-C that
+    comes in between is noted but does not interrupt the read, which then
+    waits for a key (a test that presses Ctrl-C on seeing the prompt hangs).
+    Here the wait includes the signal's wakeup pipe, which that Ctrl-C has
+    already written to, so it ends the wait and the KeyboardInterrupt is
+    raised.  Used as a context manager (it sets the signal wakeup fd).
+    """
+
+    def __init__(self, fd: int = 0):
+        self.fd = fd
+        self.buffer = b""
+        self.wake_read, self.wake_write = os.pipe()
+        os.set_blocking(self.wake_read, False)
+        os.set_blocking(self.wake_write, False)
+        self.previous: int | None = None
+
+    def __enter__(self) -> "KeyReader":
+        try:
+            self.previous = signal.set_wakeup_fd(self.wake_write)
+        except ValueError:
+            self.previous = None  # not the main thread: no signal reaches this wait anyway
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.set_wakeup_fd(self.previous)
+        os.close(self.wake_read)
+        os.close(self.wake_write)
+
+    def line(self, prompt: str, out: TextIO) -> str:
+        """One line of input after ``prompt`` (without its newline); EOFError at the end of input."""
+        out.write(prompt)
+        out.flush()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([self.fd, self.wake_read], [], [])
+            if self.wake_read in ready:
+                # A signal came: Python raises its exception (Ctrl-C:
+                # KeyboardInterrupt) before the next line of Python runs.
+                while True:
+                    try:
+                        if not os.read(self.wake_read, 512):
+                            break
+                    except BlockingIOError:
+                        break
+            if self.fd in ready:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    if not self.buffer:
+                        raise EOFError
+                    self.buffer += b"\n"  # a last line without its newline
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
+def _replayed(record: GameRecord) -> GameState:
+    """The record's game after all its actions; ReplayError naming the first that cannot be applied."""
+    state = load_game(record.game, **dict(record.game_options)).new_state()
     for i, text in enumerate(record.actions):
-        mover = state.current_player
         try:
             state.apply_checked(state.parse_action(text))
         except ValueError as exc:
             raise ReplayError(f"action {i + 1} of the record ({text!r}) cannot be replayed: {exc}") from None
-        observer.action(mover, text, state)
-    if record.error and any(record.error.values()):
-        for color, error in record.error.items():
+    return state
+
+
+class TerminalReplay:
+    """A record's game shown in the terminal, one action at a time, forward and back."""
+
+    def __init__(self, record: GameRecord, observer: ConsoleObserver):
+        # The whole record is replayed first: a bad action is reported before
+        # anything is shown, and a record whose actions do not lead to its
+        # result is flagged at the start, not only at the end.
+        self.warning = record_mismatch(record, _replayed(record))
+        self.record = record
+        self.observer = observer
+        self.game = load_game(record.game, **dict(record.game_options))
+        self.state = self.game.new_state()
+        self.movers: list[int] = []  # who made each action shown so far, to show it again on the way back
+
+    @property
+    def shown(self) -> int:
+        """How many actions are applied."""
+        return len(self.movers)
+
+    @property
+    def at_end(self) -> bool:
+        return self.shown == len(self.record.actions)
+
+    def start(self) -> None:
+        record = self.record
+        red, blue = AgentEntry(record.red, record.red_name), AgentEntry(record.blue, record.blue_name)
+        self.observer.started(self.game, self.state, red, blue)
+        if self.warning:
+            self.observer.emit(0, f"WARNING: {self.warning}")
+        if not record.actions:
+            self.finish()
+
+    def forward(self) -> None:
+        """Show the next action; the ending with the last."""
+        state = self.state
+        self.movers.append(state.current_player)
+        text = self.record.actions[self.shown - 1]
+        state.apply_checked(state.parse_action(text))
+        self.observer.action(self.movers[-1], text, state)
+        if self.at_end:
+            self.finish()
+
+    def back(self) -> None:
+        """Take back the last action shown and show the board before it."""
+        observer = self.observer
+        if not self.movers:
+            observer.emit(1, "already at the start of the game")
+            return
+        self.state.undo()
+        self.movers.pop()
+        if self.movers:
+            text = self.record.actions[self.shown - 1]
+            observer.emit(1, "back to " + observer.action_line(self.movers[-1], text, self.state))
+        else:
+            observer.emit(1, "back to the start of the game")
+        observer.board(self.state)
+
+    def finish(self) -> None:
+        """The end of the record: agents' failures, the mismatch warning again, the result."""
+        record, observer = self.record, self.observer
+        for color, error in (record.error or {}).items():
             if error:
                 observer.emit(1, f"{color} agent failed ({error.get('kind')}): {error.get('message')}")
-    observer.finished(record, state)
+        if self.warning:
+            observer.emit(0, f"WARNING: {self.warning}")
+        observer.finished(record, self.state)
+
+    def play_on(self) -> None:
+        """Every action left (the observer pauses as its ``wait`` says)."""
+        while not self.at_end:
+            self.forward()
+
+    def by_keys(self, reader: KeyReader) -> None:
+        """Step as the keys of :data:`KEYS` say; end of input plays the rest."""
+        observer = self.observer
+        observer.emit(1, f"keys: {KEYS}")
+        while self.record.actions:
+            prompt = "(end of the game: p/b back, Enter or q quit) " if self.at_end else "(Enter/n next, p/b back, q quit) "
+            try:
+                key = reader.line(prompt, observer.out).strip().lower()
+            except EOFError:
+                print(file=observer.out)  # end the prompt's line
+                self.play_on()
+                return
+            if key in ("", "n"):
+                if self.at_end:
+                    return
+                self.forward()
+            elif key in ("p", "b"):
+                self.back()
+            elif key == "q":
+                observer.emit(1, f"replay stopped after {self.shown} of {len(self.record.actions)} actions")
+                return
+            else:
+                observer.emit(1, f"unknown key {key!r}; keys: {KEYS}")
+
+
+def replay_in_terminal(record: GameRecord, observer: ConsoleObserver, keys: bool = False) -> None:
+    """Show the record's game in the terminal.
+
+    With ``keys`` the viewer steps through it by the keys of :data:`KEYS`
+    read from standard input; otherwise it shows every action, pausing as
+    ``observer.wait`` says.
+    """
+    replay = TerminalReplay(record, observer)
+    replay.start()
+    if not keys:
+        replay.play_on()
+        return
+    with KeyReader(sys.stdin.fileno()) as reader:
+        replay.by_keys(reader)
 
 
 def main(argv: list[str]) -> int:
@@ -116,8 +291,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML replay instead")
     parser.add_argument(
         "-w", "--wait", type=float, default=None, metavar="SECONDS",
-        help="pause between actions in the terminal (negative: wait for Enter, the default when "
-        "input is a terminal; 0: no pause)",
+        help="pause between actions in the terminal (negative: step by keys, " + KEYS
+        + "; the default when input is a terminal; 0: no pause)",
     )
     parser.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None)
     parser.add_argument("-C", "--colourless", "--colorless", dest="color", action="store_false")
@@ -132,13 +307,19 @@ def main(argv: list[str]) -> int:
             print(f"wrote {args.html}", file=sys.stderr)
             return EXIT_OK
         tty = sys.stdout.isatty()
+        wait = args.wait if args.wait is not None else (-1 if sys.stdin.isatty() else 0)
         observer = ConsoleObserver(
             verbosity=2,
             use_color=tty if args.color is None else args.color,
             use_unicode=tty,
-            wait=args.wait if args.wait is not None else (-1 if sys.stdin.isatty() else 0),
+            wait=max(wait, 0),  # a negative wait means keys, read here rather than by the observer
         )
-        replay_in_terminal(record, observer)
+        replay_in_terminal(record, observer, keys=wait < 0)
+    except KeyboardInterrupt:
+        # Ctrl-C is a way out, not a crash: end the line the prompt was on.
+        print(file=sys.stdout, flush=True)
+        print("python -m referee replay: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (SourceError, ReplayError) as exc:
         print(f"python -m referee replay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import index
 
+from ..games.base import whole_number
 from ..games.cachex.engine import ACTION_COUNT, MAX_N, STEAL, cell_coords, cell_index
 
 
@@ -13,6 +13,16 @@ class PlaceAction:
 
     r: int
     q: int
+
+    def __post_init__(self) -> None:
+        # Whole numbers of another type (numpy's, ``__index__``) are stored as
+        # ``int``, so the action equals and prints like one built from ints.
+        for name in ("r", "q"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                number = whole_number(value)
+                if number is not None:
+                    object.__setattr__(self, name, number)
 
     @property
     def cell(self) -> tuple[int, int]:
@@ -36,16 +46,11 @@ Action = PlaceAction | StealAction
 def coordinate(value: object) -> int | None:
     """``value`` as a cell coordinate of some Cachex board (0..14), else None.
 
-    Whole numbers only: ``int`` or an integer type such as numpy's; never
-    ``bool``, ``float`` or text.
+    Whole numbers only: ``int`` or any integer type (numpy's, anything with
+    ``__index__``); never ``bool``, ``float`` or text.
     """
-    if type(value) is bool:
-        return None
-    try:
-        number = index(value)  # type: ignore[arg-type]
-    except TypeError:
-        return None
-    return number if 0 <= number < MAX_N else None
+    number = whole_number(value)
+    return number if number is not None and 0 <= number < MAX_N else None
 
 
 def cell_action(r: object, q: object) -> int | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..games.base import whole_number
 from ..games.infexion.engine import ACTION_CELL, ACTION_DIR, BOARD_N, DIRECTIONS, SPREAD_BASE
 from .hex import HEX_DIRS, HexDir, HexPos, hex_pos
 
@@ -33,27 +34,38 @@ def to_engine_action(action: object) -> int | None:
     """The engine's action id for an agent's action object, or ``None``.
 
     ``None`` means the object is not an Infexion action at all (wrong type,
-    a cell that is not a ``HexPos``, a direction that is not one of the six).
+    a cell that is not a ``HexPos`` of whole numbers, a direction that is not
+    one of the six).  Whole numbers of any integer type count (``HexPos``
+    stores them as ``int``); the id is always a plain ``int``.
     """
     kind = type(action)
     if kind is SpawnAction:
         cell = action.cell  # type: ignore[union-attr]
-        if not isinstance(cell, HexPos):
+        if type(cell) is not HexPos and not isinstance(cell, HexPos):
             return None
-        return cell.r * BOARD_N + cell.q
+        r, q = cell.r, cell.q
+        # HexPos keeps coordinates that are not whole numbers (a float) as given.
+        if type(r) is not int or type(q) is not int:
+            return None
+        return r * BOARD_N + q
     if kind is SpreadAction:
         cell, direction = action.cell, action.direction  # type: ignore[union-attr]
-        if not isinstance(cell, HexPos):
+        if type(cell) is not HexPos and not isinstance(cell, HexPos):
             return None
-        index = getattr(direction, "index", None) if isinstance(direction, HexDir) else None
-        if index is None:
+        r, q = cell.r, cell.q
+        if type(r) is not int or type(q) is not int:
+            return None
+        if type(direction) is HexDir:
+            index = direction.index
+        else:
             try:
-                index = _DIR_BY_VECTOR.get((direction.r, direction.q))
+                vector = (whole_number(direction.r, True), whole_number(direction.q, True))
             except AttributeError:
                 return None
+            index = _DIR_BY_VECTOR.get(vector)  # type: ignore[arg-type]
             if index is None:
                 return None
-        return SPREAD_BASE + (cell.r * BOARD_N + cell.q) * 6 + index
+        return SPREAD_BASE + (r * BOARD_N + q) * 6 + index
     return None
 
 

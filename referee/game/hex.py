@@ -2,6 +2,11 @@
 
 ``HexPos`` values are cached (49 of them), so ``pos + direction`` in an agent's
 inner loop is a table lookup rather than a new dataclass.
+
+Coordinates may be given as any whole-number type (numpy's integers, anything
+with ``__index__``): they are stored as plain ``int``s, so such a ``HexPos``
+equals, hashes and converts like one built from ``int``s.  Values that are not
+whole numbers are kept as given, as the course's classes kept them.
 """
 from __future__ import annotations
 
@@ -9,7 +14,18 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterator
 
+from ..games.base import whole_number
 from ..games.infexion.engine import BOARD_N, DIRECTIONS
+
+
+def _plain(vec: "HexVec") -> None:
+    """Store ``vec``'s coordinates as ``int`` where they are whole numbers of another type."""
+    for name in ("r", "q"):
+        value = getattr(vec, name)
+        if type(value) is not int:
+            number = whole_number(value, allow_bool=True)  # the course's HexPos took True as 1
+            if number is not None:
+                object.__setattr__(vec, name, number)
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +34,10 @@ class HexVec:
 
     r: int = 0
     q: int = 0
+
+    def __post_init__(self) -> None:
+        if type(self.r) is not int or type(self.q) is not int:
+            _plain(self)
 
     def __add__(self, other: "HexVec | HexDir") -> "HexVec":
         return HexVec(self.r + other.r, self.q + other.q)
@@ -29,7 +49,7 @@ class HexVec:
         return HexVec(-self.r, -self.q)
 
     def __mul__(self, scalar: int) -> "HexVec":
-        return HexVec(self.r * scalar, self.q * scalar)
+        return HexVec(self.r * _scalar(scalar), self.q * _scalar(scalar))
 
     __rmul__ = __mul__
 
@@ -38,11 +58,22 @@ class HexVec:
         yield self.q
 
 
+def _scalar(value: object) -> object:
+    """A multiplier as ``int`` when it is a whole number (an object with only
+    ``__index__`` cannot be multiplied by an ``int`` itself)."""
+    if type(value) is int:
+        return value
+    number = whole_number(value, allow_bool=True)
+    return value if number is None else number
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class HexPos(HexVec):
     """A cell of the 7x7 torus; arithmetic wraps modulo 7."""
 
     def __post_init__(self) -> None:
+        if type(self.r) is not int or type(self.q) is not int:
+            _plain(self)
         if not (0 <= self.r < BOARD_N and 0 <= self.q < BOARD_N):
             raise ValueError(f"({self.r}, {self.q}) is not a cell: r and q must be in 0..{BOARD_N - 1}")
 
@@ -82,17 +113,20 @@ class HexDir(Enum):
 
     @classmethod
     def _missing_(cls, value: object) -> "HexDir | None":
-        if isinstance(value, tuple) and len(value) == 2:
-            for member in cls:
-                if (member.r, member.q) == value:
-                    return member
-        return None
+        # As the course's HexDir did: any pair (tuple, list, HexVec) of whole numbers.
+        try:
+            dr, dq = value  # type: ignore[misc]
+        except (TypeError, ValueError):
+            return None
+        key = (whole_number(dr, allow_bool=True), whole_number(dq, allow_bool=True))
+        index = _DIR_INDEX.get(key)  # type: ignore[arg-type]
+        return None if index is None else HEX_DIRS[index]
 
     def __neg__(self) -> "HexDir":
-        return HexDir((-self.r, -self.q))
+        return HEX_DIRS[_DIR_INDEX[(-self.r, -self.q)]]
 
     def __mul__(self, scalar: int) -> HexVec:
-        return HexVec(self.r * scalar, self.q * scalar)
+        return HexVec(self.r * _scalar(scalar), self.q * _scalar(scalar))
 
     __rmul__ = __mul__
 
@@ -106,4 +140,6 @@ class HexDir(Enum):
 
 _ARROWS = ("[\u2198]", "[\u2193]", "[\u2199]", "[\u2196]", "[\u2191]", "[\u2197]")
 #: ``HexDir`` by engine direction index.
-HEX_DIRS: tuple[HexDir, ...] = tuple(HexDir(d) for d in DIRECTIONS)
+HEX_DIRS: tuple[HexDir, ...] = tuple(HexDir(HexVec(*d)) for d in DIRECTIONS)
+#: Engine direction index by ``(dr, dq)``.
+_DIR_INDEX: dict[tuple[int, int], int] = {d: i for i, d in enumerate(DIRECTIONS)}

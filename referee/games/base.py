@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from operator import index
 from typing import Any, Hashable, Iterable, Mapping
 
 RED = 0
@@ -203,3 +204,22 @@ def check_options(game: str, options: Mapping[str, Any], allowed: Iterable[str])
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise GameOptionError(f"{game}: unknown option(s) {', '.join(unknown)}")
+
+
+def whole_number(value: object, allow_bool: bool = False) -> int | None:
+    """``value`` as a plain ``int`` if it is a whole number of any integer type, else None.
+
+    Whatever ``operator.index`` accepts counts: ``int``, numpy's integers,
+    any object with ``__index__``.  Agents build actions from such numbers
+    (the course's referees took numpy integers), and the engines need plain
+    ``int``s.  ``bool`` is refused unless ``allow_bool``: ``True`` as a
+    coordinate is almost always a mistake.
+    """
+    if type(value) is int:
+        return value  # type: ignore[return-value]
+    if type(value) is bool and not allow_bool:
+        return None
+    try:
+        return index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None

@@ -179,7 +179,16 @@ class Host:
                 "bad_return",
                 f"action() returned {type(result).__name__} {shown}, not a {self.game.name} action object",
             )
-        return {"ok": True, "action": self.state.action_to_str(engine_action)}
+        text = self.state.action_to_str(engine_action)
+        try:
+            self.engine_action(text)
+        except ValueError as exc:
+            # E.g. a Cachex cell off this board: the agent's choice is not an
+            # action here, which is its illegal action, not a garbled channel.
+            shown = repr(result)
+            shown = shown if len(shown) <= 120 else shown[:117] + "..."
+            return failure("bad_return", f"action() returned {shown}: {exc}")
+        return {"ok": True, "action": text}
 
     def engine_action(self, text: str) -> Any:
         """The engine action of an action text (cached: games repeat them)."""

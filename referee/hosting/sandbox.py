@@ -54,6 +54,7 @@ REFEREE_ROOT = Path(__file__).absolute().parents[1]
 AGENT_SIDE = (
     "__init__.py",
     "agentkit.py",
+    "board.py",  # the 2022 referee's referee.board, which 2022 Cachex agents import
     "game",
     "games",
     "cachex",

@@ -11,7 +11,8 @@ event with ``color`` None.  Each object's ``str()`` is its canonical text::
     Move(4, (2, 0))                     # MOVE(4, 2, 0)
     EndTurn()                           # END_TURN
 
-Cells are ``(r, q)`` pairs (a :class:`Cell` or any pair of ints).
+Cells are ``(r, q)`` pairs (a :class:`Cell` or any pair of ints).  Numbers
+may be of any integer type (numpy's, anything with ``__index__``), not bool.
 :func:`to_engine_action` and :func:`from_engine_action` convert to and from
 the engine's actions (``referee.games.infinitron``).
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar, NamedTuple, Union
 
 from ..game.player import PlayerColor
-from ..games.base import NotationError
+from ..games.base import NotationError, whole_number
 from ..games.infinitron import engine as _engine
 
 RANGES = _engine.RANGE_NAMES
@@ -151,14 +152,13 @@ _UNIT_KINDS = {Build: _engine.BUILD, Move: _engine.MOVE, Attack: _engine.ATTACK,
 _UNIT_CLASSES = {kind: cls for cls, kind in _UNIT_KINDS.items()}
 
 
-def _is_int(x: object) -> bool:
-    return type(x) is int
-
-
 def _cell_index(cell: object) -> int | None:
-    if not isinstance(cell, tuple) or len(cell) != 2 or not all(map(_is_int, cell)):
+    if not isinstance(cell, tuple) or len(cell) != 2:
         return None
-    return _engine.INDEX.get((cell[0], cell[1]))
+    r, q = whole_number(cell[0]), whole_number(cell[1])
+    if r is None or q is None:
+        return None
+    return _engine.INDEX.get((r, q))
 
 
 def to_engine_action(obj: object) -> tuple[int, ...] | None:
@@ -181,18 +181,19 @@ def to_engine_action(obj: object) -> tuple[int, ...] | None:
     if kind is NoEvent:
         return _engine.NO_EVENT_ACTION
     if kind in _UNIT_KINDS:
-        number = obj.template if kind is Build else obj.unit  # type: ignore[union-attr]
+        number = whole_number(obj.template if kind is Build else obj.unit)  # type: ignore[union-attr]
         cell = _cell_index(obj.cell)  # type: ignore[union-attr]
-        if not _is_int(number) or number < 0 or cell is None:
+        if number is None or number < 0 or cell is None:
             return None
         return (_UNIT_KINDS[kind], number, cell)
     if kind is Define:
         d: Define = obj  # type: ignore[assignment]
-        if not (_is_int(d.hp) and _is_int(d.move) and _is_int(d.dmg)):
+        hp, move, dmg = whole_number(d.hp), whole_number(d.move), whole_number(d.dmg)
+        if hp is None or move is None or dmg is None:
             return None
         if d.range not in RANGES or d.ability not in ABILITIES:
             return None
-        action = (_engine.DEFINE, d.hp, d.move, d.dmg, RANGES.index(d.range), ABILITIES.index(d.ability))
+        action = (_engine.DEFINE, hp, move, dmg, RANGES.index(d.range), ABILITIES.index(d.ability))
         return action if _engine.is_well_formed(action) else None
     if kind is Terrain:
         cell = _cell_index(obj.cell)  # type: ignore[union-attr]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..games import load_game
-from ..games.base import GameRuleError, GameState
+from ..games.base import GameRuleError, GameState, Outcome
 from ..records import GameRecord
 
 SQRT3 = math.sqrt(3)
@@ -35,9 +35,52 @@ class Frames:
     #: cells that are not plain (games with terrain, cities and units).
     boards: list = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)  # per action: who, text, touched cells
+    #: Why the actions do not lead to the recorded result (None: they do).
+    warning: str | None = None
 
     def to_json_data(self) -> dict[str, Any]:
-        return {"game": self.game, "cells": self.cells, "sides": self.sides, "boards": self.boards, "steps": self.steps}
+        return {
+            "game": self.game,
+            "cells": self.cells,
+            "sides": self.sides,
+            "boards": self.boards,
+            "steps": self.steps,
+            "warning": self.warning,
+        }
+
+
+def _ending(winner: str | None, reason: str) -> str:
+    return f"{winner} wins ({reason})" if winner else f"draw ({reason})"
+
+
+def record_mismatch(record: GameRecord, final: GameState) -> str | None:
+    """Why ``record``'s actions, replayed to ``final``, do not lead to its result; None if they do.
+
+    A game the rules ended must end, after exactly the recorded actions, in
+    the recorded winner and reason; a game an agent's failure ended (a
+    forfeit) must not be over by the rules.  Either way the record must hold
+    as many actions as it says were played.  A record cut short (or edited)
+    otherwise replays as if complete.
+    """
+    held = len(record.actions)
+    problems = []
+    if record.turns != held:
+        problems.append(f"it says {record.turns} actions were played but holds {held}")
+    outcome: Outcome | None = final.outcome
+    if record.forfeit:
+        if outcome is not None:
+            problems.append(f"its actions end the game by the rules, in {_ending(outcome.winner_name, outcome.reason)}")
+    elif outcome is None:
+        problems.append(f"after its {held} actions the game is not over")
+    elif (outcome.winner_name, outcome.reason) != (record.winner, record.reason):
+        problems.append(f"its actions end the game in {_ending(outcome.winner_name, outcome.reason)}")
+    if not problems:
+        return None
+    return (
+        f"this record's actions do not lead to its result, {_ending(record.winner, record.reason)}: "
+        + "; ".join(problems)
+        + ". It may have been cut short or edited."
+    )
 
 
 # Board strings: one character per cell; "." empty, "a".."f" red power 1..6,
@@ -247,4 +290,6 @@ def build_frames(record: GameRecord) -> Frames:
         state = load_game(record.game, **dict(record.game_options)).new_state()
     except GameRuleError as exc:
         raise ReplayError(f"the record's game cannot be set up: {exc}") from None
-    return adapter(record, state)
+    frames = adapter(record, state)  # replays every action into ``state``
+    frames.warning = record_mismatch(record, state)
+    return frames

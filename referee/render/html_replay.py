@@ -61,6 +61,7 @@ _PAGE = """<!DOCTYPE html>
   <h1>__TITLE__</h1>
   <p id="players"><span class="red-name"></span> vs <span class="blue-name"></span></p>
   <p id="result"></p>
+  <p id="warning" role="alert" hidden></p>
 </header>
 <main>
   <section id="board-area">
@@ -127,6 +128,8 @@ aside { max-height: 80vh; overflow-y: auto; min-width: 16rem; }
 .side { fill: none; stroke-width: .12; stroke-linecap: round; }
 .side.red { stroke: #c62828; } .side.blue { stroke: #1565c0; }
 #result { font-weight: 600; }
+#warning { margin: .5rem 0; padding: .5rem .8rem; max-width: 60rem; background: #fff3cd; color: #7a2e00;
+  border: 2px solid #e65100; border-radius: 4px; font-weight: 600; }
 .legend { font-size: .8rem; color: #555; }
 .key { display: inline-block; width: .9rem; height: .9rem; vertical-align: middle; margin-left: .6rem; border: 3px solid; }
 .key.source { border-color: #6d4c41; border-style: dashed; } .key.touched { border-color: #f9a825; }
@@ -178,6 +181,13 @@ document.querySelector("#players .blue-name").textContent = "BLUE: " + D.blue;
 document.getElementById("result").textContent =
   (D.winner ? `${D.winner} wins` : "Draw") + ` (${D.reason}) after ${D.turns} actions` +
   (D.message && D.message !== `${D.winner} wins (${D.reason})` && D.message !== `draw (${D.reason})` ? ` \u2014 ${D.message}` : "");
+
+if (D.warning) {
+  // The actions do not lead to the recorded result (a record cut short or edited).
+  const warning = document.getElementById("warning");
+  warning.textContent = "Warning: " + D.warning;
+  warning.hidden = false;
+}
 
 D.steps.forEach((s, i) => {
   const li = document.createElement("li");

@@ -96,16 +96,8 @@ class ConsoleObserver(MatchObserver):
         self.emit(1, f"playing {game.name}: {red_name} is {red.display_name}, {blue_name} is {blue.display_name}")
 
     def action(self, color: int, text: str, state: GameState) -> None:
-        label = f"{self.count_word} {state.move_count}"
-        if color == CHANCE:
-            self.emit(1, f"{label}: chance: {text}")
-        else:
-            self.emit(1, f"{label}: {self.color(PLAYER_NAMES[color])} plays action {text}")
-        if self.verbosity >= 2:
-            self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
-            summary = state.summary()
-            if summary:
-                self.emit(2, summary)
+        self.emit(1, self.action_line(color, text, state))
+        self.board(state)
         if self.wait < 0:
             try:
                 input("(press Enter for the next turn)")
@@ -113,6 +105,21 @@ class ConsoleObserver(MatchObserver):
                 self.wait = 0
         elif self.wait > 0:
             time.sleep(self.wait)
+
+    def board(self, state: GameState) -> None:
+        """The board and the standing (verbosity 2 and up)."""
+        if self.verbosity >= 2:
+            self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
+            summary = state.summary()
+            if summary:
+                self.emit(2, summary)
+
+    def action_line(self, color: int, text: str, state: GameState) -> str:
+        """``turn N: RED plays action ...`` (or chance's), N being the actions applied so far."""
+        label = f"{self.count_word} {state.move_count}"
+        if color == CHANCE:
+            return f"{label}: chance: {text}"
+        return f"{label}: {self.color(PLAYER_NAMES[color])} plays action {text}"
 
     def call(self, color: int, stats: CallStats, output: str) -> None:
         if self.verbosity < 3:

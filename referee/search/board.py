@@ -29,11 +29,14 @@ class BoardError(ValueError):
     """A board that is not in the Part A format; the message names the line."""
 
 
-def parse_board(text: str, source: str = "<stdin>", last_wins: bool = False) -> Cells:
+def parse_board(text: str, source: str = "<stdin>", last_wins: bool = False, notes: list[str] | None = None) -> Cells:
     """Read a Part A board; raises :class:`BoardError` naming ``source`` and the line.
 
-    A cell given twice is an error unless ``last_wins``, which keeps the last
-    line for that cell as the course's own reader did.
+    A cell given again with the same colour and power is harmless: the
+    repeat is ignored, with a note.  A cell given again with another colour
+    or power is an error unless ``last_wins``, which keeps the last line for
+    that cell as the course's own reader did (also with a note).  Notes, one
+    line each naming ``source`` and the line, are appended to ``notes``.
     """
     cells: Cells = {}
     first_line: dict[tuple[int, int], int] = {}
@@ -57,11 +60,18 @@ def parse_board(text: str, source: str = "<stdin>", last_wins: bool = False) -> 
         player = COLOURS.get(colour_text.lower())
         if player is None:
             raise BoardError(f"{where}: unknown colour {colour_text!r} (expected 'r' for red or 'b' for blue)")
-        if (r, q) in cells and not last_wins:
-            raise BoardError(
-                f"{where}: cell ({r}, {q}) is already given on line {first_line[(r, q)]} "
-                "(use --last-wins to let the last line win, as the course's reader did)"
-            )
+        earlier = cells.get((r, q))
+        if earlier is not None:
+            first = first_line[(r, q)]
+            if earlier == (player, power):
+                _note(notes, f"{where}: cell ({r}, {q}) repeats line {first} exactly; the repeat is ignored")
+                continue
+            if not last_wins:
+                raise BoardError(
+                    f"{where}: cell ({r}, {q}) is already given on line {first} with another colour or power "
+                    "(use --last-wins to let the last line win, as the course's reader did)"
+                )
+            _note(notes, f"{where}: cell ({r}, {q}) was given on line {first}; this line wins (--last-wins)")
         first_line.setdefault((r, q), number)
         cells[(r, q)] = (player, power)
     players = {player for player, _ in cells.values()}
@@ -70,6 +80,11 @@ def parse_board(text: str, source: str = "<stdin>", last_wins: bool = False) -> 
     if BLUE not in players:
         raise BoardError(f"{source}: no blue cell (there is nothing to take)")
     return cells
+
+
+def _note(notes: list[str] | None, text: str) -> None:
+    if notes is not None:
+        notes.append(text)
 
 
 def _integer(text: str, name: str, where: str) -> int:

@@ -4,8 +4,9 @@
     python -m referee search --grade "COMMAND" BOARD.csv... [-t SECONDS] [--index INDEX.tsv]
 
 Exit status: 0 solved (or, grading, every board solved validly); 1 the board
-cannot be won (grading: some board not solved validly); 2 bad usage or input;
-3 the search gave up at ``--max-nodes``; 130 interrupted.
+cannot be won (grading: some board not solved validly); 2 bad usage or input
+(grading: some board file is bad; the others are still graded, and it has a
+row in the table); 3 the search gave up at ``--max-nodes``; 130 interrupted.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 
 from .board import BoardError, Cells, board_bytes, format_spread, parse_board
-from .grader import GradeRow, display_names, grade, grade_table, read_index
+from .grader import BadBoard, GradeRow, display_names, grade, grade_table, read_index
 from .solver import Unsolvable, solve
 
 EXIT_UNWINNABLE = 1
@@ -85,9 +86,16 @@ def main(argv: list[str]) -> int:
         return EXIT_INTERRUPTED
 
 
+def _print_notes(notes: list[str]) -> None:
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
 def _solve(args: argparse.Namespace) -> int:
     text, name = _read(args.files[0] if args.files else None)
-    cells = parse_board(text, name, last_wins=args.last_wins)
+    notes: list[str] = []
+    cells = parse_board(text, name, last_wins=args.last_wins, notes=notes)
+    _print_notes(notes)
     start = time.perf_counter()
     try:
         result = solve(board_bytes(cells), args.max_nodes)
@@ -130,10 +138,18 @@ def _grade(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
     names = display_names(args.files)
-    boards: list[tuple[str, str, Cells]] = []
+    boards: list[tuple[str, str, Cells | BadBoard]] = []
     for path, name in zip(args.files, names):
-        text, _ = _read(path)
-        boards.append((name, text, parse_board(text, path, last_wins=args.last_wins)))
+        # One bad board must not stop the grading: it gets its row and the
+        # others are graded (the exit status still says there was one).
+        notes: list[str] = []
+        try:
+            text, _ = _read(path)
+            boards.append((name, text, parse_board(text, path, last_wins=args.last_wins, notes=notes)))
+        except BoardError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            boards.append((name, "", BadBoard(str(exc))))
+        _print_notes(notes)
     budget = args.max_nodes or GRADE_OPTIMUM_BUDGET
 
     def optimum_of(name: str, cells: Cells) -> tuple[int | None, str]:
@@ -155,4 +171,6 @@ def _grade(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     rows = grade(command, boards, args.time_limit, optimum_of, cwd=args.cwd, progress=progress)
     print(grade_table(rows))
+    if any(row.bad_board for row in rows):
+        return EXIT_USAGE
     return 0 if all(row.verdict.valid for row in rows) else 1

@@ -121,6 +121,13 @@ def spread_lines(stdout: str) -> list[int] | str:
 
 
 @dataclass(frozen=True)
+class BadBoard:
+    """A board file that cannot be read: it gets a row saying why, and is not graded."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class GradeRow:
     """One board's grade."""
 
@@ -130,10 +137,16 @@ class GradeRow:
     optimum_text: str  # e.g. "5", ">= 7", "?"
     seconds: float
     note: str
+    bad_board: bool = False  # the board itself is bad: the program was not run on it
 
     @property
     def optimal(self) -> bool:
         return self.verdict.valid and self.optimum is not None and self.verdict.length == self.optimum
+
+
+def bad_board_row(board: str, reason: str) -> GradeRow:
+    """The row of a board that could not be read."""
+    return GradeRow(board, Verdict(False, reason, 0), None, "-", 0.0, f"bad board, not graded: {reason}", bad_board=True)
 
 
 def judge(board: str, cells: Cells, run: ProgramRun, optimum: int | None, optimum_text: str) -> GradeRow:
@@ -178,28 +191,34 @@ def read_index(path: str) -> dict[str, int]:
 
 
 def grade_table(rows: list[GradeRow]) -> str:
-    """The grades as a table, with a total row."""
-    body = [
-        [
-            row.board,
-            "yes" if row.verdict.valid else "no",
-            row.verdict.length if row.verdict.valid else "-",
-            row.optimum_text,
-            f"{row.seconds:.2f}",
-            row.note,
-        ]
-        for row in rows
-    ]
-    valid = sum(row.verdict.valid for row in rows)
-    optimal = sum(row.optimal for row in rows)
+    """The grades as a table, with a total row (bad boards are listed, not counted)."""
+    body = []
+    for row in rows:
+        if row.bad_board:
+            body.append([row.board, "-", "-", "-", "-", row.note])
+            continue
+        body.append(
+            [
+                row.board,
+                "yes" if row.verdict.valid else "no",
+                row.verdict.length if row.verdict.valid else "-",
+                row.optimum_text,
+                f"{row.seconds:.2f}",
+                row.note,
+            ]
+        )
+    graded = [row for row in rows if not row.bad_board]
+    bad = len(rows) - len(graded)
+    valid = sum(row.verdict.valid for row in graded)
+    optimal = sum(row.optimal for row in graded)
     body.append(
         [
             "total",
-            f"{valid}/{len(rows)}",
-            sum(row.verdict.length for row in rows if row.verdict.valid),
-            f"{optimal}/{len(rows)} optimal",
-            f"{sum(row.seconds for row in rows):.2f}",
-            "",
+            f"{valid}/{len(graded)}",
+            sum(row.verdict.length for row in graded if row.verdict.valid),
+            f"{optimal}/{len(graded)} optimal",
+            f"{sum(row.seconds for row in graded):.2f}",
+            f"{bad} bad board{'s' * (bad != 1)} not graded" if bad else "",
         ]
     )
     return tabulate(body, headers=["board", "valid", "length", "optimum", "time (s)", "note"], disable_numparse=True)
@@ -207,18 +226,25 @@ def grade_table(rows: list[GradeRow]) -> str:
 
 def grade(
     command: Sequence[str],
-    boards: list[tuple[str, str, Cells]],
+    boards: list[tuple[str, str, Cells | BadBoard]],
     time_limit: float,
     optimum_of: Callable[[str, Cells], tuple[int | None, str]],
     cwd: str | None = None,
     progress: Callable[[GradeRow], None] | None = None,
 ) -> list[GradeRow]:
-    """Run ``command`` on each ``(name, text, cells)`` board and judge it."""
+    """Run ``command`` on each ``(name, text, cells)`` board and judge it.
+
+    A :class:`BadBoard` in place of the cells gets its row without running
+    the program, and grading goes on with the next board.
+    """
     rows = []
     for name, text, cells in boards:
-        run = run_program(command, text.encode("utf-8"), time_limit, cwd)
-        optimum, optimum_text = optimum_of(name, cells)
-        row = judge(name, cells, run, optimum, optimum_text)
+        if isinstance(cells, BadBoard):
+            row = bad_board_row(name, cells.reason)
+        else:
+            run = run_program(command, text.encode("utf-8"), time_limit, cwd)
+            optimum, optimum_text = optimum_of(name, cells)
+            row = judge(name, cells, run, optimum, optimum_text)
         rows.append(row)
         if progress is not None:
             progress(row)

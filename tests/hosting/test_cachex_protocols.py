@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
+import pytest
+
 from referee.games.cachex import CachexState
+from referee.games.cachex.engine import cell_index
+from tests.sandboxing import require_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGACY = "tests.hosting.fixture_agents.cachex2022"
@@ -63,6 +69,27 @@ def test_2022_player_returning_a_bad_tuple_loses_with_the_reason(tmp_path):
     assert "expected a tuple" in record["error"]["RED"]["message"]
 
 
+def test_a_place_off_this_board_is_the_agents_illegal_action(tmp_path):
+    # The action object is well formed (cells go up to 14) but not on a 7x7
+    # board: the agent loses by illegal_action with the reason, not by a
+    # protocol_error from text the referee cannot read.
+    (tmp_path / "offboard.py").write_text(
+        "from referee.cachex import PlaceAction\n"
+        "class Agent:\n    def __init__(self, color, **kw): pass\n"
+        "    def action(self, **kw): return PlaceAction(9, 9)\n    def turn(self, *a, **kw): pass\n"
+    )
+    path = tmp_path / "game.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "7", "-v", "0", "--record", str(path),
+         "offboard", "agents.random_agent"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(path.read_text())
+    assert (record["winner"], record["reason"]) == ("BLUE", "illegal_action")
+    assert "PlaceAction(r=9, q=9): cell (9, 9) is off the 7x7 board" in record["error"]["RED"]["message"]
+
+
 def test_cachex_board_shown_and_n_passed_to_agents(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "referee", "--game", "cachex", "-n", "4", "--seed", "1",
@@ -76,3 +103,110 @@ def test_cachex_board_shown_and_n_passed_to_agents(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert bad.returncode == 2 and "3" in bad.stderr and "15" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# -- the 2022 referee's own board module, referee.board ---------------------------
+
+BOARD_AGENT = "tests.hosting.fixture_agents.cachex2022_board"
+
+
+@pytest.fixture(params=["grid", "numpy"])
+def board_module(request, monkeypatch):
+    """``referee.board`` with ``_data`` a Grid, and (where numpy is installed) a numpy array."""
+    import referee.board as module
+
+    if request.param == "numpy":
+        numpy = pytest.importorskip("numpy")
+        monkeypatch.setattr(module, "_numpy", lambda: numpy)
+    else:
+        monkeypatch.setattr(module, "_numpy", lambda: None)
+    return module
+
+
+def test_board_module_uses_the_engines_steps_and_diamonds():
+    from referee.board import _CAPTURE_PATTERNS, _HEX_STEPS
+    from referee.games.cachex.engine import DIRECTIONS, diamond_offsets
+
+    assert _HEX_STEPS == DIRECTIONS
+    assert len(_CAPTURE_PATTERNS) == 12
+    assert {frozenset(p[1:]) for p in _CAPTURE_PATTERNS} == {frozenset(pair) for pair in diamond_offsets()}
+    assert all(far == (a[0] + b[0], a[1] + b[1]) for far, a, b in _CAPTURE_PATTERNS)
+
+
+def test_board_module_follows_random_games_like_the_engine(board_module):
+    from referee.games.cachex.engine import STEAL, cell_coords
+
+    for n, seed in ((3, 0), (5, 1), (7, 2), (7, 3)):
+        rng = random.Random(seed)
+        engine = CachexState(n)
+        board = board_module.Board(n)
+        digests: dict[bytes, int] = {}
+        while not engine.is_over:
+            action = rng.choice(engine.legal_actions())
+            player = "red" if engine.current_player == 0 else "blue"
+            engine.apply(action)
+            if action == STEAL:
+                board.swap()
+            else:
+                captured = board.place(player, cell_coords(action))
+                assert {cell_index(*c) for c in captured} == set(engine.last_action_effect()[2])
+                assert all(type(x) is int for c in captured for x in c)
+            for r in range(n):
+                for q in range(n):
+                    owner = engine.cell(r, q)
+                    assert board[(r, q)] == (None if owner is None else ("red", "blue")[owner])
+                    assert board.is_occupied((r, q)) == (owner is not None)
+            # The digest tells boards apart exactly as the engine's board integer does.
+            assert digests.setdefault(board.digest(), engine.code) == engine.code
+        if engine.outcome.reason == "connection":
+            mover = engine.outcome.winner
+            r, q = cell_coords(action)
+            axis = [c[mover] for c in board.connected_coords((r, q))]
+            assert min(axis) == 0 and max(axis) == n - 1
+
+
+def test_board_module_data_indexes_and_gives_bytes_as_the_array_did(board_module):
+    board = board_module.Board(4)
+    board.place("red", (0, 1))
+    board[3, 2] = "blue"
+    data = board._data
+    assert data[0, 1] == 1 and data[0][1] == 1 and data[-1][2] == 2 and data[(3, 2)] == 2
+    assert tuple(data.shape) == (4, 4) and len(data) == 4
+    assert [list(row) for row in data] == [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 2, 0]]
+    copied = data.copy()
+    copied[0, 1] = 2
+    assert board[(0, 1)] == "red"
+    # Bytes of 64-bit integers, row by row: the same with numpy or without.
+    assert board.digest() == array("q", [0, 1, 0, 0] + [0] * 8 + [0, 0, 2, 0]).tobytes()
+    board.swap()
+    assert board[(1, 0)] == "blue" and board[(2, 3)] == "red" and board[(0, 1)] is None
+    assert board.digest() == array("q", [0] * 4 + [2, 0, 0, 0] + [0, 0, 0, 1] + [0] * 4).tobytes()
+    assert board.inside_bounds((3, 3)) and not board.inside_bounds((4, 0)) and not board.inside_bounds((0, -1))
+    with pytest.raises(KeyError, match="not a token"):
+        board[0, 0] = "green"
+    with pytest.raises(IndexError):
+        board[(4, 0)]
+
+
+def test_board_module_captures_and_connects(board_module):
+    board = board_module.Board(5)
+    for token, cell in (("blue", (1, 1)), ("blue", (1, 2)), ("red", (2, 1))):
+        assert board.place(token, cell) == []
+    assert sorted(board.place("red", (0, 2))) == [(1, 1), (1, 2)]  # a diamond's far corner
+    assert board[(1, 1)] is None and board[(1, 2)] is None
+    board.place("red", (1, 1))
+    assert sorted(board.connected_coords((0, 2))) == [(0, 2), (1, 1), (2, 1)]
+    assert len(board.connected_coords((4, 4))) == 25 - 3  # the empty cells form one region
+    assert board._coord_neighbours((0, 0)) == [(1, 0), (0, 1)]
+
+
+def test_2022_agent_using_referee_board_plays_sealed_and_unsealed(tmp_path):
+    # Sealed is the default: the module must be among what the sandbox shows.
+    require_sandbox()
+    for sandbox in ((), ("--sandbox", "off")):
+        for red, blue in ((BOARD_AGENT, "agents.random_agent"), ("agents.random_agent", BOARD_AGENT)):
+            record = play(tmp_path, red, blue, "-n", "5", "--seed", "4", *sandbox)
+            assert record["error"] == {"RED": None, "BLUE": None}, record["message"]
+            assert record["reason"] in ("connection", "repetition", "turn_limit")
+            assert record["sandbox"]["namespaces"] is (not sandbox)
+        assert record["actions"][1] == "STEAL"  # the agent, as Blue, steals: its board swapped

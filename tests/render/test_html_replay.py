@@ -333,3 +333,32 @@ def test_infinitron_replay_shows_the_final_units_terrain_and_cities(browser, tmp
     assert problems == [] and requests == [html_path.as_uri()]
     assert "CHANCE" in page.locator("#moves").inner_text()
     page.close()
+
+
+def test_a_truncated_record_shows_a_visible_warning(browser, game, tmp_path):
+    record, html_path = game
+    assert record.turns > 100
+    page, problems, _ = open_page(browser, html_path)
+    assert not page.locator("#warning").is_visible()  # the complete record adds up
+    page.close()
+    cut = GameRecord.from_dict({**record.to_dict(), "actions": record.actions[:100]})
+    out = tmp_path / "cut.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", "-", "--html", str(out)],
+        input=cut.to_json(), cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    page, problems, _ = open_page(browser, out)
+    warning = page.locator("#warning")
+    assert warning.is_visible()
+    text = warning.inner_text()
+    assert text.startswith("Warning: this record's actions do not lead to its result")
+    assert f"it says {record.turns} actions were played but holds 100" in text
+    assert "after its 100 actions the game is not over" in text
+    box = warning.bounding_box()
+    assert box is not None and box["height"] > 10 and box["width"] > 100
+    # It sits above the board, in the page's first screen.
+    assert box["y"] < page.locator("svg#board").bounding_box()["y"]
+    assert page.locator("#counter").inner_text() == "0 / 100"
+    assert problems == []
+    page.close()

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import json
+import queue
+import re
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,11 +34,94 @@ def test_terminal_replay_shows_every_action_and_the_result(tmp_path):
     assert proc.stdout.rstrip().splitlines()[-1] == f"* referee @ result: {data['winner']} wins ({data['reason']})"
 
 
-def test_terminal_replay_waits_for_enter(tmp_path):
+KEYS = "keys: Enter or n: next action, p or b: back one, q: quit (Ctrl-C quits too)"
+
+
+def blocks(stdout: str) -> list[tuple[str, str]]:
+    """(commentary line, board drawn under it) for every line that shows a board."""
+    shown, lines = [], stdout.splitlines()
+    for i, line in enumerate(lines):
+        prompt_free = re.sub(r"^\(.*?\) ", "", line)
+        if prompt_free.startswith("* referee @ ") and ("plays action" in prompt_free or "back to" in prompt_free):
+            board = []
+            for following in lines[i + 1:]:
+                if following.startswith("* referee @ ") or following.startswith("("):
+                    break
+                board.append(following)
+            shown.append((prompt_free, "\n".join(board)))
+    return shown
+
+
+def test_terminal_replay_steps_by_keys_listed_on_screen(tmp_path):
     path, data = recorded_game(tmp_path)
-    proc = run("replay", str(path), "-w", "-1", input="\n" * 3)
+    # forward three, back two (p, then b), forward one (Enter), quit
+    proc = run("replay", str(path), "-w", "-1", input="n\nn\n\np\nb\n\nq\n")
+    assert proc.returncode == 0, proc.stderr
+    assert KEYS in proc.stdout
+    assert proc.stdout.count("(Enter/n next, p/b back, q quit)") == 7
+    shown = blocks(proc.stdout)
+    lines = [line for line, _ in shown]
+    assert lines[:3] == [f"* referee @ turn {i}: {('RED', 'BLUE')[(i - 1) % 2]} plays action {data['actions'][i - 1]}"
+                         for i in (1, 2, 3)]
+    assert lines[3] == f"* referee @ back to turn 2: BLUE plays action {data['actions'][1]}"
+    assert lines[4] == f"* referee @ back to turn 1: RED plays action {data['actions'][0]}"
+    assert lines[5] == lines[1]  # forward again to turn 2
+    # Going back shows the very board that was shown when going forward.
+    assert shown[3][1] == shown[1][1] and shown[4][1] == shown[0][1] and shown[5][1] == shown[1][1]
+    assert shown[0][1] != shown[1][1]
+    assert f"replay stopped after 2 of {len(data['actions'])} actions" in proc.stdout
+    assert "result:" not in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_terminal_replay_keys_at_the_ends(tmp_path):
+    path, data = recorded_game(tmp_path)
+    proc = run("replay", str(path), "-w", "-1", input="b\nx\nq\n")
     assert proc.returncode == 0
-    assert proc.stdout.count("press Enter") >= 3
+    assert "already at the start of the game" in proc.stdout
+    assert f"unknown key 'x'; {KEYS}" in proc.stdout
+    assert "replay stopped after 0 of" in proc.stdout
+    # Enter all the way: the result comes with the last action; Enter at the end quits.
+    count = len(data["actions"])
+    proc = run("replay", str(path), "-w", "-1", input="\n" * (count + 1))
+    assert proc.returncode == 0
+    assert proc.stdout.count("(end of the game: p/b back, Enter or q quit)") == 1
+    assert f"* referee @ result: {data['winner']} wins ({data['reason']})" in proc.stdout
+    # Input running out plays the rest without waiting.
+    proc = run("replay", str(path), "-w", "-1", input="n\n")
+    assert proc.returncode == 0
+    assert proc.stdout.rstrip().splitlines()[-1].startswith("* referee @ result:")
+
+
+def test_ctrl_c_ends_the_terminal_replay_cleanly(tmp_path):
+    path, _ = recorded_game(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "replay", str(path), "-w", "-1"],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    chunks: queue.Queue[bytes] = queue.Queue()
+
+    def read() -> None:
+        while chunk := proc.stdout.read1(4096):
+            chunks.put(chunk)
+        chunks.put(b"")
+
+    threading.Thread(target=read, daemon=True).start()
+    seen = b""
+    try:
+        # Wait for the first prompt (the replay is then waiting for a key) ...
+        while b"(Enter/n next" not in seen:
+            chunk = chunks.get(timeout=60)  # a safety net, not a timing requirement
+            assert chunk, f"the replay ended before its prompt: {seen!r}"
+            seen += chunk
+        # ... and press Ctrl-C there.
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    err = proc.stderr.read().decode()
+    assert "interrupted" in err and "Traceback" not in err
 
 
 def test_bad_sources_give_clear_errors(tmp_path):
@@ -93,3 +180,22 @@ def test_a_record_on_standard_input(tmp_path):
     assert [step["action"] for step in replayed_data(out)["steps"]] == data["actions"]
     proc = run("replay", "-", "-w", "0", input=path.read_text())
     assert proc.returncode == 0 and data["actions"][-1] in proc.stdout
+
+
+def test_a_truncated_record_is_flagged_at_the_start_and_at_the_end(tmp_path):
+    path, data = recorded_game(tmp_path)
+    assert run("replay", str(path), "-w", "0").stdout.count("WARNING") == 0
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps(dict(data, actions=data["actions"][:100])))
+    proc = run("replay", str(cut), "-w", "0")
+    assert proc.returncode == 0, proc.stderr
+    recorded = f"{data['winner']} wins ({data['reason']})" if data["winner"] else f"draw ({data['reason']})"
+    warning = (
+        f"* referee @ WARNING: this record's actions do not lead to its result, {recorded}: "
+        f"it says {data['turns']} actions were played but holds 100; after its 100 actions the game is not over. "
+        "It may have been cut short or edited."
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[1] == warning  # right after the players, before any action
+    assert lines[-3] == warning and lines[-1] == f"* referee @ result: {recorded}"  # and again at the end
+    assert "turn 100: " in proc.stdout and "turn 101: " not in proc.stdout

@@ -51,6 +51,37 @@ def test_last_wins_keeps_the_last_line_for_a_repeated_cell():
         parse_board(text, last_wins=True)
 
 
+def test_a_line_repeated_exactly_is_ignored_with_a_note():
+    notes: list[str] = []
+    text = "0,0,r,1\n1,1,b,2\n 0, 0, R, 1\n1,1,b,2\n"
+    assert parse_board(text, "b.csv", notes=notes) == {(0, 0): (RED, 1), (1, 1): (BLUE, 2)}
+    assert notes == [
+        "b.csv:3: cell (0, 0) repeats line 1 exactly; the repeat is ignored",
+        "b.csv:4: cell (1, 1) repeats line 2 exactly; the repeat is ignored",
+    ]
+    assert parse_board(text) == {(0, 0): (RED, 1), (1, 1): (BLUE, 2)}  # notes are optional
+    # A repeat that differs is still an error, naming the first line.
+    with pytest.raises(BoardError, match=r"b.csv:5: cell \(0, 0\) is already given on line 1 with another colour"):
+        parse_board(text + "0,0,r,2\n", "b.csv")
+
+
+def test_last_wins_says_which_line_won():
+    notes: list[str] = []
+    parse_board("0,0,r,1\n1,1,b,2\n0,0,r,3\n", "b.csv", last_wins=True, notes=notes)
+    assert notes == ["b.csv:3: cell (0, 0) was given on line 1; this line wins (--last-wins)"]
+
+
+def test_every_bundled_board_reads_without_last_wins():
+    from pathlib import Path
+
+    boards = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "partA_boards").glob("*.csv"))
+    assert boards
+    for path in boards:
+        notes: list[str] = []
+        parse_board(path.read_text(), str(path), notes=notes)
+        assert notes == [], notes
+
+
 def test_spread_lines_round_trip_for_every_cell_and_direction():
     for r in range(7):
         for q in range(7):

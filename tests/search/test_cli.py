@@ -57,6 +57,13 @@ def test_bad_input_exits_2_naming_the_line(board, message):
     assert "Traceback" not in done.stderr
 
 
+def test_a_line_repeated_exactly_is_accepted_with_a_note_on_stderr():
+    done = run_cli(stdin=BOARD + "0, 1, b, 3\n")
+    assert done.returncode == 0
+    assert done.stdout == "SPREAD 0 0 0 1\nSPREAD 0 1 1 0\n"
+    assert done.stderr == "note: <stdin>:7: cell (0, 1) repeats line 2 exactly; the repeat is ignored\n"
+
+
 def test_repeated_cells_are_accepted_with_last_wins(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("1,4,b,2\n1,4,r,2\n2,4,b,2\n"))
     assert main(["--last-wins"]) == 0

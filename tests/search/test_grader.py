@@ -1,6 +1,7 @@
 """The grader, on small fake "student programs" run as real subprocesses."""
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 import time
@@ -160,3 +161,33 @@ def test_several_boards_and_a_missing_program(tmp_path, board, capsys):
     assert status == 1
     assert "could not start" in row_of(table, "board.csv")
     assert "0/2" in row_of(table, "total")
+
+
+def test_a_bad_board_is_a_row_of_the_table_and_the_others_are_graded(tmp_path):
+    # Through the real CLI, grading our own solver on the bundled boards plus
+    # a board that repeats a line exactly (fine) and one whose repeat differs.
+    root = Path(__file__).resolve().parents[2]
+    bundled = sorted(str(p) for p in (root / "benchmarks" / "partA_boards").glob("*.csv"))
+    bad = tmp_path / "conflict.csv"
+    bad.write_text("0,0,r,1\n1,1,b,2\n1,1,b,3\n")
+    repeated = tmp_path / "repeated.csv"
+    repeated.write_text(BOARD + BOARD.splitlines()[1] + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "search", "--grade", f"{sys.executable} -m referee search",
+         *bundled, str(bad), str(repeated), str(tmp_path / "missing.csv")],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 2  # some board is bad, though every good one was graded
+    table = done.stdout
+    for path in bundled:
+        assert row_of(table, Path(path).name).split()[1] == "yes"
+    assert row_of(table, "repeated.csv").split()[:4] == ["repeated.csv", "yes", "2", "2"]
+    row = row_of(table, "conflict.csv")
+    assert row.split()[1:5] == ["-", "-", "-", "-"]
+    assert "bad board, not graded: " in row and "conflict.csv:3: cell (1, 1) is already given on line 2" in row
+    assert "bad board, not graded: " in row_of(table, "missing.csv") and "cannot read" in row_of(table, "missing.csv")
+    total = row_of(table, "total")
+    assert f"{len(bundled) + 1}/{len(bundled) + 1}" in total and "2 bad boards not graded" in total
+    assert "error: " in done.stderr and "conflict.csv:3" in done.stderr
+    assert "note: " in done.stderr and "repeated.csv:7: cell (0, 1) repeats line 2 exactly" in done.stderr
+    assert "Traceback" not in done.stderr

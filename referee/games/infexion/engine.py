@@ -344,18 +344,19 @@ class InfexionState(GameState):
         me = self.turn & 1
         cell = ACTION_CELL[action]
         v = self.board[cell]
-        where = "({}, {})".format(*cell_coords(cell))
+        # The cell's text is made only for a reason: legal actions (the
+        # course Board checks every one) cost no formatting.
         if action < SPREAD_BASE:
             if v:
-                return f"cell {where} is not empty"
+                return "cell ({}, {}) is not empty".format(*cell_coords(cell))
             total = self.red_power + self.blue_power
             if total >= MAX_TOTAL_POWER:
                 return f"total power on the board is {total}; SPAWN needs less than {MAX_TOTAL_POWER}"
             return None
         if v == 0:
-            return f"cell {where} is empty"
+            return "cell ({}, {}) is empty".format(*cell_coords(cell))
         if v >> 3 != me:
-            return f"cell {where} belongs to {PLAYER_NAMES[v >> 3]}, not {PLAYER_NAMES[me]}"
+            return "cell ({}, {}) belongs to {}, not {}".format(*cell_coords(cell), PLAYER_NAMES[v >> 3], PLAYER_NAMES[me])
         return None
 
     def key(self) -> bytes:
@@ -400,6 +401,24 @@ class InfexionState(GameState):
             self.red_power = rp
             self.blue_power = bp
         self.turn += 1
+
+    def set_cell(self, cell: int, value: int) -> None:
+        """Put ``value`` (0, or a stack as :func:`cell_value` encodes it) on ``cell``.
+
+        Outside the rules and the undo history: for editing a position (the
+        course's ``Board`` let agents write its cells directly).  The powers
+        follow; ``undo`` still restores the board as it was before the last
+        action.
+        """
+        if not (value == 0 or 1 <= value & 7 <= MAX_CELL_POWER and value & ~(BLUE_FLAG | 7) == 0):
+            raise ValueError(f"not a cell value: {value!r}")
+        old = self.board[cell]
+        self.board[cell] = value
+        for v, sign in ((old, -1), (value, 1)):
+            if v & BLUE_FLAG:
+                self.blue_power += sign * (v & 7)
+            elif v:
+                self.red_power += sign * v
 
     def last_snapshot(self) -> bytes:
         """The board as it was before the last applied action."""

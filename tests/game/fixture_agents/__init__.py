@@ -1,0 +1,1 @@
+"""Agents written the way course agents are, for the compatibility tests."""
