@@ -26,7 +26,8 @@ FAILURE_COLUMNS = {
     "load_error": "error",
 }
 OPPONENT_FAILED = "opponent failed"
-#: ``GameSummary.failed`` of a game in which both agents failed (to load).
+#: ``GameSummary.failed`` of a game in which both agents failed (to load): a
+#: loss for both, left out of every rating and of the SPRT.
 BOTH = "BOTH"
 
 
@@ -53,7 +54,7 @@ class GameSummary:
         if record.reason in AGENT_FAILURE_REASONS:
             failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)
             if record.winner is None and all(record.error.get(c) for c in COLORS):
-                failed = BOTH  # neither agent could be loaded: a draw
+                failed = BOTH  # neither agent could be loaded: a loss for both
         extra = record.extra or {}
         return cls(
             red=record.name_of("RED"),
@@ -69,8 +70,20 @@ class GameSummary:
             sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
         )
 
+    @property
+    def rated(self) -> bool:
+        """Whether the game says who is stronger: not when both agents failed.
+
+        Such a game (neither agent could be loaded) is a loss for both, so it
+        cannot be a result between them: it stays out of the ratings, the
+        two-agent statistics and the SPRT.
+        """
+        return self.failed != BOTH
+
     def points(self, color: str) -> float:
-        """The score of the agent playing ``color``: 1, 0.5 or 0."""
+        """The score of the agent playing ``color``: 1, 0.5 or 0 (0 for both when both failed)."""
+        if not self.rated:
+            return 0.0
         return 0.5 if self.winner is None else float(self.winner == color)
 
 
@@ -108,6 +121,8 @@ class PairTotals:
     losses: int = 0
     as_red: Counter = field(default_factory=Counter)  # "W"/"D"/"L" -> n
     as_blue: Counter = field(default_factory=Counter)
+    #: Games both agents failed: in ``losses`` of both sides, in no rating.
+    both_failed: int = 0
 
     @property
     def games(self) -> int:
@@ -116,6 +131,11 @@ class PairTotals:
     @property
     def points(self) -> float:
         return self.wins + self.draws / 2
+
+    @property
+    def rated(self) -> tuple[int, int, int]:
+        """Wins, draws and losses of the games that enter the ratings."""
+        return self.wins, self.draws, self.losses - self.both_failed
 
 
 @dataclass(frozen=True)
@@ -186,7 +206,11 @@ def aggregate(
             name, opponent = (game.red, game.blue) if side == 0 else (game.blue, game.red)
             totals = agents.setdefault(name, AgentTotals(name))
             pair = pairs[(name, opponent)]
-            letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
+            if not game.rated:
+                letter = "L"
+                pair.both_failed += 1
+            else:
+                letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
             totals.games += 1
             if letter == "W":
                 totals.wins += 1
@@ -213,26 +237,29 @@ def aggregate(
     if len(names) == 2:
         first = tested if tested in agents else names[0]
         second = names[1] if first == names[0] else names[0]
-        pair = pairs[(first, second)]
-        match = head_to_head(pair.wins, pair.draws, pair.losses)
-        half = None if match.ci95 is None else match.ci95 / 2
-        ratings = RatingFit(
-            {first: Rating(match.elo / 2, half), second: Rating(-match.elo / 2, half)},
-            match.regularised,
-            "one virtual draw was added, since one agent scored every point" if match.regularised else "",
-        )
+        match = head_to_head(*pairs[(first, second)].rated)
+        if match is None:
+            ratings = RatingFit({}, note="no game between the two agents says which is stronger (both failed in each)")
+        else:
+            half = None if match.ci95 is None else match.ci95 / 2
+            ratings = RatingFit(
+                {first: Rating(match.elo / 2, half), second: Rating(-match.elo / 2, half)},
+                match.regularised,
+                "one virtual draw was added, since one agent scored every point" if match.regularised else "",
+            )
     else:
         first = tested
-        ratings = bradley_terry(
-            names, {(a, b): (pairs[(a, b)].games, pairs[(a, b)].points) for a in names for b in names if a < b and (a, b) in pairs}
-        )
+        rated = {(a, b): pairs[(a, b)].rated for a in names for b in names if a < b and (a, b) in pairs}
+        rated = {key: (sum(wdl), wdl[0] + wdl[1] / 2) for key, wdl in rated.items() if sum(wdl)}
+        # Only agents with a rated game can be placed on the scale.
+        ratings = bradley_terry(sorted({name for key in rated for name in key}), rated)
 
     sprt_state, trajectory = None, ()
     if sprt is not None and len(names) == 2:
         steps = []
         wins = draws = losses = 0
         for game in summaries:
-            if first not in (game.red, game.blue) or game.red == game.blue:
+            if first not in (game.red, game.blue) or game.red == game.blue or not game.rated:
                 continue
             score = game.points("RED" if game.red == first else "BLUE")
             wins, draws, losses = wins + (score == 1), draws + (score == 0.5), losses + (score == 0)

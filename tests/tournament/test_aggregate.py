@@ -60,13 +60,48 @@ def test_failures_count_for_the_agent_that_failed():
     assert headers[:3] == ["agent", "games", "turn limit"] and "memory" in headers and headers[-2:] == ["CPU ms/move", "peak MB"]
 
 
-def test_a_game_neither_agent_could_load_is_a_draw_with_an_error_for_both():
-    both = make_record("a", "b", None, reason="load_error", error_color="RED")
-    both = GameRecord(**{**both.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}})
-    results = aggregate([both, make_record("a", "b", "RED")])
+def both_failed(red: str, blue: str, **kwargs) -> GameRecord:
+    """A game neither agent could be loaded for (on_error: forfeit): no winner, an error for each."""
+    record = make_record(red, blue, None, reason="load_error", error_color="RED", **kwargs)
+    return GameRecord(**{**record.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}})
+
+
+def test_a_game_neither_agent_could_load_is_a_loss_for_both_with_an_error_for_both():
+    results = aggregate([both_failed("a", "b"), make_record("a", "b", "RED")])
     a, b = results.agents["a"], results.agents["b"]
-    assert (a.draws, b.draws) == (1, 1)
+    # Not a draw: a broken agent must not earn half a point from another broken one.
+    assert (a.wins, a.draws, a.losses, a.points) == (1, 0, 1, 1.0)
+    assert (b.wins, b.draws, b.losses, b.points) == (0, 0, 2, 0.0)
+    assert results.pairs[("a", "b")].points == 1.0 and results.pairs[("b", "a")].points == 0.0
     assert a.endings == {"error": 1, "elimination": 1} and b.endings == {"error": 1, "elimination": 1}
+    # The head-to-head statistics see only the game that was played: one win of a's.
+    assert results.head_to_head.draw_ratio == 0.0 and results.head_to_head.los > 0.5
+    assert results.head_to_head == aggregate([make_record("a", "b", "RED")]).head_to_head
+
+
+def test_games_both_agents_failed_stay_out_of_the_ratings_and_the_sprt():
+    played = [make_record(r, b, w) for r, b, w in [("a", "b", "RED"), ("b", "c", None), ("c", "a", "BLUE"), ("a", "c", None)]]
+    played += [make_record("x", n, "BLUE") for n in "abc"] + [make_record(n, "y", "RED") for n in "abc"]
+    played += [make_record("x", "y", "RED"), make_record("y", "x", "RED")]
+    # Two more games between x and y that neither could play: the ratings must not move.
+    with_both = aggregate(played + [both_failed("x", "y"), both_failed("y", "x")])
+    assert with_both.ratings == aggregate(played).ratings
+    x = with_both.agents["x"]
+    assert (x.games, x.wins, x.draws, x.losses) == (3 + 2 + 2, 1, 0, 3 + 1 + 2)
+    # Two agents under an SPRT: the failed games are neither in the LLR nor in its trajectory.
+    match = [make_record("p", "q", "RED", extra={"config_hash": "h", "game_index": i}) for i in range(6)]
+    failed = [both_failed("p", "q", extra={"config_hash": "h", "game_index": 6 + i}) for i in range(4)]
+    settings = SprtSettings(0, 50)
+    with_failed = aggregate(match + failed, sprt=settings, tested="p")
+    alone = aggregate(match, sprt=settings, tested="p")
+    assert with_failed.sprt == alone.sprt and with_failed.sprt_trajectory == alone.sprt_trajectory
+    assert with_failed.ratings == alone.ratings and with_failed.agents["p"].losses == 4
+
+
+def test_agents_that_only_failed_together_get_no_rating():
+    results = aggregate([both_failed("x", "y"), both_failed("y", "x")])
+    assert results.ratings.ratings == {} and results.head_to_head is None
+    assert {row[1]: row[9] for row in standings_table(results).rows} == {"x": "—", "y": "—"}
 
 
 def test_cpu_per_move_and_peak_memory():
@@ -159,3 +194,14 @@ def test_tables_do_not_depend_on_record_order(pair):
     assert _everything(aggregate(original, **kwargs)) == _everything(aggregate(shuffled, **kwargs))
     # Summaries (what the CLI streams from games.jsonl) give the same as whole records.
     assert _everything(aggregate([GameSummary.of(r) for r in shuffled], **kwargs)) == _everything(aggregate(original, **kwargs))
+
+
+def test_the_live_sprt_count_leaves_out_games_both_agents_failed_as_the_tables_do():
+    from referee.tournament.runner import Tally
+
+    records = [make_record("p", "q", w) for w in ("RED", "BLUE", None, "RED")] + [both_failed("q", "p")]
+    tally = Tally("p")
+    for record in records:
+        tally.add(GameSummary.of(record))
+    final = aggregate(records, sprt=SprtSettings(0, 50), tested="p").sprt
+    assert (tally.wins, tally.draws, tally.losses) == (final.wins, final.draws, final.losses) == (2, 1, 1)
