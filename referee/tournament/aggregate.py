@@ -250,7 +250,7 @@ def aggregate(
     else:
         first = tested
         rated = {(a, b): pairs[(a, b)].rated for a in names for b in names if a < b and (a, b) in pairs}
-        rated = {key: (sum(wdl), wdl[0] + wdl[1] / 2) for key, wdl in rated.items() if sum(wdl)}
+        rated = {key: wdl for key, wdl in rated.items() if sum(wdl)}
         # Only agents with a rated game can be placed on the scale.
         ratings = bradley_terry(sorted({name for key in rated for name in key}), rated)
 

@@ -3,7 +3,9 @@
 * More than two agents: a joint Bradley-Terry fit (a draw counts as half a
   win and half a loss), maximum likelihood by minorisation-maximisation
   iterations, anchored so that the agents' mean rating is 0.  The 95% interval
-  of each rating comes from the inverse Fisher information.
+  of each rating comes from the robust (sandwich) covariance: the inverse
+  Fisher information around the observed per-game score variance, so that
+  draws, which vary less than half a win does, narrow it.
 * Two agents: the classic Elo difference from the score, its 95% interval
   from the trinomial (win/draw/loss) variance of the score, the likelihood of
   superiority and the draw ratio.
@@ -105,11 +107,33 @@ def _inverse(matrix: list[list[float]]) -> list[list[float]] | None:
     return [row[size:] for row in rows]
 
 
-def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, float]]) -> RatingFit:
-    """Joint Elo fit.  ``pairs[(a, b)] = (games, points of a)``, one key per pairing.
+def _robust_variances(inverse: list[list[float]], residuals: Mapping[tuple[int, int], float]) -> list[float]:
+    """Sandwich variance of each theta_i minus the mean of all thetas.
+
+    The fit solves sum_g (x_g - p_g)(e_i - e_j) = 0 over games g between i
+    and j, so its covariance is M B M with M the inverse information and
+    B = sum over pairings of r_ij (e_i - e_j)(e_i - e_j)^T, r_ij the observed
+    squared residuals.  Agent k's contrast c_k = e_k - 1/n has variance
+    u_k^T B u_k with u_k = M c_k, i.e. sum over pairings of r_ij (u_k[i] - u_k[j])^2.
+    Only what B is made of is visited: O(n * pairings) after the inversion.
+    """
+    size = len(inverse)
+    means = [math.fsum(row) / size for row in inverse]
+    # centred[i][k] = u_k[i] (M is symmetric).
+    centred = [[value - means[i] for value in row] for i, row in enumerate(inverse)]
+    variances = [0.0] * size
+    for (i, j), r in residuals.items():
+        if r:
+            variances = [v + r * (a - b) ** 2 for v, a, b in zip(variances, centred[i], centred[j])]
+    return [max(0.0, v) for v in variances]
+
+
+def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, int, int]]) -> RatingFit:
+    """Joint Elo fit.  ``pairs[(a, b)] = (wins, draws, losses)`` of a against b, one key per pairing.
 
     Ratings have mean 0; each interval is that of the agent's rating relative
-    to the mean, from the inverse Fisher information of the fit.
+    to the mean, from the sandwich covariance A^-1 B A^-1 of the fit (A: the
+    Fisher information, B: the observed squared per-game score residuals).
     """
     order = sorted(set(names))
     if len(order) < 2:
@@ -118,14 +142,20 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
     size = len(order)
     games: list[dict[int, float]] = [{} for _ in order]
     points: list[dict[int, float]] = [{} for _ in order]
-    for (a, b), (played, scored) in sorted(pairs.items()):
+    # score[i][j]: i's wins, draws and losses against j (for the per-game score variance).
+    score: list[dict[int, list[float]]] = [{} for _ in order]
+    for (a, b), (wins, draws, losses) in sorted(pairs.items()):
+        played = wins + draws + losses
         if not played:
             continue
         i, j = index[a], index[b]
         games[i][j] = games[i].get(j, 0.0) + played
         games[j][i] = games[j].get(i, 0.0) + played
-        points[i][j] = points[i].get(j, 0.0) + scored
-        points[j][i] = points[j].get(i, 0.0) + played - scored
+        points[i][j] = points[i].get(j, 0.0) + wins + draws / 2
+        points[j][i] = points[j].get(i, 0.0) + losses + draws / 2
+        for x, y, wdl in ((i, j, (wins, draws, losses)), (j, i, (losses, draws, wins))):
+            old = score[x].setdefault(y, [0.0, 0.0, 0.0])
+            score[x][y] = [u + v for u, v in zip(old, wdl)]
 
     if not _reaches_all([set(g) for g in games]):
         return RatingFit({}, note="the games played do not connect all agents, so no common rating scale exists yet")
@@ -137,6 +167,7 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
             for j in games[i]:
                 games[i][j] += 1.0
                 points[i][j] += 0.5
+                score[i][j][1] += 1.0
 
     totals = [math.fsum(row.values()) for row in points]
     strength = [1.0] * size
@@ -153,26 +184,26 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
             break
     theta = [math.log(s) for s in strength]
 
-    # Fisher information of the log-strengths, with agent 0 fixed at 0.
+    # Fisher information of the log-strengths, with agent 0 fixed at 0, and the
+    # observed squared score residuals of each pairing: sum over its games of
+    # (x - p)^2 = W (1-p)^2 + D (1/2-p)^2 + L p^2.
     information = [[0.0] * size for _ in range(size)]
+    residuals: dict[tuple[int, int], float] = {}
     for i in range(size):
         for j, n in games[i].items():
             p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
             information[i][j] -= n * p * (1 - p)
             information[i][i] += n * p * (1 - p)
+            if i < j:
+                wins, draws, losses = score[i][j]
+                residuals[(i, j)] = wins * (1 - p) ** 2 + draws * (0.5 - p) ** 2 + losses * p**2
     reduced = _inverse([row[1:] for row in information[1:]])
     ratings = {}
     if reduced is None:
         cis: list[float | None] = [None] * size
     else:
-        covariance = [[0.0] * size] + [[0.0] + row for row in reduced]
-        row_sums = [math.fsum(row) for row in covariance]
-        grand = math.fsum(row_sums)
-        # Variance of theta_i minus the mean of all thetas.
-        cis = [
-            Z95 * ELO_PER_NAT * math.sqrt(max(0.0, covariance[i][i] - 2 * row_sums[i] / size + grand / size**2))
-            for i in range(size)
-        ]
+        inverse = [[0.0] * size] + [[0.0] + row for row in reduced]
+        cis = [Z95 * ELO_PER_NAT * math.sqrt(v) for v in _robust_variances(inverse, residuals)]
     for i, name in enumerate(order):
         ratings[name] = Rating(theta[i] * ELO_PER_NAT, cis[i])
     note = "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""
