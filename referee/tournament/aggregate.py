@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from ..records import AGENT_FAILURE_REASONS, COLORS, RULE_REASONS, GameRecord
-from .ratings import HeadToHead, Rating, RatingFit, bradley_terry, head_to_head
-from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, sprt_result
+from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
+from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
 
 #: How an agent's own failure is shown in the endings table.
 FAILURE_COLUMNS = {
@@ -47,6 +47,8 @@ class GameSummary:
     index: int | None = None
     #: Whether the agents ran sealed (namespaces, frozen between calls).
     sealed: bool = False
+    #: The schedule's round (``extra.round``): rounds 2r and 2r+1 of a pairing swap colours.
+    round: int | None = None
 
     @classmethod
     def of(cls, record: GameRecord) -> "GameSummary":
@@ -68,6 +70,7 @@ class GameSummary:
             config_hash=extra.get("config_hash"),
             index=record.game_index,
             sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
+            round=extra.get("round"),
         )
 
     @property
@@ -151,6 +154,10 @@ class Results:
     ending_columns: tuple[str, ...]
     #: Games whose agents ran unsealed: an agent could have tampered with them.
     unsealed: int = 0
+    #: Two agents whose games came in colour-swapped pairs: the pentanomial statistics.
+    paired: PairedMatch | None = None
+    #: Rated games of a two-agent match outside any complete pair (left out of ``paired``).
+    unpaired: int = 0
 
     def standings(self) -> list[AgentTotals]:
         """Agents by points, then Elo, then name."""
@@ -175,6 +182,25 @@ def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:
         if kept is None or repr(game) < repr(kept):
             keyed[key] = game
     return [keyed[k] for k in sorted(keyed)] + sorted(loose, key=repr)
+
+
+def _pair_scores(games: list[GameSummary], first: str) -> tuple[int, int, int, int, int]:
+    """How many colour-swapped pairs ``first`` scored 0, 1/2, 1, 1 1/2 and 2 points in.
+
+    Rounds 2r and 2r+1 of a two-agent schedule (same config) are a pair when
+    both are recorded and ``first`` had each colour once; other games are in
+    no pair.
+    """
+    halves: dict[tuple[str | None, int], dict[int, tuple[str, float]]] = defaultdict(dict)
+    for game in games:
+        if game.round is not None:
+            color = "RED" if game.red == first else "BLUE"
+            halves[(game.config_hash, game.round // 2)][game.round % 2] = (color, game.points(color))
+    counts = [0] * 5
+    for pair in halves.values():
+        if len(pair) == 2 and pair[0][0] != pair[1][0]:
+            counts[round(2 * (pair[0][1] + pair[1][1]))] += 1
+    return tuple(counts)
 
 
 def _ending_columns(rule_reasons: set[str]) -> tuple[str, ...]:
@@ -254,6 +280,13 @@ def aggregate(
         # Only agents with a rated game can be placed on the scale.
         ratings = bradley_terry(sorted({name for key in rated for name in key}), rated)
 
+    paired, unpaired = None, 0
+    if len(names) == 2:
+        match_games = [g for g in summaries if first in (g.red, g.blue) and g.red != g.blue and g.rated]
+        counts = _pair_scores(match_games, first)
+        paired = pentanomial(counts)
+        unpaired = len(match_games) - 2 * sum(counts)
+
     sprt_state, trajectory = None, ()
     if sprt is not None and len(names) == 2:
         steps = []
@@ -266,6 +299,10 @@ def aggregate(
             steps.append((wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1)))
         trajectory = tuple(steps)
         sprt_state = sprt_result(wins, draws, losses, sprt, games_left)
+        if paired is not None:
+            sprt_state = replace(
+                sprt_state, pentanomial_llr=pentanomial_llr(paired.counts, sprt.elo0, sprt.elo1), pairs=paired.pairs
+            )
 
     return Results(
         games=sum(1 for g in summaries if g.red != g.blue),
@@ -278,4 +315,6 @@ def aggregate(
         sprt_trajectory=trajectory,
         ending_columns=_ending_columns({g.reason for g in summaries if g.failed is None and g.red != g.blue}),
         unsealed=sum(1 for g in summaries if g.red != g.blue and not g.sealed),
+        paired=paired,
+        unpaired=unpaired,
     )

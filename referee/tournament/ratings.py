@@ -8,7 +8,8 @@
   draws, which vary less than half a win does, narrow it.
 * Two agents: the classic Elo difference from the score, its 95% interval
   from the trinomial (win/draw/loss) variance of the score, the likelihood of
-  superiority and the draw ratio.
+  superiority and the draw ratio; when the games come in colour-swapped
+  pairs, also the pentanomial interval, from the variance of the pairs' scores.
 
 When some agent won or lost everything (more exactly: when the "scored a
 point against" graph is not strongly connected) the maximum-likelihood
@@ -59,6 +60,14 @@ class HeadToHead:
     regularised: bool
 
 
+def _score_interval(score: float, variance: float, samples: int) -> float | None:
+    """Half-width in Elo of score +- 1.96 sqrt(variance / samples) mapped through
+    the Elo curve; None (unbounded) when it reaches 0% or 100%."""
+    margin = Z95 * math.sqrt(variance / samples)
+    low, high = score - margin, score + margin
+    return (elo_from_score(high) - elo_from_score(low)) / 2 if 0 < low and high < 1 else None
+
+
 def head_to_head(wins: int, draws: int, losses: int) -> HeadToHead | None:
     """Elo difference, 95% interval, LOS and draw ratio from the first agent's W/D/L."""
     games = wins + draws + losses
@@ -72,10 +81,43 @@ def head_to_head(wins: int, draws: int, losses: int) -> HeadToHead | None:
         draws, games = draws + 1, games + 1
     score = (wins + draws / 2) / games
     variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
-    margin = Z95 * math.sqrt(variance / games)
-    low, high = score - margin, score + margin
-    ci95 = (elo_from_score(high) - elo_from_score(low)) / 2 if 0 < low and high < 1 else None
-    return HeadToHead(elo_from_score(score), ci95, los, draw_ratio, regularised)
+    return HeadToHead(elo_from_score(score), _score_interval(score, variance, games), los, draw_ratio, regularised)
+
+
+@dataclass(frozen=True)
+class PairedMatch:
+    """Two agents, games in colour-swapped pairs: the first agent's pentanomial statistics."""
+
+    counts: tuple[int, int, int, int, int]  # pairs in which it scored 0, 1/2, 1, 1 1/2, 2 points
+    elo: float
+    ci95: float | None  # half-width of the 95% interval of the Elo difference; None when unbounded
+    regularised: bool
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+
+def pentanomial(counts: Sequence[int]) -> PairedMatch | None:
+    """Elo difference and its 95% interval from the pair scores (0, 1/2, 1, 1 1/2, 2 points of 2).
+
+    Each pair is one sample of the per-game score (its points / 2), so the
+    interval uses the variance between pairs: a colour advantage that one pair
+    of games cancels out no longer widens it, as counting games as independent does.
+    """
+    observed = tuple(int(n) for n in counts)
+    pairs = sum(observed)
+    if pairs == 0:
+        return None
+    weights = list(observed)
+    regularised = observed[0] == pairs or observed[4] == pairs  # all pairs lost, or all won
+    if regularised:
+        weights[2] += 1  # one virtual drawn pair, as the two-agent fit adds a virtual draw
+        pairs += 1
+    per_game = [k / 4 for k in range(5)]
+    score = math.fsum(n * x for n, x in zip(weights, per_game)) / pairs
+    variance = math.fsum(n * (x - score) ** 2 for n, x in zip(weights, per_game)) / pairs
+    return PairedMatch(observed, elo_from_score(score), _score_interval(score, variance, pairs), regularised)
 
 
 def _reaches_all(edges: list[set[int]]) -> bool:

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from referee.records import GameRecord
 from referee.tournament.aggregate import OPPONENT_FAILED, GameSummary, aggregate
-from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings
+from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings, log_likelihood_ratio, pentanomial_llr
+from referee.tournament.tables import summary_lines
 from referee.tournament.tables import crosstable, endings_table, pairs_table, render, standings_table, write_files
 
 from .fakes import make_record
@@ -177,7 +178,7 @@ def records(draw):
     index = draw(st.integers(0, 40))
     return make_record(
         red, blue, winner, reason, cpu=cpu, moves=moves, memory=memory, error_color=failing,
-        extra={"config_hash": "h", "game_index": index},
+        extra={"config_hash": "h", "game_index": index, "round": index},
     )
 
 
@@ -205,3 +206,48 @@ def test_the_live_sprt_count_leaves_out_games_both_agents_failed_as_the_tables_d
         tally.add(GameSummary.of(record))
     final = aggregate(records, sprt=SprtSettings(0, 50), tested="p").sprt
     assert (tally.wins, tally.draws, tally.losses) == (final.wins, final.draws, final.losses) == (2, 1, 1)
+
+
+
+# -- two agents in colour-swapped pairs ------------------------------------------------------
+
+
+def match_game(round_: int, p_scores: float | None, failed: bool = False):
+    """Round ``round_`` of a two-agent schedule (p Red in even rounds); p's score 1, 0.5 or 0."""
+    red, blue = ("p", "q") if round_ % 2 == 0 else ("q", "p")
+    extra = {"config_hash": "h", "game_index": round_, "round": round_}
+    if failed:
+        return both_failed(red, blue, extra=extra)
+    winner = None if p_scores == 0.5 else ("RED" if (p_scores == 1) == (red == "p") else "BLUE")
+    return make_record(red, blue, winner, extra=extra)
+
+
+def test_pairs_of_rounds_give_the_pentanomial_counts():
+    scores = [1, 0, 1, 1, 0.5, 0.5, 0, 0.5, 1, 0.5, 0, 0, 1]  # round 12 has no partner yet
+    records = [match_game(r, x) for r, x in enumerate(scores)]
+    # Pairs (rounds 0-1, 2-3, ...) scoring 1, 2, 1, 1/2, 1 1/2, 0 points: counts of 0, 1/2, 1, 1 1/2, 2 points.
+    expected = (1, 1, 2, 1, 1)
+    settings = SprtSettings(0, 20)
+    results = aggregate(records, sprt=settings, tested="p")
+    assert results.paired.counts == expected and results.unpaired == 1
+    assert results.sprt.pentanomial_llr == pentanomial_llr(expected, 0, 20) and results.sprt.pairs == 6
+    # The verdict stays the W/D/L one.
+    assert results.sprt.llr == log_likelihood_ratio(5, 4, 4, 0, 20)
+    lines = "\n".join(summary_lines(results, settings))
+    assert "Pentanomial, 6 colour-swapped pairs scoring 0/½/1/1½/2: 1/1/2/1/1" in lines
+    assert "1 games outside a complete pair left out" in lines
+    assert "SPRT (logistic Elo: elo0 0, elo1 20," in lines and "pentanomial LLR" in lines
+    # From q's side every pair is mirrored.
+    assert aggregate(records, tested="q").paired.counts == expected[::-1]
+
+
+def test_only_complete_colour_swapped_pairs_count():
+    records = [match_game(0, 1), match_game(1, 1), match_game(2, 1), match_game(3, None, failed=True)]
+    # Rounds 2-3: round 3 both agents failed, so round 2 has no partner.
+    results = aggregate(records, tested="p")
+    assert results.paired.counts == (0, 0, 0, 0, 1) and results.unpaired == 1
+    # The same colours twice are no pair (records not from the schedule).
+    same = aggregate([match_game(0, 1), GameRecord(**{**match_game(0, 0).to_dict(), "extra": {"config_hash": "h", "game_index": 1, "round": 1}})], tested="p")
+    assert same.paired is None and same.unpaired == 2
+    # Records without rounds (not from a tournament) have no pairs at all.
+    assert aggregate([make_record("p", "q", "RED"), make_record("q", "p", "RED")], tested="p").paired is None

@@ -316,6 +316,12 @@ sprt: {elo0: 0, elo1: 50}
     assert 22 <= len(games) < 30
     assert all(r.reason == "illegal_action" and r.name_of(r.winner) == "random" for r in games)
     assert "H1 accepted" in proc.stdout and "random vs resigner: Elo difference +" in proc.stdout
+    # The output names the Elo model of elo0/elo1, and reports the colour-swapped pairs (all won).
+    assert "SPRT (logistic Elo: elo0 0, elo1 50, alpha 0.05, beta 0.05)" in proc.stdout
+    rounds = {r.extra["round"] for r in games}
+    pairs = sum(1 for r in rounds if r % 2 == 0 and r + 1 in rounds)  # games abandoned at the stop may leave gaps
+    assert f"Pentanomial, {pairs} colour-swapped pairs scoring 0/½/1/1½/2: 0/0/0/0/{pairs}:" in proc.stdout
+    assert "pentanomial LLR" in proc.stdout and f"over {pairs} pairs" in proc.stdout
     trajectory = table(tmp_path / "out", "sprt")
     assert trajectory[0] == ["games", "game_index", "llr", "lower", "upper"] and len(trajectory) == len(games) + 1
     assert float(trajectory[-1][2]) >= float(trajectory[-1][4]) > 0

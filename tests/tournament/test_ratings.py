@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import math
 import random
-from statistics import quantiles
+from statistics import fmean, pvariance, quantiles
 
 import pytest
 
-from referee.tournament.ratings import bradley_terry, elo_from_score, head_to_head
+from referee.tournament.ratings import bradley_terry, elo_from_score, head_to_head, pentanomial
 
 ELO_75 = 400 * math.log10(3)  # a 75% score: 10^(d/400) = 0.75/0.25 = 3, d = 190.85
 
@@ -156,3 +156,37 @@ def test_the_joint_interval_agrees_with_a_bootstrap_over_games(draw_rate, scores
     # 70-80% at 66%.
     assert all(abs(r - 1) < 0.10 for r in ratios.values()), ratios
     assert abs(sum(ratios.values()) / 4 - 1) < 0.05, ratios
+
+
+# -- pentanomial: colour-swapped pairs of games ----------------------------------------
+
+
+def _logistic_elo(score: float) -> float:
+    return 400 * math.log10(score / (1 - score))
+
+
+def test_pentanomial_interval_is_the_normal_interval_of_the_mean_pair_score():
+    counts = (3, 10, 20, 12, 5)  # pairs scoring 0, 1/2, 1, 1 1/2, 2 points
+    per_game = [k / 4 for k, n in enumerate(counts) for _ in range(n)]  # each pair's score per game
+    mean, standard_error = fmean(per_game), math.sqrt(pvariance(per_game) / len(per_game))
+    low, high = mean - 1.96 * standard_error, mean + 1.96 * standard_error
+    paired = pentanomial(counts)
+    assert paired.pairs == 50 and paired.counts == counts and not paired.regularised
+    assert paired.elo == pytest.approx(_logistic_elo(mean), abs=1e-9)
+    assert paired.ci95 == pytest.approx((_logistic_elo(high) - _logistic_elo(low)) / 2, rel=1e-4)
+
+
+def test_pairs_cancel_a_colour_advantage_that_widens_the_trinomial_interval():
+    # 30 pairs won as Red and lost as Blue, 6 won twice, 4 lost twice: 42 wins, 38 losses.
+    paired = pentanomial((4, 0, 30, 0, 6))
+    games = head_to_head(wins=30 + 2 * 6, draws=0, losses=30 + 2 * 4)
+    assert paired.elo == pytest.approx(games.elo)
+    # Per-game score variance 0.249 over 80 games against 0.0619 over 40 pairs: ~0.7 the width.
+    assert paired.ci95 < 0.75 * games.ci95
+
+
+def test_a_clean_sweep_of_pairs_gets_one_virtual_drawn_pair():
+    paired = pentanomial((0, 0, 0, 0, 8))
+    assert paired.regularised and paired.counts == (0, 0, 0, 0, 8)
+    assert paired.elo == pytest.approx(elo_from_score((8 + 0.5) / 9))
+    assert pentanomial((0, 0, 0, 0, 0)) is None
