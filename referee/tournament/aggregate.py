@@ -159,14 +159,51 @@ class Results:
     #: Rated games of a two-agent match outside any complete pair (left out of ``paired``).
     unpaired: int = 0
 
+    @property
+    def ranked_by(self) -> str:
+        """What the standings are sorted by: "points", "Elo" or "score".
+
+        Points only compare agents that played as many games (a complete
+        round robin, a two-agent match), where they order agents as the
+        ratings do.  Otherwise (a gauntlet, an unfinished run) an agent that
+        played more games would gather more points however it played, so the
+        rating decides, or the score % when there are no ratings.
+        """
+        if len({agent.games for agent in self.agents.values()}) <= 1:
+            return "points"
+        return "Elo" if self.ratings.ratings else "score"
+
+    def ranking(self) -> list[tuple[int, AgentTotals]]:
+        """(rank, agent), best first; agents equal on what ranks them share a rank.
+
+        By points: equal points share a rank, listed by Elo then name.  By Elo:
+        Elo as shown (to 0.1, so that ratings equal but for rounding tie), then
+        score %, then name; unrated agents last.  By score: score %, then name.
+        """
+        ratings, by = self.ratings.ratings, self.ranked_by
+
+        def rank_key(agent: AgentTotals) -> tuple:
+            if by == "points":
+                return (-agent.points,)
+            if by == "score":
+                return (-agent.score,)
+            rating = ratings.get(agent.name)
+            return (rating is None, -round(rating.elo, 1) if rating else 0.0, -agent.score)
+
+        def sort_key(agent: AgentTotals) -> tuple:
+            rating = ratings.get(agent.name)
+            elo = -(rating.elo if rating else 0.0) if by == "points" else 0.0
+            return (*rank_key(agent), elo, agent.name)
+
+        ranked: list[tuple[int, AgentTotals]] = []
+        for position, agent in enumerate(sorted(self.agents.values(), key=sort_key), start=1):
+            shares = bool(ranked) and rank_key(ranked[-1][1]) == rank_key(agent)
+            ranked.append((ranked[-1][0] if shares else position, agent))
+        return ranked
+
     def standings(self) -> list[AgentTotals]:
-        """Agents by points, then Elo, then name."""
-
-        def key(agent: AgentTotals):
-            rating = self.ratings.ratings.get(agent.name)
-            return (-agent.points, -(rating.elo if rating else 0.0), agent.name)
-
-        return sorted(self.agents.values(), key=key)
+        """The agents in rank order (see :meth:`ranking`)."""
+        return [agent for _, agent in self.ranking()]
 
 
 def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:

@@ -48,10 +48,7 @@ def standings_table(results: Results) -> Table:
     if two:
         headers += ["LOS %", "draw %"]
     rows = []
-    previous_points, rank = None, 0
-    for position, agent in enumerate(results.standings(), start=1):
-        if agent.points != previous_points:
-            rank, previous_points = position, agent.points
+    for rank, agent in results.ranking():
         rating = results.ratings.ratings.get(agent.name)
         row: list[object] = [
             rank, agent.name, agent.games, agent.wins, agent.draws, agent.losses,
@@ -122,8 +119,17 @@ def sandbox_warning(results: Results) -> str | None:
     )
 
 
+#: Why the standings are not by points, by what they are ranked on instead.
+RANKING_NOTES = {
+    "Elo": "Ranked by Elo, then score %, then name, since the agents played different numbers of games.",
+    "score": "Ranked by score %, then name (no ratings), since the agents played different numbers of games.",
+}
+
+
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
     lines = [f"{results.games} games, {len(results.agents)} agents."]
+    if results.ranked_by in RANKING_NOTES:
+        lines.append(RANKING_NOTES[results.ranked_by])
     match = results.head_to_head
     if match is not None:
         other = next(name for name in results.agents if name != results.tested)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -251,3 +252,63 @@ def test_only_complete_colour_swapped_pairs_count():
     assert same.paired is None and same.unpaired == 2
     # Records without rounds (not from a tournament) have no pairs at all.
     assert aggregate([make_record("p", "q", "RED"), make_record("q", "p", "RED")], tested="p").paired is None
+
+
+
+# -- ranking ---------------------------------------------------------------------------
+
+
+def gauntlet(challenger: str, opponents: str, wins: int, losses: int) -> list[GameRecord]:
+    """The challenger's games against each opponent: ``wins`` won and ``losses`` lost, colours alternating."""
+    records = []
+    for opponent in opponents:
+        for k, won in enumerate([True] * wins + [False] * losses):
+            red, blue = (challenger, opponent) if k % 2 == 0 else (opponent, challenger)
+            records.append(make_record(red, blue, "RED" if won == (red == challenger) else "BLUE"))
+    return records
+
+
+def test_a_gauntlet_ranks_by_rating_not_by_points():
+    # The issue's case: 40% against each of three opponents, 20 games each, is
+    # 24 points to the opponents' 12, and the lowest rating (each opponent
+    # scored 60% against it, so all three are elo(0.6) = 70.4 above it).
+    results = aggregate(gauntlet("C", ["o1", "o2", "o3"], wins=8, losses=12))
+    assert results.agents["C"].points == 24 and results.agents["o1"].points == 12
+    assert results.ranked_by == "Elo"
+    rows = standings_table(results).rows
+    assert [(row[0], row[1]) for row in rows] == [(1, "o1"), (1, "o2"), (1, "o3"), (4, "C")]
+    ratings = results.ratings.ratings
+    assert ratings["o1"].elo - ratings["C"].elo == pytest.approx(400 * math.log10(0.6 / 0.4), abs=1e-6)
+    assert "Ranked by Elo, then score %, then name" in render(results)
+    # The crosstable and the other tables follow the same order.
+    assert [row[0] for row in crosstable(results).rows] == ["o1", "o2", "o3", "C"]
+
+
+def test_equal_ratings_are_ranked_by_score_then_name():
+    # x (4 games) and y (2) both scored 50% against C, so both are rated as C
+    # is; z beat C twice.  Equal Elo falls to the score %: x and y 50% (sharing
+    # a rank), C 3 of 8 = 37.5% after its losses to z.
+    records = gauntlet("C", ["x"], wins=2, losses=2) + gauntlet("C", ["y"], wins=1, losses=1)
+    records += gauntlet("C", ["z"], wins=0, losses=2)
+    results = aggregate(records)
+    ratings = results.ratings.ratings
+    assert ratings["x"].elo == pytest.approx(ratings["C"].elo, abs=1e-6) == pytest.approx(ratings["y"].elo, abs=1e-6)
+    rows = standings_table(results).rows
+    assert [(row[0], row[1], row[7]) for row in rows] == [(1, "z", "100.0"), (2, "x", "50.0"), (2, "y", "50.0"), (4, "C", "37.5")]
+
+
+def test_equal_numbers_of_games_rank_by_points():
+    # a 1.5 points, c 1, b 0.5, each in two games.
+    records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
+    results = aggregate(records)
+    assert results.ranked_by == "points" and "Ranked by" not in render(results)
+    assert [(row[0], row[1], row[6]) for row in standings_table(results).rows] == [(1, "a", "1.5"), (2, "c", "1"), (3, "b", "0.5")]
+
+
+def test_without_ratings_unequal_games_rank_by_score():
+    # Two separate matches: no common scale, so no ratings; c played 4 games, the others 2.
+    records = [make_record("a", "b", "RED"), make_record("b", "a", None)]
+    records += [make_record("c", "d", "RED"), make_record("d", "c", "RED"), make_record("c", "d", "RED"), make_record("d", "c", "BLUE")]
+    results = aggregate(records)
+    assert results.ratings.ratings == {} and results.ranked_by == "score"
+    assert [(row[0], row[1]) for row in standings_table(results).rows] == [(1, "a"), (1, "c"), (3, "b"), (3, "d")]

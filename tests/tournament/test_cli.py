@@ -327,6 +327,42 @@ sprt: {elo0: 0, elo1: 50}
     assert float(trajectory[-1][2]) >= float(trajectory[-1][4]) > 0
 
 
+def test_a_gauntlet_is_ranked_by_rating_not_by_the_challengers_many_points(tmp_path):
+    # Every agent but random forfeits its first move, so Red forfeits between two
+    # of them (Blue wins) and random wins every game: the challenger scores 1 of
+    # 2 against each of r1, r2, r3 and 0 of 2 against random, i.e. 3 points, more
+    # than anyone else, at 37.5%, the lowest score.
+    config = write_config(tmp_path, """\
+name: ranked
+agents:
+  - {name: challenger, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: r1, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: r2, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: r3, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: random, spec: agents.random_agent}
+format: gauntlet
+challenger: challenger
+games_per_pair: 2
+seed: 5
+""")
+    proc = run(config, "-o", str(tmp_path / "out"), "-q", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    games = records(tmp_path / "out")
+    assert len(games) == 8
+    for record in games:
+        expected = "random" if "random" in (record.red_name, record.blue_name) else record.blue_name
+        assert record.name_of(record.winner) == expected, record
+    standings = table(tmp_path / "out", "standings")
+    rows = [dict(zip(standings[0], row)) for row in standings[1:]]
+    assert [row["agent"] for row in rows] == ["random", "r1", "r2", "r3", "challenger"]
+    assert [row["rank"] for row in rows] == ["1", "2", "2", "2", "5"]
+    assert [row["points"] for row in rows] == ["2", "1", "1", "1", "3"]
+    # 50% against the challenger rates r1-r3 as the challenger; the score % breaks the tie.
+    assert len({row["Elo"] for row in rows[1:]}) == 1 and rows[-1]["score %"] == "37.5"
+    assert "Ranked by Elo, then score %, then name" in proc.stdout
+    assert "Ranked by Elo" in (tmp_path / "out" / "results.md").read_text()
+
+
 def test_unsealed_games_are_flagged_in_every_output_and_sealed_ones_are_not(tmp_path):
     from tests.sandboxing import require_sandbox
 
