@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 #: The score of a win, a draw and a loss.
 SCORES = (1.0, 0.5, 0.0)
-#: The score a game of a colour-swapped pair that scored 0, 1/2, 1, 1 1/2 or 2 points.
+#: The per-game score of a colour-swapped pair of games that scored 0, 1/2, 1, 1 1/2 or 2 points.
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: The Elo model that elo0 and elo1 are in (see expected_score).
 ELO_MODEL = "logistic"
