@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from ..records import AGENT_FAILURE_REASONS, COLORS, RULE_REASONS, GameRecord
-from .ratings import HeadToHead, Rating, RatingFit, bradley_terry, head_to_head
-from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, sprt_result
+from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
+from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
 
 #: How an agent's own failure is shown in the endings table.
 FAILURE_COLUMNS = {
@@ -26,7 +26,8 @@ FAILURE_COLUMNS = {
     "load_error": "error",
 }
 OPPONENT_FAILED = "opponent failed"
-#: ``GameSummary.failed`` of a game in which both agents failed (to load).
+#: ``GameSummary.failed`` of a game in which both agents failed (to load): a
+#: loss for both, left out of every rating and of the SPRT.
 BOTH = "BOTH"
 
 
@@ -46,6 +47,8 @@ class GameSummary:
     index: int | None = None
     #: Whether the agents ran sealed (namespaces, frozen between calls).
     sealed: bool = False
+    #: The schedule's round (``extra.round``): rounds 2r and 2r+1 of a pairing swap colours.
+    round: int | None = None
 
     @classmethod
     def of(cls, record: GameRecord) -> "GameSummary":
@@ -53,7 +56,7 @@ class GameSummary:
         if record.reason in AGENT_FAILURE_REASONS:
             failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)
             if record.winner is None and all(record.error.get(c) for c in COLORS):
-                failed = BOTH  # neither agent could be loaded: a draw
+                failed = BOTH  # neither agent could be loaded: a loss for both
         extra = record.extra or {}
         return cls(
             red=record.name_of("RED"),
@@ -67,10 +70,23 @@ class GameSummary:
             config_hash=extra.get("config_hash"),
             index=record.game_index,
             sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
+            round=extra.get("round"),
         )
 
+    @property
+    def rated(self) -> bool:
+        """Whether the game says who is stronger: not when both agents failed.
+
+        Such a game (neither agent could be loaded) is a loss for both, so it
+        cannot be a result between them: it stays out of the ratings, the
+        two-agent statistics and the SPRT.
+        """
+        return self.failed != BOTH
+
     def points(self, color: str) -> float:
-        """The score of the agent playing ``color``: 1, 0.5 or 0."""
+        """The score of the agent playing ``color``: 1, 0.5 or 0 (0 for both when both failed)."""
+        if not self.rated:
+            return 0.0
         return 0.5 if self.winner is None else float(self.winner == color)
 
 
@@ -108,6 +124,8 @@ class PairTotals:
     losses: int = 0
     as_red: Counter = field(default_factory=Counter)  # "W"/"D"/"L" -> n
     as_blue: Counter = field(default_factory=Counter)
+    #: Games both agents failed: in ``losses`` of both sides, in no rating.
+    both_failed: int = 0
 
     @property
     def games(self) -> int:
@@ -116,6 +134,11 @@ class PairTotals:
     @property
     def points(self) -> float:
         return self.wins + self.draws / 2
+
+    @property
+    def rated(self) -> tuple[int, int, int]:
+        """Wins, draws and losses of the games that enter the ratings."""
+        return self.wins, self.draws, self.losses - self.both_failed
 
 
 @dataclass(frozen=True)
@@ -131,15 +154,56 @@ class Results:
     ending_columns: tuple[str, ...]
     #: Games whose agents ran unsealed: an agent could have tampered with them.
     unsealed: int = 0
+    #: Two agents whose games came in colour-swapped pairs: the pentanomial statistics.
+    paired: PairedMatch | None = None
+    #: Rated games of a two-agent match outside any complete pair (left out of ``paired``).
+    unpaired: int = 0
+
+    @property
+    def ranked_by(self) -> str:
+        """What the standings are sorted by: "points", "Elo" or "score".
+
+        Points only compare agents that played as many games (a complete
+        round robin, a two-agent match), where they order agents as the
+        ratings do.  Otherwise (a gauntlet, an unfinished run) an agent that
+        played more games would gather more points however it played, so the
+        rating decides, or the score % when there are no ratings.
+        """
+        if len({agent.games for agent in self.agents.values()}) <= 1:
+            return "points"
+        return "Elo" if self.ratings.ratings else "score"
+
+    def ranking(self) -> list[tuple[int, AgentTotals]]:
+        """(rank, agent), best first; agents equal on what ranks them share a rank.
+
+        By points: equal points share a rank, listed by Elo then name.  By Elo:
+        Elo as shown (to 0.1, so that ratings equal but for rounding tie), then
+        score %, then name; unrated agents last.  By score: score %, then name.
+        """
+        ratings, by = self.ratings.ratings, self.ranked_by
+
+        def rank_key(agent: AgentTotals) -> tuple:
+            if by == "points":
+                return (-agent.points,)
+            if by == "score":
+                return (-agent.score,)
+            rating = ratings.get(agent.name)
+            return (rating is None, -round(rating.elo, 1) if rating else 0.0, -agent.score)
+
+        def sort_key(agent: AgentTotals) -> tuple:
+            rating = ratings.get(agent.name)
+            elo = -(rating.elo if rating else 0.0) if by == "points" else 0.0
+            return (*rank_key(agent), elo, agent.name)
+
+        ranked: list[tuple[int, AgentTotals]] = []
+        for position, agent in enumerate(sorted(self.agents.values(), key=sort_key), start=1):
+            shares = bool(ranked) and rank_key(ranked[-1][1]) == rank_key(agent)
+            ranked.append((ranked[-1][0] if shares else position, agent))
+        return ranked
 
     def standings(self) -> list[AgentTotals]:
-        """Agents by points, then Elo, then name."""
-
-        def key(agent: AgentTotals):
-            rating = self.ratings.ratings.get(agent.name)
-            return (-agent.points, -(rating.elo if rating else 0.0), agent.name)
-
-        return sorted(self.agents.values(), key=key)
+        """The agents in rank order (see :meth:`ranking`)."""
+        return [agent for _, agent in self.ranking()]
 
 
 def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:
@@ -155,6 +219,25 @@ def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:
         if kept is None or repr(game) < repr(kept):
             keyed[key] = game
     return [keyed[k] for k in sorted(keyed)] + sorted(loose, key=repr)
+
+
+def _pair_scores(games: list[GameSummary], first: str) -> tuple[int, int, int, int, int]:
+    """How many colour-swapped pairs ``first`` scored 0, 1/2, 1, 1 1/2 and 2 points in.
+
+    Rounds 2r and 2r+1 of a two-agent schedule (same config) are a pair when
+    both are recorded and ``first`` had each colour once; other games are in
+    no pair.
+    """
+    halves: dict[tuple[str | None, int], dict[int, tuple[str, float]]] = defaultdict(dict)
+    for game in games:
+        if game.round is not None:
+            color = "RED" if game.red == first else "BLUE"
+            halves[(game.config_hash, game.round // 2)][game.round % 2] = (color, game.points(color))
+    counts = [0] * 5
+    for pair in halves.values():
+        if len(pair) == 2 and pair[0][0] != pair[1][0]:
+            counts[round(2 * (pair[0][1] + pair[1][1]))] += 1
+    return tuple(counts)
 
 
 def _ending_columns(rule_reasons: set[str]) -> tuple[str, ...]:
@@ -186,7 +269,11 @@ def aggregate(
             name, opponent = (game.red, game.blue) if side == 0 else (game.blue, game.red)
             totals = agents.setdefault(name, AgentTotals(name))
             pair = pairs[(name, opponent)]
-            letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
+            if not game.rated:
+                letter = "L"
+                pair.both_failed += 1
+            else:
+                letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
             totals.games += 1
             if letter == "W":
                 totals.wins += 1
@@ -213,32 +300,46 @@ def aggregate(
     if len(names) == 2:
         first = tested if tested in agents else names[0]
         second = names[1] if first == names[0] else names[0]
-        pair = pairs[(first, second)]
-        match = head_to_head(pair.wins, pair.draws, pair.losses)
-        half = None if match.ci95 is None else match.ci95 / 2
-        ratings = RatingFit(
-            {first: Rating(match.elo / 2, half), second: Rating(-match.elo / 2, half)},
-            match.regularised,
-            "one virtual draw was added, since one agent scored every point" if match.regularised else "",
-        )
+        match = head_to_head(*pairs[(first, second)].rated)
+        if match is None:
+            ratings = RatingFit({}, note="no game between the two agents says which is stronger (both failed in each)")
+        else:
+            half = None if match.ci95 is None else match.ci95 / 2
+            ratings = RatingFit(
+                {first: Rating(match.elo / 2, half), second: Rating(-match.elo / 2, half)},
+                match.regularised,
+                "one virtual draw was added, since one agent scored every point" if match.regularised else "",
+            )
     else:
         first = tested
-        ratings = bradley_terry(
-            names, {(a, b): (pairs[(a, b)].games, pairs[(a, b)].points) for a in names for b in names if a < b and (a, b) in pairs}
-        )
+        rated = {(a, b): pairs[(a, b)].rated for a in names for b in names if a < b and (a, b) in pairs}
+        rated = {key: wdl for key, wdl in rated.items() if sum(wdl)}
+        # Only agents with a rated game can be placed on the scale.
+        ratings = bradley_terry(sorted({name for key in rated for name in key}), rated)
+
+    paired, unpaired = None, 0
+    if len(names) == 2:
+        match_games = [g for g in summaries if first in (g.red, g.blue) and g.red != g.blue and g.rated]
+        counts = _pair_scores(match_games, first)
+        paired = pentanomial(counts)
+        unpaired = len(match_games) - 2 * sum(counts)
 
     sprt_state, trajectory = None, ()
     if sprt is not None and len(names) == 2:
         steps = []
         wins = draws = losses = 0
         for game in summaries:
-            if first not in (game.red, game.blue) or game.red == game.blue:
+            if first not in (game.red, game.blue) or game.red == game.blue or not game.rated:
                 continue
             score = game.points("RED" if game.red == first else "BLUE")
             wins, draws, losses = wins + (score == 1), draws + (score == 0.5), losses + (score == 0)
             steps.append((wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1)))
         trajectory = tuple(steps)
         sprt_state = sprt_result(wins, draws, losses, sprt, games_left)
+        if paired is not None:
+            sprt_state = replace(
+                sprt_state, pentanomial_llr=pentanomial_llr(paired.counts, sprt.elo0, sprt.elo1), pairs=paired.pairs
+            )
 
     return Results(
         games=sum(1 for g in summaries if g.red != g.blue),
@@ -251,4 +352,6 @@ def aggregate(
         sprt_trajectory=trajectory,
         ending_columns=_ending_columns({g.reason for g in summaries if g.failed is None and g.red != g.blue}),
         unsealed=sum(1 for g in summaries if g.red != g.blue and not g.sealed),
+        paired=paired,
+        unpaired=unpaired,
     )

@@ -3,10 +3,13 @@
 * More than two agents: a joint Bradley-Terry fit (a draw counts as half a
   win and half a loss), maximum likelihood by minorisation-maximisation
   iterations, anchored so that the agents' mean rating is 0.  The 95% interval
-  of each rating comes from the inverse Fisher information.
+  of each rating comes from the robust (sandwich) covariance: the inverse
+  Fisher information around the observed per-game score variance, so that
+  draws, which vary less than half a win does, narrow it.
 * Two agents: the classic Elo difference from the score, its 95% interval
   from the trinomial (win/draw/loss) variance of the score, the likelihood of
-  superiority and the draw ratio.
+  superiority and the draw ratio; when the games come in colour-swapped
+  pairs, also the pentanomial interval, from the variance of the pairs' scores.
 
 When some agent won or lost everything (more exactly: when the "scored a
 point against" graph is not strongly connected) the maximum-likelihood
@@ -57,6 +60,14 @@ class HeadToHead:
     regularised: bool
 
 
+def _score_interval(score: float, variance: float, samples: int) -> float | None:
+    """Half-width in Elo of score +- 1.96 sqrt(variance / samples) mapped through
+    the Elo curve; None (unbounded) when it reaches 0% or 100%."""
+    margin = Z95 * math.sqrt(variance / samples)
+    low, high = score - margin, score + margin
+    return (elo_from_score(high) - elo_from_score(low)) / 2 if 0 < low and high < 1 else None
+
+
 def head_to_head(wins: int, draws: int, losses: int) -> HeadToHead | None:
     """Elo difference, 95% interval, LOS and draw ratio from the first agent's W/D/L."""
     games = wins + draws + losses
@@ -70,10 +81,43 @@ def head_to_head(wins: int, draws: int, losses: int) -> HeadToHead | None:
         draws, games = draws + 1, games + 1
     score = (wins + draws / 2) / games
     variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
-    margin = Z95 * math.sqrt(variance / games)
-    low, high = score - margin, score + margin
-    ci95 = (elo_from_score(high) - elo_from_score(low)) / 2 if 0 < low and high < 1 else None
-    return HeadToHead(elo_from_score(score), ci95, los, draw_ratio, regularised)
+    return HeadToHead(elo_from_score(score), _score_interval(score, variance, games), los, draw_ratio, regularised)
+
+
+@dataclass(frozen=True)
+class PairedMatch:
+    """Two agents, games in colour-swapped pairs: the first agent's pentanomial statistics."""
+
+    counts: tuple[int, int, int, int, int]  # pairs in which it scored 0, 1/2, 1, 1 1/2, 2 points
+    elo: float
+    ci95: float | None  # half-width of the 95% interval of the Elo difference; None when unbounded
+    regularised: bool
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+
+def pentanomial(counts: Sequence[int]) -> PairedMatch | None:
+    """Elo difference and its 95% interval from the pair scores (0, 1/2, 1, 1 1/2, 2 points of 2).
+
+    Each pair is one sample of the per-game score (its points / 2), so the
+    interval uses the variance between pairs: a colour advantage that one pair
+    of games cancels out no longer widens it, as counting games as independent does.
+    """
+    observed = tuple(int(n) for n in counts)
+    pairs = sum(observed)
+    if pairs == 0:
+        return None
+    weights = list(observed)
+    regularised = observed[0] == pairs or observed[4] == pairs  # all pairs lost, or all won
+    if regularised:
+        weights[2] += 1  # one virtual drawn pair, as the two-agent fit adds a virtual draw
+        pairs += 1
+    per_game = [k / 4 for k in range(5)]
+    score = math.fsum(n * x for n, x in zip(weights, per_game)) / pairs
+    variance = math.fsum(n * (x - score) ** 2 for n, x in zip(weights, per_game)) / pairs
+    return PairedMatch(observed, elo_from_score(score), _score_interval(score, variance, pairs), regularised)
 
 
 def _reaches_all(edges: list[set[int]]) -> bool:
@@ -105,11 +149,33 @@ def _inverse(matrix: list[list[float]]) -> list[list[float]] | None:
     return [row[size:] for row in rows]
 
 
-def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, float]]) -> RatingFit:
-    """Joint Elo fit.  ``pairs[(a, b)] = (games, points of a)``, one key per pairing.
+def _robust_variances(inverse: list[list[float]], residuals: Mapping[tuple[int, int], float]) -> list[float]:
+    """Sandwich variance of each theta_i minus the mean of all thetas.
+
+    The fit solves sum_g (x_g - p_g)(e_i - e_j) = 0 over games g between i
+    and j, so its covariance is M B M with M the inverse information and
+    B = sum over pairings of r_ij (e_i - e_j)(e_i - e_j)^T, r_ij the observed
+    squared residuals.  Agent k's contrast c_k = e_k - 1/n has variance
+    u_k^T B u_k with u_k = M c_k, i.e. sum over pairings of r_ij (u_k[i] - u_k[j])^2.
+    Only what B is made of is visited: O(n * pairings) after the inversion.
+    """
+    size = len(inverse)
+    means = [math.fsum(row) / size for row in inverse]
+    # centred[i][k] = u_k[i] (M is symmetric).
+    centred = [[value - means[i] for value in row] for i, row in enumerate(inverse)]
+    variances = [0.0] * size
+    for (i, j), r in residuals.items():
+        if r:
+            variances = [v + r * (a - b) ** 2 for v, a, b in zip(variances, centred[i], centred[j])]
+    return [max(0.0, v) for v in variances]
+
+
+def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, int, int]]) -> RatingFit:
+    """Joint Elo fit.  ``pairs[(a, b)] = (wins, draws, losses)`` of a against b, one key per pairing.
 
     Ratings have mean 0; each interval is that of the agent's rating relative
-    to the mean, from the inverse Fisher information of the fit.
+    to the mean, from the sandwich covariance A^-1 B A^-1 of the fit (A: the
+    Fisher information, B: the observed squared per-game score residuals).
     """
     order = sorted(set(names))
     if len(order) < 2:
@@ -118,14 +184,20 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
     size = len(order)
     games: list[dict[int, float]] = [{} for _ in order]
     points: list[dict[int, float]] = [{} for _ in order]
-    for (a, b), (played, scored) in sorted(pairs.items()):
+    # score[i][j]: i's wins, draws and losses against j (for the per-game score variance).
+    score: list[dict[int, list[float]]] = [{} for _ in order]
+    for (a, b), (wins, draws, losses) in sorted(pairs.items()):
+        played = wins + draws + losses
         if not played:
             continue
         i, j = index[a], index[b]
         games[i][j] = games[i].get(j, 0.0) + played
         games[j][i] = games[j].get(i, 0.0) + played
-        points[i][j] = points[i].get(j, 0.0) + scored
-        points[j][i] = points[j].get(i, 0.0) + played - scored
+        points[i][j] = points[i].get(j, 0.0) + wins + draws / 2
+        points[j][i] = points[j].get(i, 0.0) + losses + draws / 2
+        for x, y, wdl in ((i, j, (wins, draws, losses)), (j, i, (losses, draws, wins))):
+            old = score[x].setdefault(y, [0.0, 0.0, 0.0])
+            score[x][y] = [u + v for u, v in zip(old, wdl)]
 
     if not _reaches_all([set(g) for g in games]):
         return RatingFit({}, note="the games played do not connect all agents, so no common rating scale exists yet")
@@ -137,6 +209,7 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
             for j in games[i]:
                 games[i][j] += 1.0
                 points[i][j] += 0.5
+                score[i][j][1] += 1.0
 
     totals = [math.fsum(row.values()) for row in points]
     strength = [1.0] * size
@@ -153,26 +226,26 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
             break
     theta = [math.log(s) for s in strength]
 
-    # Fisher information of the log-strengths, with agent 0 fixed at 0.
+    # Fisher information of the log-strengths, with agent 0 fixed at 0, and the
+    # observed squared score residuals of each pairing: sum over its games of
+    # (x - p)^2 = W (1-p)^2 + D (1/2-p)^2 + L p^2.
     information = [[0.0] * size for _ in range(size)]
+    residuals: dict[tuple[int, int], float] = {}
     for i in range(size):
         for j, n in games[i].items():
             p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
             information[i][j] -= n * p * (1 - p)
             information[i][i] += n * p * (1 - p)
+            if i < j:
+                wins, draws, losses = score[i][j]
+                residuals[(i, j)] = wins * (1 - p) ** 2 + draws * (0.5 - p) ** 2 + losses * p**2
     reduced = _inverse([row[1:] for row in information[1:]])
     ratings = {}
     if reduced is None:
         cis: list[float | None] = [None] * size
     else:
-        covariance = [[0.0] * size] + [[0.0] + row for row in reduced]
-        row_sums = [math.fsum(row) for row in covariance]
-        grand = math.fsum(row_sums)
-        # Variance of theta_i minus the mean of all thetas.
-        cis = [
-            Z95 * ELO_PER_NAT * math.sqrt(max(0.0, covariance[i][i] - 2 * row_sums[i] / size + grand / size**2))
-            for i in range(size)
-        ]
+        inverse = [[0.0] * size] + [[0.0] + row for row in reduced]
+        cis = [Z95 * ELO_PER_NAT * math.sqrt(v) for v in _robust_variances(inverse, residuals)]
     for i, name in enumerate(order):
         ratings[name] = Rating(theta[i] * ELO_PER_NAT, cis[i])
     note = "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""

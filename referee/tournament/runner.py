@@ -59,6 +59,8 @@ class Tally:
     losses: int = 0
 
     def add(self, game: GameSummary) -> None:
+        if not game.rated:
+            return  # both agents failed: a loss for both, no evidence for the SPRT
         if game.winner is None:
             self.draws += 1
         elif self.tested is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from .aggregate import Results
-from .sprt import SprtSettings
+from .sprt import ELO_MODEL, SprtSettings
 
 #: Above this many agents the crosstable is only written to files, not printed.
 SCREEN_CROSSTABLE_LIMIT = 10
@@ -48,10 +48,7 @@ def standings_table(results: Results) -> Table:
     if two:
         headers += ["LOS %", "draw %"]
     rows = []
-    previous_points, rank = None, 0
-    for position, agent in enumerate(results.standings(), start=1):
-        if agent.points != previous_points:
-            rank, previous_points = position, agent.points
+    for rank, agent in results.ranking():
         rating = results.ratings.ratings.get(agent.name)
         row: list[object] = [
             rank, agent.name, agent.games, agent.wins, agent.draws, agent.losses,
@@ -122,8 +119,17 @@ def sandbox_warning(results: Results) -> str | None:
     )
 
 
+#: Why the standings are not by points, by what they are ranked on instead.
+RANKING_NOTES = {
+    "Elo": "Ranked by Elo, then score %, then name, since the agents played different numbers of games.",
+    "score": "Ranked by score %, then name (no ratings), since the agents played different numbers of games.",
+}
+
+
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
     lines = [f"{results.games} games, {len(results.agents)} agents."]
+    if results.ranked_by in RANKING_NOTES:
+        lines.append(RANKING_NOTES[results.ranked_by])
     match = results.head_to_head
     if match is not None:
         other = next(name for name in results.agents if name != results.tested)
@@ -132,12 +138,26 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
             f"{results.tested} vs {other}: Elo difference {match.elo:+.1f} {ci} (95%), "
             f"LOS {100 * match.los:.1f}%, draw ratio {100 * match.draw_ratio:.1f}%"
         )
+    paired = results.paired
+    if paired is not None:
+        ci = "±inf" if paired.ci95 is None else f"±{paired.ci95:.1f}"
+        left_out = f"; {results.unpaired} games outside a complete pair left out" if results.unpaired else ""
+        virtual = "; one virtual drawn pair added, since one agent won every pair" if paired.regularised else ""
+        lines.append(
+            f"Pentanomial, {paired.pairs} colour-swapped pairs scoring 0/½/1/1½/2: "
+            f"{'/'.join(str(n) for n in paired.counts)}: Elo difference {paired.elo:+.1f} {ci} (95%){left_out}{virtual}"
+        )
     if results.ratings.note:
         lines.append(f"Ratings: {results.ratings.note}.")
     if results.sprt is not None and sprt is not None:
+        state = results.sprt
+        pentanomial = (
+            f"; pentanomial LLR {state.pentanomial_llr:.2f} over {state.pairs} pairs (reported, not used for the verdict)"
+            if state.pentanomial_llr is not None else ""
+        )
         lines.append(
-            f"SPRT (elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}) "
-            f"after {results.sprt.wins + results.sprt.draws + results.sprt.losses} games: {results.sprt.describe()}"
+            f"SPRT ({ELO_MODEL} Elo: elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}) "
+            f"after {state.wins + state.draws + state.losses} games: {state.describe()}{pentanomial}"
         )
     return lines
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -9,7 +10,8 @@ from hypothesis import strategies as st
 
 from referee.records import GameRecord
 from referee.tournament.aggregate import OPPONENT_FAILED, GameSummary, aggregate
-from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings
+from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings, log_likelihood_ratio, pentanomial_llr
+from referee.tournament.tables import summary_lines
 from referee.tournament.tables import crosstable, endings_table, pairs_table, render, standings_table, write_files
 
 from .fakes import make_record
@@ -60,13 +62,48 @@ def test_failures_count_for_the_agent_that_failed():
     assert headers[:3] == ["agent", "games", "turn limit"] and "memory" in headers and headers[-2:] == ["CPU ms/move", "peak MB"]
 
 
-def test_a_game_neither_agent_could_load_is_a_draw_with_an_error_for_both():
-    both = make_record("a", "b", None, reason="load_error", error_color="RED")
-    both = GameRecord(**{**both.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}})
-    results = aggregate([both, make_record("a", "b", "RED")])
+def both_failed(red: str, blue: str, **kwargs) -> GameRecord:
+    """A game neither agent could be loaded for (on_error: forfeit): no winner, an error for each."""
+    record = make_record(red, blue, None, reason="load_error", error_color="RED", **kwargs)
+    return GameRecord(**{**record.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}})
+
+
+def test_a_game_neither_agent_could_load_is_a_loss_for_both_with_an_error_for_both():
+    results = aggregate([both_failed("a", "b"), make_record("a", "b", "RED")])
     a, b = results.agents["a"], results.agents["b"]
-    assert (a.draws, b.draws) == (1, 1)
+    # Not a draw: a broken agent must not earn half a point from another broken one.
+    assert (a.wins, a.draws, a.losses, a.points) == (1, 0, 1, 1.0)
+    assert (b.wins, b.draws, b.losses, b.points) == (0, 0, 2, 0.0)
+    assert results.pairs[("a", "b")].points == 1.0 and results.pairs[("b", "a")].points == 0.0
     assert a.endings == {"error": 1, "elimination": 1} and b.endings == {"error": 1, "elimination": 1}
+    # The head-to-head statistics see only the game that was played: one win of a's.
+    assert results.head_to_head.draw_ratio == 0.0 and results.head_to_head.los > 0.5
+    assert results.head_to_head == aggregate([make_record("a", "b", "RED")]).head_to_head
+
+
+def test_games_both_agents_failed_stay_out_of_the_ratings_and_the_sprt():
+    played = [make_record(r, b, w) for r, b, w in [("a", "b", "RED"), ("b", "c", None), ("c", "a", "BLUE"), ("a", "c", None)]]
+    played += [make_record("x", n, "BLUE") for n in "abc"] + [make_record(n, "y", "RED") for n in "abc"]
+    played += [make_record("x", "y", "RED"), make_record("y", "x", "RED")]
+    # Two more games between x and y that neither could play: the ratings must not move.
+    with_both = aggregate(played + [both_failed("x", "y"), both_failed("y", "x")])
+    assert with_both.ratings == aggregate(played).ratings
+    x = with_both.agents["x"]
+    assert (x.games, x.wins, x.draws, x.losses) == (3 + 2 + 2, 1, 0, 3 + 1 + 2)
+    # Two agents under an SPRT: the failed games are neither in the LLR nor in its trajectory.
+    match = [make_record("p", "q", "RED", extra={"config_hash": "h", "game_index": i}) for i in range(6)]
+    failed = [both_failed("p", "q", extra={"config_hash": "h", "game_index": 6 + i}) for i in range(4)]
+    settings = SprtSettings(0, 50)
+    with_failed = aggregate(match + failed, sprt=settings, tested="p")
+    alone = aggregate(match, sprt=settings, tested="p")
+    assert with_failed.sprt == alone.sprt and with_failed.sprt_trajectory == alone.sprt_trajectory
+    assert with_failed.ratings == alone.ratings and with_failed.agents["p"].losses == 4
+
+
+def test_agents_that_only_failed_together_get_no_rating():
+    results = aggregate([both_failed("x", "y"), both_failed("y", "x")])
+    assert results.ratings.ratings == {} and results.head_to_head is None
+    assert {row[1]: row[9] for row in standings_table(results).rows} == {"x": "—", "y": "—"}
 
 
 def test_cpu_per_move_and_peak_memory():
@@ -142,7 +179,7 @@ def records(draw):
     index = draw(st.integers(0, 40))
     return make_record(
         red, blue, winner, reason, cpu=cpu, moves=moves, memory=memory, error_color=failing,
-        extra={"config_hash": "h", "game_index": index},
+        extra={"config_hash": "h", "game_index": index, "round": index},
     )
 
 
@@ -159,3 +196,119 @@ def test_tables_do_not_depend_on_record_order(pair):
     assert _everything(aggregate(original, **kwargs)) == _everything(aggregate(shuffled, **kwargs))
     # Summaries (what the CLI streams from games.jsonl) give the same as whole records.
     assert _everything(aggregate([GameSummary.of(r) for r in shuffled], **kwargs)) == _everything(aggregate(original, **kwargs))
+
+
+def test_the_live_sprt_count_leaves_out_games_both_agents_failed_as_the_tables_do():
+    from referee.tournament.runner import Tally
+
+    records = [make_record("p", "q", w) for w in ("RED", "BLUE", None, "RED")] + [both_failed("q", "p")]
+    tally = Tally("p")
+    for record in records:
+        tally.add(GameSummary.of(record))
+    final = aggregate(records, sprt=SprtSettings(0, 50), tested="p").sprt
+    assert (tally.wins, tally.draws, tally.losses) == (final.wins, final.draws, final.losses) == (2, 1, 1)
+
+
+
+# -- two agents in colour-swapped pairs ------------------------------------------------------
+
+
+def match_game(round_: int, p_scores: float | None, failed: bool = False):
+    """Round ``round_`` of a two-agent schedule (p Red in even rounds); p's score 1, 0.5 or 0."""
+    red, blue = ("p", "q") if round_ % 2 == 0 else ("q", "p")
+    extra = {"config_hash": "h", "game_index": round_, "round": round_}
+    if failed:
+        return both_failed(red, blue, extra=extra)
+    winner = None if p_scores == 0.5 else ("RED" if (p_scores == 1) == (red == "p") else "BLUE")
+    return make_record(red, blue, winner, extra=extra)
+
+
+def test_pairs_of_rounds_give_the_pentanomial_counts():
+    scores = [1, 0, 1, 1, 0.5, 0.5, 0, 0.5, 1, 0.5, 0, 0, 1]  # round 12 has no partner yet
+    records = [match_game(r, x) for r, x in enumerate(scores)]
+    # Pairs (rounds 0-1, 2-3, ...) scoring 1, 2, 1, 1/2, 1 1/2, 0 points: counts of 0, 1/2, 1, 1 1/2, 2 points.
+    expected = (1, 1, 2, 1, 1)
+    settings = SprtSettings(0, 20)
+    results = aggregate(records, sprt=settings, tested="p")
+    assert results.paired.counts == expected and results.unpaired == 1
+    assert results.sprt.pentanomial_llr == pentanomial_llr(expected, 0, 20) and results.sprt.pairs == 6
+    # The verdict stays the W/D/L one.
+    assert results.sprt.llr == log_likelihood_ratio(5, 4, 4, 0, 20)
+    lines = "\n".join(summary_lines(results, settings))
+    assert "Pentanomial, 6 colour-swapped pairs scoring 0/½/1/1½/2: 1/1/2/1/1" in lines
+    assert "1 games outside a complete pair left out" in lines
+    assert "SPRT (logistic Elo: elo0 0, elo1 20," in lines and "pentanomial LLR" in lines
+    # From q's side every pair is mirrored.
+    assert aggregate(records, tested="q").paired.counts == expected[::-1]
+
+
+def test_only_complete_colour_swapped_pairs_count():
+    records = [match_game(0, 1), match_game(1, 1), match_game(2, 1), match_game(3, None, failed=True)]
+    # Rounds 2-3: round 3 both agents failed, so round 2 has no partner.
+    results = aggregate(records, tested="p")
+    assert results.paired.counts == (0, 0, 0, 0, 1) and results.unpaired == 1
+    # The same colours twice are no pair (records not from the schedule).
+    same = aggregate([match_game(0, 1), GameRecord(**{**match_game(0, 0).to_dict(), "extra": {"config_hash": "h", "game_index": 1, "round": 1}})], tested="p")
+    assert same.paired is None and same.unpaired == 2
+    # Records without rounds (not from a tournament) have no pairs at all.
+    assert aggregate([make_record("p", "q", "RED"), make_record("q", "p", "RED")], tested="p").paired is None
+
+
+
+# -- ranking ---------------------------------------------------------------------------
+
+
+def gauntlet(challenger: str, opponents: str, wins: int, losses: int) -> list[GameRecord]:
+    """The challenger's games against each opponent: ``wins`` won and ``losses`` lost, colours alternating."""
+    records = []
+    for opponent in opponents:
+        for k, won in enumerate([True] * wins + [False] * losses):
+            red, blue = (challenger, opponent) if k % 2 == 0 else (opponent, challenger)
+            records.append(make_record(red, blue, "RED" if won == (red == challenger) else "BLUE"))
+    return records
+
+
+def test_a_gauntlet_ranks_by_rating_not_by_points():
+    # The issue's case: 40% against each of three opponents, 20 games each, is
+    # 24 points to the opponents' 12, and the lowest rating (each opponent
+    # scored 60% against it, so all three are elo(0.6) = 70.4 above it).
+    results = aggregate(gauntlet("C", ["o1", "o2", "o3"], wins=8, losses=12))
+    assert results.agents["C"].points == 24 and results.agents["o1"].points == 12
+    assert results.ranked_by == "Elo"
+    rows = standings_table(results).rows
+    assert [(row[0], row[1]) for row in rows] == [(1, "o1"), (1, "o2"), (1, "o3"), (4, "C")]
+    ratings = results.ratings.ratings
+    assert ratings["o1"].elo - ratings["C"].elo == pytest.approx(400 * math.log10(0.6 / 0.4), abs=1e-6)
+    assert "Ranked by Elo, then score %, then name" in render(results)
+    # The crosstable and the other tables follow the same order.
+    assert [row[0] for row in crosstable(results).rows] == ["o1", "o2", "o3", "C"]
+
+
+def test_equal_ratings_are_ranked_by_score_then_name():
+    # x (4 games) and y (2) both scored 50% against C, so both are rated as C
+    # is; z beat C twice.  Equal Elo falls to the score %: x and y 50% (sharing
+    # a rank), C 3 of 8 = 37.5% after its losses to z.
+    records = gauntlet("C", ["x"], wins=2, losses=2) + gauntlet("C", ["y"], wins=1, losses=1)
+    records += gauntlet("C", ["z"], wins=0, losses=2)
+    results = aggregate(records)
+    ratings = results.ratings.ratings
+    assert ratings["x"].elo == pytest.approx(ratings["C"].elo, abs=1e-6) == pytest.approx(ratings["y"].elo, abs=1e-6)
+    rows = standings_table(results).rows
+    assert [(row[0], row[1], row[7]) for row in rows] == [(1, "z", "100.0"), (2, "x", "50.0"), (2, "y", "50.0"), (4, "C", "37.5")]
+
+
+def test_equal_numbers_of_games_rank_by_points():
+    # a 1.5 points, c 1, b 0.5, each in two games.
+    records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
+    results = aggregate(records)
+    assert results.ranked_by == "points" and "Ranked by" not in render(results)
+    assert [(row[0], row[1], row[6]) for row in standings_table(results).rows] == [(1, "a", "1.5"), (2, "c", "1"), (3, "b", "0.5")]
+
+
+def test_without_ratings_unequal_games_rank_by_score():
+    # Two separate matches: no common scale, so no ratings; c played 4 games, the others 2.
+    records = [make_record("a", "b", "RED"), make_record("b", "a", None)]
+    records += [make_record("c", "d", "RED"), make_record("d", "c", "RED"), make_record("c", "d", "RED"), make_record("d", "c", "BLUE")]
+    results = aggregate(records)
+    assert results.ratings.ratings == {} and results.ranked_by == "score"
+    assert [(row[0], row[1]) for row in standings_table(results).rows] == [(1, "a"), (1, "c"), (3, "b"), (3, "d")]

@@ -534,6 +534,14 @@ def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
     header = table(tmp_path / "out", "endings")[0]
     assert int(endings["broken_import"][header.index("error")]) >= 4
     assert int(endings["alice"][header.index("opponent failed")]) == 4
+    # The two broken folders' games against each other are losses for both, not draws.
+    between = [r for r in games if {r.red_name, r.blue_name} == {"broken_import", "no_class"}]
+    assert len(between) == 2 and all(r.reason == "load_error" and r.winner is None for r in between)
+    standings = table(tmp_path / "out", "standings")
+    rows = {row[1]: dict(zip(standings[0], row)) for row in standings[1:]}
+    for broken in ("broken_import", "no_class"):
+        assert (rows[broken]["games"], rows[broken]["draws"], rows[broken]["losses"], rows[broken]["points"]) == ("6", "0", "6", "0")
+        assert rows[broken]["score %"] == "0.0"
 
 
 def test_gauntlet_with_sprt_stops_when_decided(tmp_path):
@@ -553,9 +561,51 @@ sprt: {elo0: 0, elo1: 50}
     assert 22 <= len(games) < 30
     assert all(r.reason == "illegal_action" and r.name_of(r.winner) == "random" for r in games)
     assert "H1 accepted" in proc.stdout and "random vs resigner: Elo difference +" in proc.stdout
+    # The output names the Elo model of elo0/elo1, and reports the colour-swapped pairs (all won).
+    assert "SPRT (logistic Elo: elo0 0, elo1 50, alpha 0.05, beta 0.05)" in proc.stdout
+    rounds = {r.extra["round"] for r in games}
+    pairs = sum(1 for r in rounds if r % 2 == 0 and r + 1 in rounds)  # games abandoned at the stop may leave gaps
+    assert f"Pentanomial, {pairs} colour-swapped pairs scoring 0/½/1/1½/2: 0/0/0/0/{pairs}:" in proc.stdout
+    assert "pentanomial LLR" in proc.stdout and f"over {pairs} pairs" in proc.stdout
     trajectory = table(tmp_path / "out", "sprt")
     assert trajectory[0] == ["games", "game_index", "llr", "lower", "upper"] and len(trajectory) == len(games) + 1
     assert float(trajectory[-1][2]) >= float(trajectory[-1][4]) > 0
+
+
+def test_a_gauntlet_is_ranked_by_rating_not_by_the_challengers_many_points(tmp_path):
+    # Every agent but random forfeits its first move, so Red forfeits between two
+    # of them (Blue wins) and random wins every game: the challenger scores 1 of
+    # 2 against each of r1, r2, r3 and 0 of 2 against random, i.e. 3 points, more
+    # than anyone else, at 37.5%, the lowest score.
+    config = write_config(tmp_path, """\
+name: ranked
+agents:
+  - {name: challenger, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: r1, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: r2, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: r3, spec: tests.tournament.fixtures.agents.illegal}
+  - {name: random, spec: agents.random_agent}
+format: gauntlet
+challenger: challenger
+games_per_pair: 2
+seed: 5
+""")
+    proc = run(config, "-o", str(tmp_path / "out"), "-q", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    games = records(tmp_path / "out")
+    assert len(games) == 8
+    for record in games:
+        expected = "random" if "random" in (record.red_name, record.blue_name) else record.blue_name
+        assert record.name_of(record.winner) == expected, record
+    standings = table(tmp_path / "out", "standings")
+    rows = [dict(zip(standings[0], row)) for row in standings[1:]]
+    assert [row["agent"] for row in rows] == ["random", "r1", "r2", "r3", "challenger"]
+    assert [row["rank"] for row in rows] == ["1", "2", "2", "2", "5"]
+    assert [row["points"] for row in rows] == ["2", "1", "1", "1", "3"]
+    # 50% against the challenger rates r1-r3 as the challenger; the score % breaks the tie.
+    assert len({row["Elo"] for row in rows[1:]}) == 1 and rows[-1]["score %"] == "37.5"
+    assert "Ranked by Elo, then score %, then name" in proc.stdout
+    assert "Ranked by Elo" in (tmp_path / "out" / "results.md").read_text()
 
 
 def test_unsealed_games_are_flagged_in_every_output_and_sealed_ones_are_not(tmp_path):
