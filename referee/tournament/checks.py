@@ -69,6 +69,10 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord) -> str
         return f"game {index} is a game of {plan.game}, but this record is of {record.game}"
     if record.seed != expected.settings.seed:
         return f"game {index} has seed {expected.settings.seed} in the schedule, but this record has {record.seed}"
+    scheduled_round = expected.settings.extra.get("round")
+    if (record.extra or {}).get("round") != scheduled_round:
+        # The round pairs games for the pentanomial figures: a forged one would re-pair them.
+        return f"game {index} is in round {scheduled_round} of the schedule, but this record says {record.extra.get('round')}"
     return None
 
 

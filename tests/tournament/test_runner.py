@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -128,6 +129,22 @@ def test_a_record_with_another_seed_or_game_is_refused(tmp_path):
     assert [b.line for b in error.bad] == [1, 2]
     assert "in the schedule, but this record has" in error.bad[0].problem and "of cachex" in error.bad[1].problem
     assert "sed -i.bak '1d;2d'" in str(error)
+
+
+def test_a_record_with_another_round_is_refused(tmp_path):
+    # The round pairs colour-swapped games for the pentanomial figures.
+    p = plan()
+    run(p, tmp_path)
+
+    def move_round(lines):
+        lines[2]["extra"]["round"] += 1
+        return lines
+
+    edit_lines(tmp_path / "games.jsonl", move_round)
+    error = refusal(p, tmp_path)
+    assert [b.line for b in error.bad] == [3]
+    found = re.search(r"is in round (\d+) of the schedule, but this record says (\d+)", error.bad[0].problem)
+    assert found and int(found[2]) == int(found[1]) + 1, error.bad[0].problem
 
 
 def test_two_records_of_one_game_with_different_results_are_both_refused(tmp_path):
