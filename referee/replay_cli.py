@@ -12,11 +12,11 @@ instead.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
+from .arguments import ArgumentParser
 from .games import load_game
 from .match import AgentEntry
 from .records import GameRecord, RecordError, game_index_of
@@ -107,7 +107,7 @@ def replay_in_terminal(record: GameRecord, observer: ConsoleObserver) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m referee replay", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m referee replay", description=__doc__.splitlines()[0])
     parser.add_argument("record", metavar="RECORD", help="a record JSON file, '-' for standard input, or a games.jsonl")
     parser.add_argument(
         "--game-index", type=int, default=None, metavar="N",

@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..arguments import ArgumentParser
 from ..termination import TERMINATING, Terminated, exit_status, stop_like_ctrl_c
 from .aggregate import aggregate
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
@@ -38,8 +39,8 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog="python -m referee tournament",
         description="Run a round-robin or gauntlet tournament described by a YAML file (see docs/tournament.md).",
     )
