@@ -192,3 +192,26 @@ def test_the_help_lists_every_games_own_options():
         text = run(*args).stdout
         assert "cachex only (with --game cachex)" in text and "-n N, --size N" in text, text
         assert "infinitron only (with --game infinitron)" in text and "--chaos" in text, text
+
+
+def test_a_missing_agent_class_says_what_is_really_wrong(tmp_path):
+    # A folder without __init__.py imports as an empty namespace package: "has no class Agent" hid that.
+    (tmp_path / "subs" / "noinit").mkdir(parents=True)
+    (tmp_path / "subs" / "noinit" / "program.py").write_text("class Agent:\n    pass\n")
+    (tmp_path / "subs" / "noimport").mkdir()
+    (tmp_path / "subs" / "noimport" / "__init__.py").write_text('"""My agent."""\n')
+    (tmp_path / "subs" / "noimport" / "program.py").write_text("class Agent:\n    pass\n")
+    (tmp_path / "subs" / "typo.py").write_text("class Agnet:\n    pass\n")
+    proc = run_in(tmp_path, "-v", "1", "subs/noinit", "subs.typo")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"subs.noinit has no class Agent: its folder {tmp_path / 'subs' / 'noinit'} has no __init__.py, so it is "
+        "not a package" in proc.stdout
+    ), proc.stdout
+    assert "add an __init__.py with 'from .program import Agent' (program.py defines it)" in proc.stdout
+    assert "subs.typo has no class Agent (did you mean Agnet?)" in proc.stdout
+    proc = run_in(tmp_path, "-v", "1", "subs.noimport", RANDOM)
+    assert (
+        "subs.noimport has no class Agent: its __init__.py does not define or import it; "
+        "add 'from .program import Agent' (program.py defines it) to it" in proc.stdout
+    ), proc.stdout
