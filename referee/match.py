@@ -175,6 +175,9 @@ class MatchObserver:
 
     def call(self, color: int, stats: CallStats, output: str) -> None: ...
 
+    def output(self, color: int, output: str) -> None:
+        """What an agent printed during a call that failed (a call that returns gives it to :meth:`call`)."""
+
     def failed(self, color: int, failure: AgentFailure) -> None: ...
 
     def finished(self, record: GameRecord, state: GameState) -> None: ...
@@ -259,6 +262,8 @@ class _Match:
         try:
             reply = agent.call(message)
         except AgentFailure as failure:
+            # A student debugging a crash with print needs what it printed last.
+            self.observer.output(color, agent.take_output())
             raise _Colored(color, failure) from None
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply

@@ -93,7 +93,12 @@ def test_verbosity_levels_and_colour(tmp_path):
     plain = run("-C", "-a", "--seed", "1", RANDOM, RANDOM).stdout
     assert "\033[" not in plain and "\u00b7" not in plain
     three = run("-d", "--seed", "1", RANDOM, RANDOM).stdout
-    assert "RED action(): " in three and "ms CPU" in three and "peak memory" in three
+    assert "RED action(): " in three and "ms CPU" in three and "MB above baseline" in three
+    # A small agent's peak shows as what it is, not as a "0.0" that reads as not measured.
+    assert "peak memory 0.0 MB" not in three
+    # What an agent prints is shown from the default -v 2, after its colour.
+    printed = run("-c", "--seed", "1", "tests.hosting.fixture_agents.misbehave:PrintsALot", RANDOM).stdout
+    assert "  \033[1;31mRED\033[0m | thinking out loud on stdout" in printed
 
 
 def test_logfile_gets_the_commentary_without_colour(tmp_path):
