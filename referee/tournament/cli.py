@@ -77,6 +77,15 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
+def _config_errors(exc: ConfigError) -> int:
+    """Every problem of a config, one 'error:' line each (all of them at once, so one edit fixes them)."""
+    for problem in exc.problems or [str(exc)]:
+        print(f"error: {problem}", file=sys.stderr)
+    if len(exc.problems) > 1:
+        print(f"{len(exc.problems)} problems; nothing was played.", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     stop_like_ctrl_c()  # SIGTERM and SIGHUP, too, clean up on the way out
@@ -92,9 +101,10 @@ def main(argv: list[str]) -> int:
 
 def _run(args: argparse.Namespace, argv: list[str]) -> int:
     try:
-        config = load_config(args.config)
+        # Agent specs are checked against the folder they are imported from: a typo is named with its line.
+        config = load_config(args.config, agents_from=Path.cwd())
     except ConfigError as exc:
-        return _error(str(exc))
+        return _config_errors(exc)
     workers = args.workers or config.workers or os.cpu_count() or 1
     if args.scheduler is not None and args.executor == "local":
         return _error("--scheduler is only used by --executor dask")
@@ -134,7 +144,7 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
     try:
         lineup = build_lineup(config, workers=workers, progress=progress)
     except ConfigError as exc:
-        return _error(str(exc))
+        return _config_errors(exc)
     for broken in lineup.broken:
         fate = "kept in: it forfeits its games" if broken.kept else "left out"
         print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)

@@ -581,3 +581,36 @@ def test_a_bad_sandbox_mode_in_a_config_names_its_line(tmp_path):
     proc = run(config, "-o", str(tmp_path / "out"), "-q")
     assert proc.returncode == 2
     assert f"{config}:10: sandbox: must be one of auto, required, off" in proc.stderr, proc.stderr
+
+
+def test_a_config_with_several_mistakes_reports_them_all_at_once(tmp_path):
+    config = write_config(tmp_path, """\
+name: evening
+agents:
+  - agents.minmax
+  - {name: mm4, spec: agents.minimax, nmae: x, options: {seed: 1}}
+  - {name: r, spec: agents/random_agnet}
+games_per_pair: 5
+time_limit: -1
+sprt: {elo0: 5, elo1: 0}
+workrs: 2
+""")
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    expected = [
+        f"error: {config}:3: agents[0]: 'agents.minmax' names no agent: agents/ has no sub-folder minmax/ or file "
+        "minmax.py (did you mean agents.minimax?)",
+        f"error: {config}:4: agents[1].nmae: unknown field (did you mean 'name'?)",
+        f"error: {config}:4: agents[1].options.seed: 'seed' is passed by the referee itself",
+        f"error: {config}:5: agents[2].spec: 'agents/random_agnet' names no agent: agents/ has no sub-folder "
+        "random_agnet/ or file random_agnet.py (did you mean agents/random_agent?)",
+        f"error: {config}:6: games_per_pair: must be even",
+        f"error: {config}:7: time_limit: must be a number of 0 or more",
+        f"error: {config}:8: sprt.elo1: must be greater than elo0",
+        f"error: {config}:9: workrs: unknown field (did you mean 'workers'?)",
+    ]
+    lines = proc.stderr.splitlines()
+    assert len(lines) == len(expected) + 1 and lines[-1] == f"{len(expected)} problems; nothing was played.", proc.stderr
+    for line, start in zip(lines, expected):
+        assert line.startswith(start), (line, start)
+    assert not (tmp_path / "out").exists()
