@@ -1,6 +1,8 @@
 """``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS [--ship-agents]]``.
 
-Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
+Exit status: 0 when the schedule is complete (or the SPRT decided), even if
+discovered folders failed to load (they are listed last on the console, in
+results.md and at the top of report.html; the tournament itself ran), 130 when
 stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
 command line or output folder (before any game starts) or a games.jsonl whose
 records fail the checks (at the start or the end of the run), 1 when the
@@ -24,7 +26,7 @@ from .lineup import build_lineup
 from .runner import META_FILE, OutputFolder, foreign_contents, run_plan, tested_agent
 from .report import write_report
 from .shipping import ShippingError
-from .tables import render, write_files
+from .tables import LEFT_OUT_TITLE, read_left_out, render, write_files
 
 EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -188,15 +190,25 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
         return _error(str(exc))
 
     results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
-    print(render(results, config.sprt))
-    written = write_files(results, output, f"Tournament {plan.name}", config.sprt)
+    # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
+    left_out = read_left_out(folder.meta)
+    print(render(results, config.sprt, left_out))
+    written = write_files(results, output, f"Tournament {plan.name}", config.sprt, left_out)
     try:
-        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
+        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt, left_out)
     except JournalError as exc:  # the file changed again since it was checked
         return _error(str(exc))
     print(f"\nwritten: {', '.join(str(p) for p in written)}")
     if summary.played:
         print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")
+    if left_out:
+        # The run itself succeeded (exit 0), but someone's agent did not take part: say so last, where it is seen.
+        print(
+            f"\nnote: {len(left_out)} discovered folder{'s' if len(left_out) != 1 else ''} failed to load "
+            f"({sum(not b.kept for b in left_out)} left out, {sum(b.kept for b in left_out)} kept in to forfeit); "
+            f"see '{LEFT_OUT_TITLE}' above, in results.md and at the top of report.html",
+            file=sys.stderr,
+        )
 
     if summary.interrupted and summary.recorded < summary.total and not (summary.sprt and summary.sprt.decided):
         command = ["python", "-m", "referee", "tournament", *argv]
