@@ -210,7 +210,7 @@ def report_html(
 {_table_html(tables["standings"])}
 <h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
 {_crosstable_html(results)}
-<h2>How the games ended</h2>
+<h2>How the games ended <small>(peak MB: memory above the interpreter's baseline)</small></h2>
 {_table_html(tables["endings"])}
 <h2>Pairings by colour</h2>
 {_table_html(tables["pairs"])}

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from tabulate import tabulate
 
+from ..records import memory_text
 from .aggregate import Results
 from .sprt import SprtSettings
 
@@ -108,10 +109,10 @@ def endings_table(results: Results) -> Table:
         cpu = agent.cpu_per_move
         rows.append([
             agent.name, agent.games, *(agent.endings.get(c, 0) for c in columns),
-            "—" if cpu is None else f"{1000 * cpu:.2f}", f"{agent.peak_memory_mb:.1f}",
+            "—" if cpu is None else f"{1000 * cpu:.2f}", memory_text(agent.peak_memory_mb),
         ])
     headers = ["agent", "games", *(c.replace("_", " ") for c in columns), "CPU ms/move", "peak MB"]
-    return Table("Endings, CPU time per move and peak memory", "endings", headers, rows)
+    return Table("Endings, CPU time per move and peak memory (MB above the interpreter's baseline)", "endings", headers, rows)
 
 
 def sandbox_warning(results: Results) -> str | None:

@@ -717,3 +717,13 @@ workrs: 2
     for line, start in zip(lines, expected):
         assert line.startswith(start), (line, start)
     assert not (tmp_path / "out").exists()
+
+
+def test_peak_memory_reads_as_memory_above_the_baseline(uninterrupted):
+    _, out = uninterrupted
+    rows = table(out, "endings")
+    peaks = [row[rows[0].index("peak MB")] for row in rows[1:]]
+    # The random agents' peaks are a few hundredths of a MB or less: never a "0.0" that reads as not measured.
+    assert peaks and all(p == "< 0.01" or p.count(".") == 1 and (float(p) >= 1 or len(p.split(".")[1]) == 2) for p in peaks), peaks
+    assert "peak memory (MB above the interpreter's baseline)" in (out / "results.md").read_text()
+    assert "peak MB: memory above the interpreter's baseline" in (out / "report.html").read_text()
