@@ -12,7 +12,7 @@ import argparse
 import difflib
 import re
 import sys
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 #: What argparse reads as a negative number, not an option (parsers here
 #: have no option that looks like one).
@@ -22,14 +22,15 @@ _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 class ArgumentParser(argparse.ArgumentParser):
     """An :class:`argparse.ArgumentParser` that refuses an unknown option by name.
 
-    ``elsewhere`` maps options this parser does not have, but that a user
-    may mean, to what to say instead (e.g. ``-n`` -> "an option of --game
+    ``elsewhere`` gives, only when an unknown option is met (it may be slow
+    to work out), options this parser does not have but that a user may
+    mean, with what to say instead (e.g. ``-n`` -> "an option of --game
     cachex").
     """
 
-    def __init__(self, *args, elsewhere: Mapping[str, str] | None = None, **kwargs):
+    def __init__(self, *args, elsewhere: Callable[[], Mapping[str, str]] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.elsewhere = dict(elsewhere or {})
+        self.elsewhere = elsewhere or dict
 
     def option_strings(self) -> list[str]:
         """Every option string this parser knows (``-t``, ``--time``, ...)."""
@@ -55,7 +56,7 @@ class ArgumentParser(argparse.ArgumentParser):
                 continue
             if name.startswith("--") and self.allow_abbrev and any(o.startswith(name) for o in longs):
                 continue
-            for option, why in self.elsewhere.items():
+            for option, why in self.elsewhere().items():
                 if option == name or (name.startswith("--") and option.startswith(name)):
                     return f"unrecognized option {arg!r}: {option} is {why}"
             close = difflib.get_close_matches(name, longs if name.startswith("--") else known, n=1)
