@@ -6,20 +6,48 @@ only when used, so a plain game starts fast.
 """
 from __future__ import annotations
 
+import difflib
 import sys
 from importlib import import_module
+from pathlib import Path
 
 SUBCOMMANDS: dict[str, str] = {
     "tournament": "referee.tournament.cli",
     "search": "referee.search.cli",
     "replay": "referee.replay_cli",
 }
+EXIT_USAGE = 2
+
+
+def misspelled_subcommand(word: str) -> str | None:
+    """The subcommand ``word`` looks like a typo of, when it names no agent either; else None.
+
+    ``python -m referee tournamnet quick.yaml`` would otherwise play a game
+    between "agents" ``tournamnet`` and ``quick.yaml``.
+    """
+    if word.startswith("-"):
+        return None
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1)
+    if not close:
+        return None
+    from .match import spec_problem  # only on this path: a plain game starts fast
+
+    return close[0] if spec_problem(word, Path.cwd()) else None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in SUBCOMMANDS:
         return import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
+    if argv:
+        meant = misspelled_subcommand(argv[0])
+        if meant:
+            print(
+                f"python -m referee: error: unknown command {argv[0]!r} (did you mean {meant}?); the commands are "
+                f"{', '.join(SUBCOMMANDS)}, or two agents to play a game: python -m referee RED BLUE",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     from .play_cli import main as play_main
 
     return play_main(argv)

@@ -8,6 +8,7 @@ winner; nothing an agent does makes :func:`play_match` raise.
 from __future__ import annotations
 
 import datetime as _dt
+import difflib
 import hashlib
 import os
 import random
@@ -15,6 +16,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 from . import __version__
@@ -22,7 +24,7 @@ from .games import load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
 from .hosting.process import CallStats, HostedAgent, Limits
-from .hosting.sandbox import Sandbox, resolve
+from .hosting.sandbox import Sandbox, locate_module, resolve
 from .records import GameRecord, bounded
 from .termination import signals_held
 
@@ -68,6 +70,53 @@ def parse_spec(spec: str) -> tuple[str, str]:
     if not _IDENTIFIER.match(class_name):
         raise SpecError(f"{spec!r}: {class_name!r} is not a class name")
     return module, class_name
+
+
+def _module_names(folder: Path) -> list[str]:
+    """The packages and modules a folder holds, by name (for a did-you-mean)."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    names = {e.name for e in entries if e.is_dir() and _IDENTIFIER.match(e.name) and not e.name.startswith("__")}
+    names |= {e.stem for e in entries if e.suffix == ".py" and _IDENTIFIER.match(e.stem) and e.stem != "__init__"}
+    return sorted(names)
+
+
+def spec_problem(spec: str, workdir: Path) -> str | None:
+    """Why ``spec`` names no module importable from ``workdir``, or None if it names one.
+
+    Found by path, the way the sandbox finds an agent's package (nothing is
+    imported, so no agent code runs here): the top-level name as a folder or
+    ``.py`` in ``workdir``, else an installed package, then each further part
+    as a sub-folder or module.  A module that is there but fails to import is
+    not a problem here: that is the game's ``load_error``.
+    """
+    try:
+        module, _ = parse_spec(spec)
+    except SpecError as exc:
+        return str(exc)
+    workdir = Path(workdir)
+    folder, found = locate_module(workdir, module)
+    parts = module.split(".")
+    if found == len(parts):
+        return None
+    missing = parts[found]
+    sep = "/" if "/" in spec or "\\" in spec else "."
+    close = difflib.get_close_matches(missing, _module_names(folder), n=3, cutoff=0.6)
+    hint = " (did you mean " + " or ".join(sep.join(parts[:found] + [c]) for c in close) + "?)" if close else ""
+    if found == 0:
+        where = f"there is no folder {missing}/ or file {missing}.py in the current folder ({workdir}), nor an installed package {missing}"
+    else:
+        try:
+            shown = f"{folder.relative_to(workdir)}/"
+        except ValueError:
+            shown = f"{folder}/"
+        where = f"{shown} has no sub-folder {missing}/ or file {missing}.py"
+    path = workdir / spec.strip().partition(":")[0]
+    if path.is_file() and path.suffix != ".py":
+        where += f"; {spec.strip()} is a file, not an agent package"
+    return f"{spec!r} names no agent: {where}{hint}"
 
 
 @dataclass(frozen=True)
@@ -125,6 +174,9 @@ class MatchObserver:
     def action(self, color: int, text: str, state: GameState) -> None: ...
 
     def call(self, color: int, stats: CallStats, output: str) -> None: ...
+
+    def output(self, color: int, output: str) -> None:
+        """What an agent printed during a call that failed (a call that returns gives it to :meth:`call`)."""
 
     def failed(self, color: int, failure: AgentFailure) -> None: ...
 
@@ -210,6 +262,8 @@ class _Match:
         try:
             reply = agent.call(message)
         except AgentFailure as failure:
+            # A student debugging a crash with print needs what it printed last.
+            self.observer.output(color, agent.take_output())
             raise _Colored(color, failure) from None
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply

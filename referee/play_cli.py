@@ -15,9 +15,10 @@ from typing import TextIO
 
 from . import __version__
 from .games import game_class, game_names
+from .arguments import ArgumentParser
 from .games.base import GameOptionError
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
-from .match import AgentEntry, MatchSettings, SpecError, parse_spec, play_match
+from .match import AgentEntry, MatchSettings, play_match, spec_problem
 from .render.terminal import ConsoleObserver
 from .termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
 
@@ -44,15 +45,46 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
 
 
-def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _EveryGamesHelp(argparse.Action):
+    """-h: the help of the parser with every game's own options, whichever game was chosen."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS,
+                 help: str | None = None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        build_parser(None).print_help()
+        parser.exit()
+
+
+def _game_options(name: str) -> list[str]:
+    """The option strings a game adds (``-n``, ``--size``, ...)."""
+    scratch = ArgumentParser(add_help=False)
+    try:
+        game_class(name).add_arguments(scratch)
+    except (GameOptionError, argparse.ArgumentError):
+        return []
+    return scratch.option_strings()
+
+
+def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
+    """The play command's parser with ``game_name``'s own options (None: every game's, for the help)."""
+    others = [name for name in game_names() if name != game_name] if game_name else []
+    parser = ArgumentParser(
         prog="python -m referee",
         description="Play one game between two agents, each in its own process under time and memory limits.",
         epilog=(
             "Subcommands: 'python -m referee tournament CONFIG.yaml', 'python -m referee search [FILE]', "
             "'python -m referee replay RECORD.json'. Each has its own --help."
         ),
+        add_help=False,
+        # Another game's option given without its --game is named as such, not as a typo (worked out only
+        # then: it imports every game, which a plain game's start should not wait for).
+        elsewhere=lambda: {
+            option: f"an option of --game {name}, not of --game {game_name}" for name in others for option in _game_options(name)
+        },
     )
+    parser.add_argument("-h", "--help", action=_EveryGamesHelp, help="show this help (every game's options) and exit")
     parser.add_argument("red", metavar="RED", help="Red's agent: a package spec module.path[:Class], e.g. agents.minimax")
     parser.add_argument("blue", metavar="BLUE", help="Blue's agent, likewise")
     parser.add_argument("-V", "--version", action="version", version=f"referee {__version__}")
@@ -114,10 +146,12 @@ def build_parser(game_name: str = "infexion") -> argparse.ArgumentParser:
         "--html", metavar="OUT.html", default=None,
         help="write an HTML replay of the game at the end (- : to standard output, the game to standard error)",
     )
-    try:
-        game_class(game_name).add_arguments(game)
-    except GameOptionError:
-        pass
+    for name in [game_name] if game_name else game_names():
+        own = parser.add_argument_group(f"{name} only (with --game {name})") if game_name is None else game
+        try:
+            game_class(name).add_arguments(own)
+        except (GameOptionError, argparse.ArgumentError):
+            pass  # an unknown game is --game's error; a plug-in's clashing option is left out of the help
     return parser
 
 
@@ -128,7 +162,7 @@ def _game_name(argv: list[str]) -> str:
     return known.game
 
 
-def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+def _usage_error(parser: ArgumentParser, message: str) -> int:
     parser.print_usage(sys.stderr)
     print(f"{parser.prog}: error: {message}", file=sys.stderr)
     return EXIT_USAGE
@@ -145,11 +179,12 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
         return int(exc.code or 0)
-    for spec in (args.red, args.blue):
-        try:
-            parse_spec(spec)
-        except SpecError as exc:
-            return _usage_error(parser, str(exc))
+    # A spec that names nothing here is a typo, not a game to forfeit; one
+    # that names a module that then fails to import is the agent's load_error.
+    for color, spec in (("RED", args.red), ("BLUE", args.blue)):
+        problem = spec_problem(spec, Path.cwd())
+        if problem:
+            return _usage_error(parser, f"{color}: {problem}")
     try:
         options = game_class(args.game).options_from_args(args)
         game_class(args.game)(**options)

@@ -76,6 +76,19 @@ def bounded(text: str | None, limit: int = MAX_ERROR_CHARS) -> str | None:
     return text[:half] + f"\n... [{len(text) - limit} characters cut] ...\n" + text[-half:]
 
 
+def memory_text(mb: float) -> str:
+    """Peak memory above the interpreter's baseline, in MB, as shown to people.
+
+    Records keep it to 0.01 MB.  A small agent's peak is a few hundredths,
+    which one decimal showed as "0.0" and read as "not measured"; below
+    1 MB it gets two decimals ("0.02"), and a peak under the records'
+    resolution reads "< 0.01".
+    """
+    if mb < 0.005:
+        return "< 0.01"
+    return f"{mb:.2f}" if mb < 1 else f"{mb:.1f}"
+
+
 def game_index_of(extra: Any) -> int | None:
     """The tournament game index in a record's ``extra`` (None: not a tournament's game)."""
     index = extra.get("game_index") if isinstance(extra, Mapping) else None

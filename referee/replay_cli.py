@@ -15,7 +15,6 @@ short or edited).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import select
@@ -24,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .arguments import ArgumentParser
 from .games import load_game
 from .match import AgentEntry
 from .records import GameRecord, RecordError, game_index_of
@@ -282,7 +282,7 @@ def replay_in_terminal(record: GameRecord, observer: ConsoleObserver, keys: bool
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m referee replay", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m referee replay", description=__doc__.splitlines()[0])
     parser.add_argument("record", metavar="RECORD", help="a record JSON file, '-' for standard input, or a games.jsonl")
     parser.add_argument(
         "--game-index", type=int, default=None, metavar="N",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,7 +93,12 @@ def test_verbosity_levels_and_colour(tmp_path):
     plain = run("-C", "-a", "--seed", "1", RANDOM, RANDOM).stdout
     assert "\033[" not in plain and "\u00b7" not in plain
     three = run("-d", "--seed", "1", RANDOM, RANDOM).stdout
-    assert "RED action(): " in three and "ms CPU" in three and "peak memory" in three
+    assert "RED action(): " in three and "ms CPU" in three and "MB above baseline" in three
+    # A small agent's peak shows as what it is, not as a "0.0" that reads as not measured.
+    assert "peak memory 0.0 MB" not in three
+    # What an agent prints is shown from the default -v 2, after its colour.
+    printed = run("-c", "--seed", "1", "tests.hosting.fixture_agents.misbehave:PrintsALot", RANDOM).stdout
+    assert "  \033[1;31mRED\033[0m | thinking out loud on stdout" in printed
 
 
 def test_logfile_gets_the_commentary_without_colour(tmp_path):
@@ -115,3 +121,102 @@ def test_version_and_help():
     text = run("-h").stdout
     for flag in ("--time", "--space", "--verbosity", "--debug", "--logfile", "--wait", "--game", "--record", "--seed"):
         assert flag in text
+
+
+def run_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The command run in ``cwd`` (agents are imported from there), the referee from this checkout."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args], cwd=cwd, capture_output=True, text=True, timeout=60, env=env
+    )
+
+
+def assert_usage_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    """Exit 2, the message on stderr, no traceback, and no game was played."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    for fragment in fragments:
+        assert fragment in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and "result:" not in proc.stdout + proc.stderr
+
+
+def test_a_misspelled_subcommand_is_a_usage_error_with_a_did_you_mean(tmp_path):
+    # It used to play a game between "agents" tournamnet and configs/quick.yaml (a draw by load_error, exit 0).
+    assert_usage_error(run("tournamnet", "configs/quick.yaml"), "unknown command 'tournamnet' (did you mean tournament?)")
+    assert_usage_error(run("repaly", "game.json"), "(did you mean replay?)")
+    # A word close to a command that does name an agent here is that agent: a game is played.
+    (tmp_path / "replai").mkdir()
+    (tmp_path / "replai" / "__init__.py").write_text("")
+    proc = run_in(tmp_path, "-v", "1", "replai", RANDOM)
+    assert proc.returncode == 0 and "replai has no class Agent" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_an_agent_spec_that_names_nothing_is_a_usage_error_with_a_did_you_mean(tmp_path):
+    (tmp_path / "subs" / "my_agent").mkdir(parents=True)
+    (tmp_path / "subs" / "my_agent" / "__init__.py").write_text("from .program import Agent\n")
+    (tmp_path / "subs" / "my_agent" / "program.py").write_text("import a_package_nobody_installed\n")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "quick.yaml").write_text("name: q\n")
+    proc = run_in(tmp_path, "subs/my_agnet", RANDOM)
+    assert_usage_error(proc, "RED: 'subs/my_agnet' names no agent: subs/ has no sub-folder my_agnet/",
+                       "(did you mean subs/my_agent?)")
+    proc = run_in(tmp_path, RANDOM, "subs.my_agnet")
+    assert_usage_error(proc, "BLUE: 'subs.my_agnet' names no agent", "(did you mean subs.my_agent?)")
+    proc = run_in(tmp_path, "my_agent", RANDOM)
+    assert_usage_error(proc, f"no folder my_agent/ or file my_agent.py in the current folder ({tmp_path})")
+    proc = run_in(tmp_path, "configs/quick.yaml", RANDOM)
+    assert_usage_error(proc, "configs/quick.yaml is a file, not an agent package")
+    # An agent that is there but fails to import is the game's load_error, as before.
+    record = tmp_path / "game.json"
+    proc = run_in(tmp_path, "-v", "0", "--record", str(record), "subs/my_agent", RANDOM)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(record.read_text())
+    assert (data["winner"], data["reason"]) == ("BLUE", "load_error")
+    assert "a_package_nobody_installed" in data["error"]["RED"]["message"]
+
+
+def test_an_unknown_option_is_named_with_a_did_you_mean_not_read_as_an_agent():
+    # It used to say "unrecognized arguments: --tme agents.random_agent", having taken 5 as RED.
+    proc = run("--tme", "5", RANDOM, RANDOM)
+    assert_usage_error(proc, "unrecognized option '--tme' (did you mean --time?)")
+    assert "unrecognized arguments" not in proc.stderr
+    assert_usage_error(run("--verbosty=1", RANDOM, RANDOM), "unrecognized option '--verbosty=1' (did you mean --verbosity?)")
+    # Another game's option without its --game says so.
+    assert_usage_error(run("-n", "5", RANDOM, RANDOM), "-n is an option of --game cachex, not of --game infexion")
+    assert_usage_error(run("--chaos", RANDOM, RANDOM), "--chaos is an option of --game infinitron")
+    # Values that look like options are still values: a negative wait, '-' for standard output.
+    proc = run("-v", "0", "-w", "-0.0", "--seed", "1", "--record", "-", RANDOM, RANDOM)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["reason"], proc.stderr
+    # The other commands too.
+    assert_usage_error(run("tournament", "--workrs", "2", "configs/quick.yaml"), "unrecognized option '--workrs' (did you mean --workers?)")
+    assert_usage_error(run("replay", "--game-indx", "3", "x.jsonl"), "(did you mean --game-index?)")
+    assert_usage_error(run("search", "--max-node", "3", "--grde", "x"), "unrecognized option '--grde' (did you mean --grade?)")
+
+
+def test_the_help_lists_every_games_own_options():
+    for args in (["-h"], ["--game", "cachex", "--help"]):
+        text = run(*args).stdout
+        assert "cachex only (with --game cachex)" in text and "-n N, --size N" in text, text
+        assert "infinitron only (with --game infinitron)" in text and "--chaos" in text, text
+
+
+def test_a_missing_agent_class_says_what_is_really_wrong(tmp_path):
+    # A folder without __init__.py imports as an empty namespace package: "has no class Agent" hid that.
+    (tmp_path / "subs" / "noinit").mkdir(parents=True)
+    (tmp_path / "subs" / "noinit" / "program.py").write_text("class Agent:\n    pass\n")
+    (tmp_path / "subs" / "noimport").mkdir()
+    (tmp_path / "subs" / "noimport" / "__init__.py").write_text('"""My agent."""\n')
+    (tmp_path / "subs" / "noimport" / "program.py").write_text("class Agent:\n    pass\n")
+    (tmp_path / "subs" / "typo.py").write_text("class Agnet:\n    pass\n")
+    proc = run_in(tmp_path, "-v", "1", "subs/noinit", "subs.typo")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"subs.noinit has no class Agent: its folder {tmp_path / 'subs' / 'noinit'} has no __init__.py, so it is "
+        "not a package" in proc.stdout
+    ), proc.stdout
+    assert "add an __init__.py with 'from .program import Agent' (program.py defines it)" in proc.stdout
+    assert "subs.typo has no class Agent (did you mean Agnet?)" in proc.stdout
+    proc = run_in(tmp_path, "-v", "1", "subs.noimport", RANDOM)
+    assert (
+        "subs.noimport has no class Agent: its __init__.py does not define or import it; "
+        "add 'from .program import Agent' (program.py defines it) to it" in proc.stdout
+    ), proc.stdout

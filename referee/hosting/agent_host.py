@@ -94,6 +94,43 @@ def import_hint(exc: BaseException, module_name: str) -> str:
     )
 
 
+def missing_class(module: Any, module_name: str, class_name: str) -> str:
+    """Why ``module`` has no ``class_name``, in the terms a student can act on.
+
+    A folder without ``__init__.py`` imports as an empty namespace package,
+    so "has no class Agent" hid the real mistake; and a package whose
+    ``__init__.py`` does not import the class from the file that defines it
+    is the other usual one.  Says which file defines the class, if one does.
+    """
+    import difflib
+    import re
+
+    message = f"{module_name} has no class {class_name}"
+    folders = list(getattr(module, "__path__", None) or [])
+    if folders:
+        folder = folders[0]
+        defines = re.compile(rf"^class\s+{re.escape(class_name)}\b", re.MULTILINE)
+        where = []
+        try:
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".py") and name != "__init__.py":
+                    with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as file:
+                        if defines.search(file.read(1 << 20)):
+                            where.append(name[:-3])
+        except OSError:
+            pass
+        fix = f"'from .{where[0]} import {class_name}' ({where[0]}.py defines it)" if where else None
+        if getattr(module, "__file__", None) is None:
+            return (
+                f"{message}: its folder {folder} has no __init__.py, so it is not a package (Python reads it as an "
+                f"empty namespace); add an __init__.py with {fix or f'the class {class_name} or an import of it'}"
+            )
+        message += ": its __init__.py does not define or import it" + (f"; add {fix} to it" if fix else "")
+    classes = [name for name, value in vars(module).items() if isinstance(value, type)]
+    close = difflib.get_close_matches(class_name, classes, n=1)
+    return message + (f" (did you mean {close[0]}?)" if close else "")
+
+
 def describe_exception(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -149,7 +186,7 @@ class Host:
         if cls is None and class_name == "Agent" and legacy_ok and hasattr(module, "Player"):
             class_name, cls = "Player", module.Player  # a 2022 agent: detected by its class name
         if cls is None:
-            return failure("load", f"{module_name} has no class {class_name}")
+            return failure("load", missing_class(module, module_name, class_name))
         self.legacy = legacy_ok and class_name == "Player"
         try:
             if self.legacy:

@@ -23,6 +23,7 @@ Three independent layers, each used where this machine allows it:
 from __future__ import annotations
 
 import atexit
+import importlib.machinery
 import importlib.util
 import itertools
 import os
@@ -569,11 +570,13 @@ def _system_binds() -> list[str]:
     return args
 
 
-def _module_paths(root: Path, module: str) -> list[Path]:
-    """What to show of ``module`` (found under ``root`` by path, never imported).
+def _walk_module(root: Path, module: str) -> tuple[list[Path], int]:
+    """What to show of ``module`` (found under ``root`` by path, never imported),
+    and how many of its dotted parts were found there (all: it exists).
 
     The package the module is or lives in, and the ``__init__.py`` of each
-    package above it; a top-level single-file module is shown alone.
+    package above it; a top-level single-file module is shown alone.  The
+    last part may be any kind of module file (source, bytecode, extension).
     """
     parts = module.split(".")
     shown: list[Path] = []
@@ -583,15 +586,34 @@ def _module_paths(root: Path, module: str) -> list[Path]:
         candidate = folder / part
         if candidate.is_dir():
             if last:
-                return shown + [candidate]
+                return shown + [candidate], len(parts)
             if (candidate / "__init__.py").is_file():
                 shown.append(candidate / "__init__.py")
             folder = candidate
-        elif last and (folder / f"{part}.py").is_file():
-            return shown + [folder / f"{part}.py" if folder == root else folder]
-        else:
-            break  # not there: the agent fails to load, as it would anyway
-    return shown
+            continue
+        if last:
+            for suffix in importlib.machinery.all_suffixes():
+                if (folder / f"{part}{suffix}").is_file():
+                    return shown + [folder / f"{part}{suffix}" if folder == root else folder], len(parts)
+        return shown, depth  # not there: the agent fails to load, as it would anyway
+    return shown, len(parts)
+
+
+def _module_paths(root: Path, module: str) -> list[Path]:
+    """What to show of ``module`` in the sandbox (see :func:`_walk_module`)."""
+    return _walk_module(root, module)[0]
+
+
+def locate_module(workdir: Path, module: str) -> tuple[Path, int]:
+    """Where ``module`` would be imported from, found by path (nothing is imported).
+
+    Returns the folder holding the first part that is not there and how many
+    parts were found before it; when all were, the module exists (its import
+    may still fail).  The same look-up the sandbox uses to show an agent's package.
+    """
+    root = _import_root(workdir, module)
+    found = _walk_module(root, module)[1]
+    return root.joinpath(*module.split(".")[:found]), found
 
 
 def _import_root(workdir: Path, module: str) -> Path:

@@ -5,8 +5,9 @@ is always ``* referee @ result: ...``.
 
 * 0: the result line only;
 * 1: + commentary (each action, failures with their traceback);
-* 2: + the board after each action;
-* 3: + each call's CPU time, wall time and memory, and what agents printed.
+* 2: + the board after each action, and what the agents printed (students
+  debug with ``print``), each line prefixed with the agent's colour;
+* 3: + each call's CPU time, wall time and memory.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
 from ..hosting.failures import AgentFailure
 from ..hosting.process import CallStats
 from ..match import AgentEntry, MatchObserver
-from ..records import GameRecord
+from ..records import GameRecord, memory_text
 
 PREFIX = "* referee @ "
 _ANSI = re.compile(r"\033\[[0-9;]*m")
@@ -122,25 +123,27 @@ class ConsoleObserver(MatchObserver):
         return f"{label}: {self.color(PLAYER_NAMES[color])} plays action {text}"
 
     def call(self, color: int, stats: CallStats, output: str) -> None:
-        if self.verbosity < 3:
-            return
         name = PLAYER_NAMES[color]
         self.emit(
             3,
             f"{name} {stats.op}(): {stats.cpu * 1000:.1f} ms CPU, {stats.wall * 1000:.1f} ms wall, "
-            f"peak memory {stats.memory_mb:.1f} MB",
+            f"peak memory {memory_text(stats.memory_mb)} MB above baseline",
         )
+        self.output(color, output)
+
+    def output(self, color: int, output: str) -> None:
+        """What the agent printed (bounded by the host: 64 KB a call), a line each, after its colour."""
+        if self.verbosity < 2:
+            return
+        label = self.color(PLAYER_NAMES[color])
         for line in output.splitlines():
-            self.emit(3, f"  {name} | {line}", prefix=False)
+            self.emit(2, f"  {label} | {line}", prefix=False)
 
     def failed(self, color: int, failure: AgentFailure) -> None:
         name = self.color(PLAYER_NAMES[color])
         self.emit(1, f"{name} agent failed ({failure.reason}): {failure.message}")
         if failure.traceback:
             self.emit(1, "\n".join("  " + line for line in failure.traceback.rstrip().splitlines()), prefix=False)
-        if failure.output and self.verbosity >= 3:
-            self.emit(3, f"last output of {PLAYER_NAMES[color]}'s agent:")
-            self.emit(3, "\n".join("  | " + line for line in failure.output.rstrip().splitlines()), prefix=False)
 
     def finished(self, record: GameRecord, state: GameState) -> None:
         if record.winner is None:

@@ -30,7 +30,9 @@ GRADE_OPTIMUM_BUDGET = 100_000
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from ..arguments import ArgumentParser  # an unknown option named, with a did-you-mean
+
+    parser = ArgumentParser(
         prog="python -m referee search",
         description="Part A: print a shortest sequence of Red SPREADs that takes every blue token, "
         "or (--grade) run a Part A program on boards and check its answers.",

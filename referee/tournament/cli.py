@@ -1,6 +1,8 @@
 """``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS [--ship-agents]]``.
 
-Exit status: 0 when the schedule is complete (or the SPRT decided), 130 when
+Exit status: 0 when the schedule is complete (or the SPRT decided), even if
+discovered folders failed to load (they are listed last on the console, in
+results.md and at the top of report.html; the tournament itself ran), 130 when
 stopped by Ctrl-C (the command says how to resume), 2 for a bad config,
 command line or output folder (before any game starts) or a games.jsonl whose
 records fail the checks (at the start or the end of the run), 1 when the
@@ -15,6 +17,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..arguments import ArgumentParser
 from ..termination import TERMINATING, Terminated, exit_status, stop_like_ctrl_c
 from .aggregate import aggregate
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
@@ -23,7 +26,7 @@ from .lineup import build_lineup
 from .runner import META_FILE, OutputFolder, foreign_contents, run_plan, tested_agent
 from .report import write_report
 from .shipping import ShippingError
-from .tables import render, write_files
+from .tables import LEFT_OUT_TITLE, read_left_out, render, write_files
 
 EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -38,8 +41,8 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog="python -m referee tournament",
         description="Run a round-robin or gauntlet tournament described by a YAML file (see docs/tournament.md).",
     )
@@ -76,6 +79,15 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
+def _config_errors(exc: ConfigError) -> int:
+    """Every problem of a config, one 'error:' line each (all of them at once, so one edit fixes them)."""
+    for problem in exc.problems or [str(exc)]:
+        print(f"error: {problem}", file=sys.stderr)
+    if len(exc.problems) > 1:
+        print(f"{len(exc.problems)} problems; nothing was played.", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     stop_like_ctrl_c()  # SIGTERM and SIGHUP, too, clean up on the way out
@@ -91,9 +103,10 @@ def main(argv: list[str]) -> int:
 
 def _run(args: argparse.Namespace, argv: list[str]) -> int:
     try:
-        config = load_config(args.config)
+        # Agent specs are checked against the folder they are imported from: a typo is named with its line.
+        config = load_config(args.config, agents_from=Path.cwd())
     except ConfigError as exc:
-        return _error(str(exc))
+        return _config_errors(exc)
     workers = args.workers or config.workers or os.cpu_count() or 1
     if args.scheduler is not None and args.executor == "local":
         return _error("--scheduler is only used by --executor dask")
@@ -133,7 +146,7 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
     try:
         lineup = build_lineup(config, workers=workers, progress=progress)
     except ConfigError as exc:
-        return _error(str(exc))
+        return _config_errors(exc)
     for broken in lineup.broken:
         fate = "kept in: it forfeits its games" if broken.kept else "left out"
         print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)
@@ -177,15 +190,25 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
         return _error(str(exc))
 
     results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
-    print(render(results, config.sprt))
-    written = write_files(results, output, f"Tournament {plan.name}", config.sprt)
+    # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
+    left_out = read_left_out(folder.meta)
+    print(render(results, config.sprt, left_out))
+    written = write_files(results, output, f"Tournament {plan.name}", config.sprt, left_out)
     try:
-        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt)
+        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt, left_out)
     except JournalError as exc:  # the file changed again since it was checked
         return _error(str(exc))
     print(f"\nwritten: {', '.join(str(p) for p in written)}")
     if summary.played:
         print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")
+    if left_out:
+        # The run itself succeeded (exit 0), but someone's agent did not take part: say so last, where it is seen.
+        print(
+            f"\nnote: {len(left_out)} discovered folder{'s' if len(left_out) != 1 else ''} failed to load "
+            f"({sum(not b.kept for b in left_out)} left out, {sum(b.kept for b in left_out)} kept in to forfeit); "
+            f"see '{LEFT_OUT_TITLE}' above, in results.md and at the top of report.html",
+            file=sys.stderr,
+        )
 
     if summary.interrupted and summary.recorded < summary.total and not (summary.sprt and summary.sprt.decided):
         command = ["python", "-m", "referee", "tournament", *argv]

@@ -1,8 +1,12 @@
 """Reading and checking a tournament's YAML config.
 
-:func:`load_config` only reads and checks the file (no agent is imported);
-:mod:`referee.tournament.lineup` then discovers and checks the agents.  Every
-problem raises :class:`ConfigError` naming the file, the line and the field.
+:func:`load_config` only reads and checks the file (no agent is imported;
+given the folder agents come from, each spec must name a module there,
+found by path); :mod:`referee.tournament.lineup` then discovers and checks
+the agents.  The problems raise one :class:`ConfigError`, each naming the
+file, the line and the field: every field is checked, even after another
+failed, unless it depends on it (``game_options`` on ``game``), so one run
+reports them all.
 """
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
 
 import yaml
@@ -20,7 +24,7 @@ import yaml
 from ..games import game_names, load_game
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
-from ..match import SpecError, parse_spec
+from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
 
 FORMATS = ("round_robin", "gauntlet")
@@ -42,12 +46,18 @@ AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
 SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta")
 
+T = TypeVar("T")
+
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class ConfigError(ValueError):
-    """A config that cannot be run; the message names the file, line and field."""
+    """A config that cannot be run: one or more problems, each naming the file, line and field."""
+
+    def __init__(self, *problems: str):
+        super().__init__("\n".join(problems))
+        self.problems: list[str] = list(problems)
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,8 @@ class _Document:
     def __init__(self, path: Path, text: str):
         self.path = path
         self.lines: dict[tuple, int] = {}
+        #: Problems found while reading (fields given twice); the checks add theirs.
+        self.problems: list[str] = []
         loader = _BoundedLoader(text, path)
         try:
             node = loader.get_single_node()
@@ -201,7 +213,8 @@ class _Document:
             for key_node, value_node in node.value:
                 key = key_node.value
                 if key in seen:
-                    raise ConfigError(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice")
+                    self.problems.append(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice")
+                    continue
                 seen.add(key)
                 self._walk(value_node, path + (key,), key_node.start_mark.line + 1)
         elif isinstance(node, yaml.SequenceNode):
@@ -231,12 +244,35 @@ def _describe(value: Any) -> str:
     return repr(value)
 
 
+class _Problems:
+    """Every problem of a config, so that one run reports them all (each check that
+    does not depend on another runs even after that one failed)."""
+
+    def __init__(self, first: list[str] | None = None):
+        self.messages: list[str] = list(first or [])
+
+    def check(self, check: Callable[[], T], fallback: T) -> T:
+        """``check()``, or ``fallback`` after noting its problems."""
+        try:
+            return check()
+        except ConfigError as exc:
+            self.messages.extend(exc.problems)
+            return fallback
+
+    def raise_any(self) -> None:
+        if self.messages:
+            raise ConfigError(*self.messages)
+
+
 def _check_fields(doc: _Document, path: tuple, mapping: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    problems = []
     for key in mapping:
         if not isinstance(key, str) or key not in allowed:
             close = difflib.get_close_matches(str(key), allowed, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(allowed)})"
-            raise doc.fail(path + (key,), f"unknown field{hint}")
+            problems.append(str(doc.fail(path + (key,), f"unknown field{hint}")))
+    if problems:
+        raise ConfigError(*problems)
 
 
 def _number(doc: _Document, path: tuple, value: Any, *, what: str) -> float | None:
@@ -288,43 +324,53 @@ def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
     return value
 
 
-def _spec(doc: _Document, path: tuple, value: Any) -> str:
+def _spec(doc: _Document, path: tuple, value: Any, agents_from: Path | None) -> str:
+    """A package spec; with ``agents_from``, one that names a module there (found by path, not imported)."""
     if not isinstance(value, str):
         raise doc.fail(path, f"an agent must be a package spec such as agents.minimax, not {_describe(value)}")
     try:
         parse_spec(value)
     except SpecError as exc:
         raise doc.fail(path, str(exc)) from None
+    problem = spec_problem(value, agents_from) if agents_from is not None else None
+    if problem:
+        raise doc.fail(path, problem)
     return value
 
 
-def _agent(doc: _Document, index: int, item: Any) -> AgentConfig | DiscoverConfig:
+def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> AgentConfig | DiscoverConfig:
     path = ("agents", index)
     if isinstance(item, str):
-        spec = _spec(doc, path, item)
+        spec = _spec(doc, path, item, agents_from)
         return AgentConfig(default_name(spec), spec, {}, doc.where(*path))
     if not isinstance(item, dict):
         raise doc.fail(path, f"an agent is a package spec or a mapping {{name, spec, options}} or {{discover: FOLDER}}, not {_describe(item)}")
+    problems = _Problems()
     if "discover" in item:
-        _check_fields(doc, path, item, DISCOVER_FIELDS)
+        problems.check(lambda: _check_fields(doc, path, item, DISCOVER_FIELDS), None)
         folder = item["discover"]
         if not isinstance(folder, str) or not folder.strip():
-            raise doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}")
+            problems.messages.append(str(doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}")))
         class_name = item.get("class", "Agent")
         if not isinstance(class_name, str) or not _IDENTIFIER.match(class_name):
-            raise doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}")
+            problems.messages.append(str(doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}")))
         on_error = item.get("on_error", "exclude")
         if on_error not in ON_ERROR:
-            raise doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")
-        return DiscoverConfig(
-            Path(folder.strip()), class_name, on_error, _options(doc, path + ("options",), item.get("options")), doc.where(*path)
-        )
-    _check_fields(doc, path, item, AGENT_FIELDS)
+            problems.messages.append(str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")))
+        options = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
+        problems.raise_any()
+        return DiscoverConfig(Path(folder.strip()), class_name, on_error, options, doc.where(*path))
+    problems.check(lambda: _check_fields(doc, path, item, AGENT_FIELDS), None)
     if "spec" not in item:
-        raise doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)")
-    spec = _spec(doc, path + ("spec",), item["spec"])
-    name = _agent_name(doc, path + ("name",), item["name"]) if "name" in item else default_name(spec)
-    return AgentConfig(name, spec, _options(doc, path + ("options",), item.get("options")), doc.where(*path))
+        problems.messages.append(str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)")))
+        spec = None
+    else:
+        spec = problems.check(lambda: _spec(doc, path + ("spec",), item["spec"], agents_from), None)
+    name = problems.check(lambda: _agent_name(doc, path + ("name",), item["name"]), None) if "name" in item else None
+    options = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
+    problems.raise_any()
+    assert spec is not None
+    return AgentConfig(name or default_name(spec), spec, options, doc.where(*path))
 
 
 def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
@@ -333,20 +379,23 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
     path = ("sprt",)
     if not isinstance(value, dict):
         raise doc.fail(path, f"must be a mapping {{elo0, elo1, alpha, beta}}, not {_describe(value)}")
-    _check_fields(doc, path, value, SPRT_FIELDS)
+    problems = _Problems()
+    problems.check(lambda: _check_fields(doc, path, value, SPRT_FIELDS), None)
     numbers = {}
     for key, default in (("elo0", None), ("elo1", None), ("alpha", 0.05), ("beta", 0.05)):
         number = value.get(key, default)
         if number is None:
-            raise doc.fail(path, f"sprt needs {key}")
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            raise doc.fail(path + (key,), f"must be a number, not {_describe(number)}")
-        numbers[key] = float(number)
-    if numbers["elo0"] >= numbers["elo1"]:
-        raise doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")
+            problems.messages.append(str(doc.fail(path, f"sprt needs {key}")))
+        elif isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            problems.messages.append(str(doc.fail(path + (key,), f"must be a number, not {_describe(number)}")))
+        else:
+            numbers[key] = float(number)
+    if "elo0" in numbers and "elo1" in numbers and numbers["elo0"] >= numbers["elo1"]:
+        problems.messages.append(str(doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")))
     for key in ("alpha", "beta"):
-        if not 0 < numbers[key] < 0.5:
-            raise doc.fail(path + (key,), f"must be between 0 and 0.5, not {numbers[key]:g}")
+        if key in numbers and not 0 < numbers[key] < 0.5:
+            problems.messages.append(str(doc.fail(path + (key,), f"must be between 0 and 0.5, not {numbers[key]:g}")))
+    problems.raise_any()
     return SprtSettings(**numbers)
 
 
@@ -365,86 +414,126 @@ def scheduler_problem(address: str) -> str | None:
     return None
 
 
-def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
-    """Check a config's text; raises :class:`ConfigError`."""
+def _line_of(message: str, path: Path) -> int:
+    """The line a problem names (``file:line: ...``), for reporting them in file order; 0 if none."""
+    rest = message[len(str(path)) + 1:] if message.startswith(f"{path}:") else ""
+    number = rest.split(":", 1)[0]
+    return int(number) if number.isdigit() else 0
+
+
+def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path | None = None) -> TournamentConfig:
+    """Check a config's text; raises :class:`ConfigError` with every problem found.
+
+    ``agents_from``: the folder agents are imported from (the current
+    directory of a run); given, each named agent's spec must name a module
+    there, found by path without importing it.
+    """
     path = Path(path)
     doc = _Document(path, text)
     data = doc.data
     if not isinstance(data, dict):
-        raise doc.fail((), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}")
-    _check_fields(doc, (), data, TOP_FIELDS)
+        raise ConfigError(*doc.problems, str(doc.fail((), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}")))
+    problems = _Problems(doc.problems)
+    check = problems.check
+
+    def fail(field_name: str, message: str) -> None:
+        problems.messages.append(str(doc.fail((field_name,), message)))
+
+    check(lambda: _check_fields(doc, (), data, TOP_FIELDS), None)
 
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not _NAME.match(name):
-        raise doc.fail(("name",), f"must be letters, digits and _ . + - (it names the output folder), not {_describe(name)}")
+        fail("name", f"must be letters, digits and _ . + - (it names the output folder), not {_describe(name)}")
+        name = path.stem
 
     game = data.get("game", "infexion")
-    if not isinstance(game, str) or game not in game_names():
-        raise doc.fail(("game",), f"unknown game {_describe(game)}; known games: {', '.join(game_names())}")
     game_options = data.get("game_options") or {}
-    if not isinstance(game_options, dict):
-        raise doc.fail(("game_options",), f"must be a mapping, not {_describe(game_options)}")
-    try:
-        load_game(game, **game_options)
-    except (GameOptionError, TypeError, ValueError) as exc:
-        raise doc.fail(("game_options",), f"not accepted by {game}: {exc}") from None
+    if not isinstance(game, str) or game not in game_names():
+        fail("game", f"unknown game {_describe(game)}; known games: {', '.join(game_names())}")
+    elif not isinstance(game_options, dict):
+        fail("game_options", f"must be a mapping, not {_describe(game_options)}")
+    else:
+        try:
+            load_game(game, **game_options)
+        except (GameOptionError, TypeError, ValueError) as exc:
+            fail("game_options", f"not accepted by {game}: {exc}")
 
     items = data.get("agents")
+    agents: tuple[AgentConfig | DiscoverConfig, ...] = ()
     if not isinstance(items, list) or not items:
-        raise doc.fail(("agents",), f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
-    agents = tuple(_agent(doc, index, item) for index, item in enumerate(items))
-    names: dict[str, int] = {}
-    for index, agent in enumerate(agents):
-        if isinstance(agent, AgentConfig):
-            if agent.name in names:
-                raise doc.fail(
-                    ("agents", index),
-                    f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); give one a different 'name'",
-                )
-            names[agent.name] = index
-    if len(agents) < 2 and not any(isinstance(a, DiscoverConfig) for a in agents):
-        raise doc.fail(("agents",), "a tournament needs at least two agents")
+        fail("agents", f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
+    else:
+        # Each agent on its own: a typo in one does not hide another's.
+        checked = [check(lambda: _agent(doc, index, item, agents_from), None) for index, item in enumerate(items)]
+        names: dict[str, int] = {}
+        for index, agent in enumerate(checked):
+            if isinstance(agent, AgentConfig):
+                if agent.name in names:
+                    problems.messages.append(str(doc.fail(
+                        ("agents", index),
+                        f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); give one a different 'name'",
+                    )))
+                names.setdefault(agent.name, index)
+        agents = tuple(agent for agent in checked if agent is not None)
+        if len(items) < 2 and not any(isinstance(item, dict) and "discover" in item for item in items):
+            fail("agents", "a tournament needs at least two agents")
 
     fmt = data.get("format", "round_robin")
-    if fmt not in FORMATS:
-        raise doc.fail(("format",), f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
     challenger = data.get("challenger")
-    if fmt == "gauntlet":
+    if fmt not in FORMATS:
+        fail("format", f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
+    elif fmt == "gauntlet":
         if not isinstance(challenger, str) or not challenger:
-            raise doc.fail(("challenger",) if "challenger" in data else ("format",), "a gauntlet needs 'challenger': the name of one of the agents")
+            fail("challenger" if "challenger" in data else "format", "a gauntlet needs 'challenger': the name of one of the agents")
     elif challenger is not None:
-        raise doc.fail(("challenger",), "challenger is only used by format: gauntlet")
+        fail("challenger", "challenger is only used by format: gauntlet")
 
-    games_per_pair = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
-    if games_per_pair % 2:
-        raise doc.fail(("games_per_pair",), f"must be even so each pairing plays both colours equally, not {games_per_pair}")
+    def games_per_pair_of() -> int:
+        number = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
+        if number % 2:
+            raise doc.fail(("games_per_pair",), f"must be even so each pairing plays both colours equally, not {number}")
+        return number
 
+    games_per_pair = check(games_per_pair_of, 2)
     workers = data.get("workers")
     if workers is not None:
-        workers = _whole(doc, ("workers",), workers, minimum=1)
-    seed = _whole(doc, ("seed",), data.get("seed", 0))
+        workers = check(lambda: _whole(doc, ("workers",), workers, minimum=1), None)
+    seed = check(lambda: _whole(doc, ("seed",), data.get("seed", 0)), 0)
+
     executor = data.get("executor", "local")
     if executor not in EXECUTORS:
-        raise doc.fail(("executor",), f"must be one of {', '.join(EXECUTORS)}, not {_describe(executor)}")
+        fail("executor", f"must be one of {', '.join(EXECUTORS)}, not {_describe(executor)}")
     scheduler = data.get("scheduler", LOCAL_SCHEDULER)
-    if "scheduler" in data and executor != "dask":
-        raise doc.fail(("scheduler",), "scheduler is only used by executor: dask")
-    problem = scheduler_problem(scheduler) if isinstance(scheduler, str) else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
-    if problem:
-        raise doc.fail(("scheduler",), problem)
+    if "scheduler" in data and executor == "local":
+        fail("scheduler", "scheduler is only used by executor: dask")
+    else:
+        problem = scheduler_problem(scheduler) if isinstance(scheduler, str) else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+        if problem:
+            fail("scheduler", problem)
     ship_agents = data.get("ship_agents", False)
     if not isinstance(ship_agents, bool):
-        raise doc.fail(("ship_agents",), f"must be true or false, not {_describe(ship_agents)}")
-    if "ship_agents" in data and executor != "dask":
-        raise doc.fail(("ship_agents",), "ship_agents is only used by executor: dask")
+        fail("ship_agents", f"must be true or false, not {_describe(ship_agents)}")
+    elif "ship_agents" in data and executor == "local":
+        fail("ship_agents", "ship_agents is only used by executor: dask")
+
     sandbox = data.get("sandbox", "auto")
     if sandbox is False:  # YAML 1.1 reads a bare `off` as false
         sandbox = "off"
     if sandbox not in SANDBOX_MODES:
-        raise doc.fail(("sandbox",), f"must be one of {', '.join(SANDBOX_MODES)}, not {_describe(sandbox)}")
+        fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {_describe(sandbox)}")
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
-        raise doc.fail(("output",), f"must be a folder path, not {_describe(output)}")
+        fail("output", f"must be a folder path, not {_describe(output)}")
+        output = None
+
+    time_limit = check(lambda: _number(doc, ("time_limit",), data.get("time_limit"), what="CPU seconds per agent per game"), None)
+    space_limit = check(lambda: _number(doc, ("space_limit",), data.get("space_limit"), what="MB per agent"), None)
+    call_timeout = check(lambda: _number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"), None)
+    sprt = check(lambda: _sprt(doc, data.get("sprt")), None)
+
+    if problems.messages:
+        # In the file's order, however the checks ran.
+        raise ConfigError(*sorted(problems.messages, key=lambda message: _line_of(message, path)))
 
     return TournamentConfig(
         path=path,
@@ -455,23 +544,23 @@ def parse_config(text: str, path: Path | str = "<config>") -> TournamentConfig:
         format=fmt,
         challenger=challenger,
         games_per_pair=games_per_pair,
-        time_limit=_number(doc, ("time_limit",), data.get("time_limit"), what="CPU seconds per agent per game"),
-        space_limit=_number(doc, ("space_limit",), data.get("space_limit"), what="MB per agent"),
+        time_limit=time_limit,
+        space_limit=space_limit,
         workers=workers,
         seed=seed,
         output=Path(output.strip()) if output else Path("results") / name,
-        sprt=_sprt(doc, data.get("sprt")),
+        sprt=sprt,
         places={key: doc.where(key) for key in TOP_FIELDS},
         executor=executor,
         scheduler=scheduler,
         ship_agents=ship_agents,
-        call_timeout=_number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"),
+        call_timeout=call_timeout,
         sandbox=sandbox,
     )
 
 
-def load_config(path: Path | str) -> TournamentConfig:
-    """Read and check a config file; raises :class:`ConfigError`."""
+def load_config(path: Path | str, *, agents_from: Path | None = None) -> TournamentConfig:
+    """Read and check a config file; raises :class:`ConfigError` (see :func:`parse_config`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -479,4 +568,4 @@ def load_config(path: Path | str) -> TournamentConfig:
         raise ConfigError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from None
-    return parse_config(text, path)
+    return parse_config(text, path, agents_from=agents_from)

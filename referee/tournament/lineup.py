@@ -175,12 +175,16 @@ def build_lineup(
             if keep:
                 kept.append(candidate.entry)
     if errors:
-        raise ConfigError("\n".join(errors))
+        raise ConfigError(*errors)
 
     if len(kept) < 2:
-        left_out = sum(1 for b in broken if not b.kept)
-        why = f" ({left_out} discovered folders were left out)" if left_out else ""
-        raise ConfigError(f"{config.where('agents')}: a tournament needs at least two agents; {len(kept)} can play{why}")
+        left_out = [b for b in broken if not b.kept]
+        why = f" ({len(left_out)} discovered folders were left out)" if left_out else ""
+        # Nothing is played, so no report lists them: say here why each one is out.
+        raise ConfigError(
+            f"{config.where('agents')}: a tournament needs at least two agents; {len(kept)} can play{why}",
+            *(f"{b.folder}: left out: {b.message}" for b in left_out),
+        )
 
     challenger = None
     if config.format == "gauntlet":

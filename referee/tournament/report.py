@@ -3,7 +3,8 @@
 The standings, the crosstable (each cell coloured by the row agent's score
 against the column agent), how each agent's games ended, and the list of
 games with links to their replays.  Like every table, it is a function of
-``games.jsonl`` alone.
+``games.jsonl`` alone, but for the discovered folders that failed to load,
+which never played and are listed first from ``tournament.json``.
 
 Games are numbered by their index in the tournament's schedule (the
 record's ``extra.game_index``, as in the tournament's messages and
@@ -23,7 +24,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ..records import GameRecord
 from ..render.frames import ADAPTERS, ReplayError
@@ -31,7 +32,7 @@ from ..render.html_replay import replay_html
 from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
-from .tables import Table, all_tables, sandbox_warning, summary_lines
+from .tables import LEFT_OUT_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning, summary_lines
 
 REPLAY_LIMIT = 500
 
@@ -147,6 +148,17 @@ def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -
     return sorted(rows, key=lambda row: row.index)[:LISTED_GAMES], len(seen)
 
 
+def _left_out_html(left_out: Sequence[LeftOut]) -> str:
+    """The folders that failed to load, before the standings: the place a student looks for their agent."""
+    if not left_out:
+        return ""
+    table = left_out_table(left_out)
+    return (
+        f'<section class="left-out" id="left-out"><h2>{_cell(table.title)}</h2>'
+        f"<p>{_cell(LEFT_OUT_NOTE)}</p>{_table_html(table)}</section>"
+    )
+
+
 def report_html(
     results: Results,
     rows: list[GameRow],
@@ -154,6 +166,7 @@ def report_html(
     title: str,
     games_file: str = "games.jsonl",
     sprt: SprtSettings | None = None,
+    left_out: Sequence[LeftOut] = (),
 ) -> str:
     tables = {t.stem: t for t in all_tables(results)}
     summary = "".join(f"<li>{_cell(line)}</li>" for line in summary_lines(results, sprt))
@@ -192,11 +205,12 @@ def report_html(
 <h1>{_cell(title)}</h1>
 {warning}
 <ul class="summary">{summary}</ul>
+{_left_out_html(left_out)}
 <h2>Standings</h2>
 {_table_html(tables["standings"])}
 <h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
 {_crosstable_html(results)}
-<h2>How the games ended</h2>
+<h2>How the games ended <small>(peak MB: memory above the interpreter's baseline)</small></h2>
 {_table_html(tables["endings"])}
 <h2>Pairings by colour</h2>
 {_table_html(tables["pairs"])}
@@ -218,6 +232,10 @@ th:first-child, td:nth-child(2) { text-align: left; }
 #crosstable td.self { background: #eee; }
 #games td:nth-child(2), #games td:nth-child(3), #games td:nth-child(4), #games td:nth-child(5) { text-align: left; }
 code { background: #eee; padding: 0 .3rem; }
+.left-out { background: #fff4e0; border: 2px solid #e08a00; padding: .2rem 1rem .8rem; margin: 1rem 0; }
+.left-out h2 { margin-top: .6rem; color: #8a4b00; }
+#left_out th, #left_out td { text-align: left; } #left_out td:nth-child(3) { white-space: nowrap; }
+#left_out td:last-child { font-family: monospace; white-space: pre-wrap; }
 .warning { background: #fde7e9; border: 2px solid #c62828; color: #8e0000; padding: .6rem 1rem; font-weight: 600; }
 """
 
@@ -228,10 +246,15 @@ def write_report(
     folder: Path,
     title: str,
     sprt: SprtSettings | None = None,
+    left_out: Sequence[LeftOut] = (),
 ) -> list[Path]:
-    """Write ``report.html`` (and, for a small tournament, the replays)."""
+    """Write ``report.html`` (and, for a small tournament, the replays).
+
+    ``left_out``: the folders that failed to load, from ``tournament.json``
+    (:func:`~referee.tournament.tables.read_left_out`): they are not in games.jsonl.
+    """
     with_replays = sum(1 for _ in games.records()) <= REPLAY_LIMIT
     rows, total = game_rows(games.records(), folder, with_replays)
     path = folder / "report.html"
-    path.write_text(report_html(results, rows, total, title, str(games.path), sprt), encoding="utf-8")
+    path.write_text(report_html(results, rows, total, title, str(games.path), sprt, left_out), encoding="utf-8")
     return [path]

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import csv
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from tabulate import tabulate
 
+from ..records import memory_text
 from .aggregate import Results
 from .sprt import ELO_MODEL, SprtSettings
 
@@ -102,10 +106,10 @@ def endings_table(results: Results) -> Table:
         cpu = agent.cpu_per_move
         rows.append([
             agent.name, agent.games, *(agent.endings.get(c, 0) for c in columns),
-            "—" if cpu is None else f"{1000 * cpu:.2f}", f"{agent.peak_memory_mb:.1f}",
+            "—" if cpu is None else f"{1000 * cpu:.2f}", memory_text(agent.peak_memory_mb),
         ])
     headers = ["agent", "games", *(c.replace("_", " ") for c in columns), "CPU ms/move", "peak MB"]
-    return Table("Endings, CPU time per move and peak memory", "endings", headers, rows)
+    return Table("Endings, CPU time per move and peak memory (MB above the interpreter's baseline)", "endings", headers, rows)
 
 
 def sandbox_warning(results: Results) -> str | None:
@@ -124,6 +128,77 @@ RANKING_NOTES = {
     "Elo": "Ranked by Elo, then score %, then name, since the agents played different numbers of games.",
     "score": "Ranked by score %, then name (no ratings), since the agents played different numbers of games.",
 }
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A discovered folder that could not be loaded: left out, or kept in to forfeit (``on_error: forfeit``)."""
+
+    name: str
+    folder: str
+    error: str
+    kept: bool
+
+    @property
+    def status(self) -> str:
+        return "kept in: forfeits its games" if self.kept else "left out"
+
+    @property
+    def one_line(self) -> str:
+        # Messages may carry newlines; a table cell or a console line wants one line.
+        return re.sub(r"\s*\n\s*", " ", self.error.strip())
+
+
+LEFT_OUT_TITLE = "Left out / failed to load"
+LEFT_OUT_NOTE = (
+    "These discovered folders could not be loaded as agents. Those left out played no game and appear in no "
+    "other table; those kept in (on_error: forfeit) lost every game. Each line says what is wrong, so its "
+    "author can fix it."
+)
+
+
+def left_out_of(meta: Mapping[str, Any]) -> tuple[LeftOut, ...]:
+    """The broken agents a ``tournament.json`` records (its ``broken_agents``): they are not in games.jsonl."""
+    entries = meta.get("broken_agents") or []
+    return tuple(
+        LeftOut(str(e.get("name", "")), str(e.get("folder", "")), str(e.get("error", "")), bool(e.get("kept")))
+        for e in entries
+        if isinstance(e, dict)
+    )
+
+
+def read_left_out(path: Path) -> tuple[LeftOut, ...]:
+    """:func:`left_out_of` the ``tournament.json`` at ``path`` (none if it cannot be read)."""
+    try:
+        meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    return left_out_of(meta) if isinstance(meta, dict) else ()
+
+
+def left_out_table(left_out: Sequence[LeftOut]) -> Table:
+    rows: list[list[object]] = [[b.folder, b.name, b.status, b.one_line] for b in left_out]
+    return Table(f"{LEFT_OUT_TITLE} ({len(left_out)})", "left_out", ["folder", "agent", "status", "what is wrong"], rows)
+
+
+def left_out_text(left_out: Sequence[LeftOut]) -> str | None:
+    """The section the console shows after the tables (None when every folder loaded)."""
+    if not left_out:
+        return None
+    lines = [f"{LEFT_OUT_TITLE}: {len(left_out)} discovered folder{'s' if len(left_out) != 1 else ''}"]
+    lines += [f"  {b.folder} ({b.status}): {b.one_line}" for b in left_out]
+    return "\n".join(lines)
+
+
+def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
+    """The section's Markdown lines (none when every folder loaded)."""
+    if not left_out:
+        return []
+    table = left_out_table(left_out)
+    # A '|' in an error message would end its cell.
+    rows = [[str(cell).replace("|", "\\|") for cell in row] for row in table.rows]
+    text = tabulate(rows, table.headers, tablefmt="github", disable_numparse=True)
+    return [f"## {table.title}", "", f"**{LEFT_OUT_NOTE}**", "", text, ""]
 
 
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
@@ -166,10 +241,11 @@ def all_tables(results: Results) -> list[Table]:
     return [standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
 
 
-def render(results: Results, sprt: SprtSettings | None = None) -> str:
-    """What the command prints."""
+def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = ()) -> str:
+    """What the command prints; the folders that failed to load come last, where it is read."""
+    section = [text] if (text := left_out_text(left_out)) else []
     if not results.games:
-        return "No games recorded yet."
+        return "\n\n".join(["No games recorded yet.", *section])
     parts = []
     for table in all_tables(results):
         if table.stem == "pairs" or (table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT):
@@ -177,16 +253,20 @@ def render(results: Results, sprt: SprtSettings | None = None) -> str:
         parts.append(f"{table.title}\n{_tabulate(table, 'simple')}")
     parts.append("\n".join(summary_lines(results, sprt)))
     warning = sandbox_warning(results)
-    return "\n\n".join(parts + ([warning] if warning else []))
+    return "\n\n".join(parts + ([warning] if warning else []) + section)
 
 
-def write_files(results: Results, folder: Path, title: str, sprt: SprtSettings | None = None) -> list[Path]:
+def write_files(
+    results: Results, folder: Path, title: str, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = ()
+) -> list[Path]:
     """CSV per table, SPRT trajectory, and one Markdown report; returns the paths."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     warning = sandbox_warning(results)
     markdown = [f"# {title}", "", *([f"> **{warning}**", ""] if warning else [])]
     markdown += [f"{line}  " for line in summary_lines(results, sprt)]
+    if left_out:  # before the tables: a student whose agent is missing looks for why
+        markdown += ["", *left_out_markdown(left_out)]
     for table in all_tables(results):
         path = folder / f"{table.stem}.csv"
         with open(path, "w", newline="", encoding="utf-8") as file:

@@ -212,24 +212,42 @@ def test_missing_class_is_a_load_error(tmp_path):
 
 
 def test_when_neither_agent_loads_the_game_is_drawn_with_both_errors(tmp_path):
-    code, record, out, err, pids = referee(tmp_path, "tests.hosting.fixture_agents.broken_import", "agents.no_such_agent")
+    code, record, out, err, pids = referee(tmp_path, "tests.hosting.fixture_agents.broken_import", f"{FIX}:NoSuchAgent")
     assert code == 0, err
     assert (record["winner"], record["reason"]) == (None, "load_error")
     assert "a_module_that_does_not_exist" in record["error"]["RED"]["message"]
-    assert "agents.no_such_agent" in record["error"]["BLUE"]["message"]
+    assert "has no class NoSuchAgent" in record["error"]["BLUE"]["message"]
     assert out.rstrip().splitlines()[-1] == "* referee @ result: draw (load_error)"
 
 
-def test_missing_module_is_a_load_error(tmp_path):
-    assert_verdict(referee(tmp_path, "agents.no_such_agent", RANDOM), "BLUE", "load_error", "cannot import")
+def test_a_spec_that_names_no_module_is_refused_before_any_agent_starts(tmp_path):
+    # A typo, not an agent that failed: nothing is played or recorded (a module
+    # that is there but cannot be imported is the load_error above).
+    code, record, out, err, pids = referee(tmp_path, "agents.no_such_agent", RANDOM)
+    assert code == 2 and record is None, (code, out, err)
+    assert "'agents.no_such_agent' names no agent: agents/ has no sub-folder no_such_agent/" in err
 
 
 def test_agent_output_is_captured_not_mixed_into_the_game(tmp_path):
+    # -v 1 (commentary only) and -v 0 keep it out.
     code, record, out, err, pids = referee(tmp_path, f"{FIX}:PrintsALot", RANDOM)
     assert code == 0 and record["reason"] in ("elimination", "turn_limit", "no_tokens")
     assert "thinking out loud" not in out and "thinking out loud" not in err
-    code, record, out, err, pids = referee(tmp_path, f"{FIX}:PrintsALot", RANDOM, "-v", "3")
-    assert "RED | thinking out loud on stdout" in out and "RED | and on stderr" in out
+    # The default (-v 2) shows it, students debug with print; -v 3 too.  Every
+    # line is the agent's colour and a bar, never bare among the referee's lines.
+    for verbosity in ("2", "3"):
+        code, record, out, err, pids = referee(tmp_path, f"{FIX}:PrintsALot", RANDOM, "-v", verbosity)
+        assert "RED | thinking out loud on stdout" in out and "RED | and on stderr" in out
+        assert all(line.startswith("  RED | ") for line in out.splitlines() if "thinking out loud" in line)
+        assert "BLUE | " not in out  # the random agent prints nothing
+
+
+def test_what_an_agent_printed_before_it_failed_is_shown(tmp_path):
+    # The failing call's output, not only that of the calls that returned.
+    code, record, out, err, pids = referee(tmp_path, f"{FIX}:RaiseInInit", RANDOM, "-v", "2")
+    assert record["reason"] == "load_error" and "RED | pid noted:" in out, out
+    code, record, out, err, pids = referee(tmp_path, f"{FIX}:RaiseInInit", RANDOM)
+    assert "pid noted" not in out
 
 
 def test_stderr_flood_does_not_grow_the_referee(tmp_path):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import shlex
@@ -631,3 +632,148 @@ def test_a_bad_sandbox_mode_in_a_config_names_its_line(tmp_path):
     proc = run(config, "-o", str(tmp_path / "out"), "-q")
     assert proc.returncode == 2
     assert f"{config}:10: sandbox: must be one of auto, required, off" in proc.stderr, proc.stderr
+
+
+def class_folder(tmp_path: Path) -> Path:
+    """A class's submissions: two that play and one of each common way to be broken."""
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob"):
+        (subs / name).mkdir(parents=True)
+        (subs / name / "__init__.py").write_text(RANDOM_AGENT)
+    (subs / "bad-name").mkdir()
+    (subs / "bad-name" / "__init__.py").write_text(RANDOM_AGENT)
+    (subs / "syntax").mkdir()
+    (subs / "syntax" / "__init__.py").write_text("from .program import Agent\n")
+    (subs / "syntax" / "program.py").write_text("class Agent:\n    def action(self)\n        pass\n")
+    (subs / "noinit").mkdir()
+    (subs / "noinit" / "program.py").write_text(RANDOM_AGENT)
+    (subs / "noimport").mkdir()
+    (subs / "noimport" / "__init__.py").write_text('"""Mine."""\n')
+    (subs / "noimport" / "program.py").write_text(RANDOM_AGENT)
+    (subs / "missing").mkdir()
+    (subs / "missing" / "__init__.py").write_text("import a_package_nobody_installed\n" + RANDOM_AGENT)
+    return subs
+
+
+#: What each broken folder of class_folder must be reported with.
+BROKEN = {
+    "bad-name": "the folder's name is not a Python identifier",
+    "syntax": "SyntaxError: expected ':' (program.py, line 2)",
+    "noinit": "has no __init__.py, so it is not a package",
+    "noimport": "its __init__.py does not define or import it; add 'from .program import Agent'",
+    "missing": "No module named 'a_package_nobody_installed'",
+}
+
+
+def markdown_rows(markdown: str) -> dict[str, list[str]]:
+    """The cells of a Markdown file's table rows, by their first cell."""
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
+    return {row[0]: row for row in rows}
+
+
+def run_class(tmp_path: Path, on_error: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """The class tournament, run in ``tmp_path`` (agents import from there; the referee from PYTHONPATH)."""
+    class_folder(tmp_path)
+    (tmp_path / "class.yaml").write_text(
+        f"name: class\nagents:\n  - {{discover: subs, on_error: {on_error}}}\ngames_per_pair: 2\nseed: 1\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(command("class.yaml", "-o", "out", "-q", "--workers", "2"), cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=180)
+    return proc, tmp_path / "out"
+
+
+def test_discovered_folders_that_fail_to_load_are_listed_in_the_report_the_markdown_and_the_tables(tmp_path):
+    proc, out = run_class(tmp_path, "exclude")
+    # The tournament ran, so it exits 0; the broken folders are said last, where they are seen.
+    assert proc.returncode == 0, proc.stderr
+    assert {r.red_name for r in records(out)} | {r.blue_name for r in records(out)} == {"alice", "bob"}
+    meta = json.loads((out / "tournament.json").read_text())
+    assert {b["name"] for b in meta["broken_agents"]} == set(BROKEN)
+
+    console = proc.stdout[: proc.stdout.index("\nwritten: ")]
+    section = console[console.index("Left out / failed to load: 5 discovered folders"):]
+    assert console.rstrip().endswith(section.rstrip())  # the tables' end
+    markdown = (out / "results.md").read_text()
+    assert markdown.index("## Left out / failed to load (5)") < markdown.index("## Standings")
+    page = (out / "report.html").read_text()
+    assert page.index('id="left-out"') < page.index("<h2>Standings</h2>")
+    for name, why in BROKEN.items():
+        folder = str(tmp_path / "subs" / name)
+        line = next(line for line in section.splitlines() if line.startswith(f"  {folder} (left out): "))
+        assert why in line, line
+        row = markdown_rows(markdown)[folder]
+        assert row[1:3] == [name, "left out"] and why in row[3], row
+        assert html.escape(why) in page and html.escape(folder) in page
+    assert "note: 5 discovered folders failed to load (5 left out, 0 kept in to forfeit)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_folders_kept_in_to_forfeit_are_listed_as_such(tmp_path):
+    proc, out = run_class(tmp_path, "forfeit")
+    assert proc.returncode == 0, proc.stderr
+    rows = markdown_rows((out / "results.md").read_text())
+    # A folder that cannot even be named is left out whatever on_error says; the others play to forfeit.
+    assert rows[str(tmp_path / "subs" / "bad-name")][1:3] == ["bad-name", "left out"]
+    for name in ("syntax", "noinit", "noimport", "missing"):
+        assert rows[str(tmp_path / "subs" / name)][1:3] == [name, "kept in: forfeits its games"]
+    assert "(1 left out, 4 kept in to forfeit)" in proc.stderr
+    assert "kept in: forfeits its games" in (out / "report.html").read_text()
+
+
+def test_when_too_few_agents_load_each_left_out_folder_says_why(tmp_path):
+    subs = class_folder(tmp_path)
+    shutil.rmtree(subs / "bob")
+    (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "agents: a tournament needs at least two agents; 1 can play (5 discovered folders were left out)" in proc.stderr
+    for name, why in BROKEN.items():
+        line = next(line for line in proc.stderr.splitlines() if line.startswith(f"error: {tmp_path / 'subs' / name}: left out: "))
+        assert why in line, line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_config_with_several_mistakes_reports_them_all_at_once(tmp_path):
+    config = write_config(tmp_path, """\
+name: evening
+agents:
+  - agents.minmax
+  - {name: mm4, spec: agents.minimax, nmae: x, options: {seed: 1}}
+  - {name: r, spec: agents/random_agnet}
+games_per_pair: 5
+time_limit: -1
+sprt: {elo0: 5, elo1: 0}
+workrs: 2
+""")
+    proc = run(config, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    expected = [
+        f"error: {config}:3: agents[0]: 'agents.minmax' names no agent: agents/ has no sub-folder minmax/ or file "
+        "minmax.py (did you mean agents.minimax?)",
+        f"error: {config}:4: agents[1].nmae: unknown field (did you mean 'name'?)",
+        f"error: {config}:4: agents[1].options.seed: 'seed' is passed by the referee itself",
+        f"error: {config}:5: agents[2].spec: 'agents/random_agnet' names no agent: agents/ has no sub-folder "
+        "random_agnet/ or file random_agnet.py (did you mean agents/random_agent?)",
+        f"error: {config}:6: games_per_pair: must be even",
+        f"error: {config}:7: time_limit: must be a number of 0 or more",
+        f"error: {config}:8: sprt.elo1: must be greater than elo0",
+        f"error: {config}:9: workrs: unknown field (did you mean 'workers'?)",
+    ]
+    lines = proc.stderr.splitlines()
+    assert len(lines) == len(expected) + 1 and lines[-1] == f"{len(expected)} problems; nothing was played.", proc.stderr
+    for line, start in zip(lines, expected):
+        assert line.startswith(start), (line, start)
+    assert not (tmp_path / "out").exists()
+
+
+def test_peak_memory_reads_as_memory_above_the_baseline(uninterrupted):
+    _, out = uninterrupted
+    rows = table(out, "endings")
+    peaks = [row[rows[0].index("peak MB")] for row in rows[1:]]
+    # The random agents' peaks are a few hundredths of a MB or less: never a "0.0" that reads as not measured.
+    assert peaks and all(p == "< 0.01" or p.count(".") == 1 and (float(p) >= 1 or len(p.split(".")[1]) == 2) for p in peaks), peaks
+    assert "peak memory (MB above the interpreter's baseline)" in (out / "results.md").read_text()
+    assert "peak MB: memory above the interpreter's baseline" in (out / "report.html").read_text()

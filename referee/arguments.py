@@ -1,0 +1,72 @@
+"""argparse with an unknown option named as such, with a did-you-mean.
+
+Plain argparse lets an unknown option through as an "extra" and goes on
+filling the positional arguments with what follows it: ``python -m referee
+--tme 5 A B`` took ``5`` as RED and then complained about "unrecognized
+arguments: --tme B".  :class:`ArgumentParser` looks at the options first and
+stops at the first it does not know, naming it (and the closest known one).
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from typing import Callable, Mapping, Sequence
+
+#: What argparse reads as a negative number, not an option (parsers here
+#: have no option that looks like one).
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` that refuses an unknown option by name.
+
+    ``elsewhere`` gives, only when an unknown option is met (it may be slow
+    to work out), options this parser does not have but that a user may
+    mean, with what to say instead (e.g. ``-n`` -> "an option of --game
+    cachex").
+    """
+
+    def __init__(self, *args, elsewhere: Callable[[], Mapping[str, str]] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.elsewhere = elsewhere or dict
+
+    def option_strings(self) -> list[str]:
+        """Every option string this parser knows (``-t``, ``--time``, ...)."""
+        # argparse keeps its actions in a private list; every version has it.
+        return [option for action in self._actions for option in action.option_strings]
+
+    def unknown_option(self, args: Sequence[str]) -> str | None:
+        """The message for the first option in ``args`` this parser does not know, or None.
+
+        Follows argparse's own reading: ``--`` ends the options, ``-`` and
+        negative numbers are values, ``--opt=value`` is ``--opt``, a unique
+        prefix of a long option is that option, and ``-xVALUE`` is ``-x``.
+        """
+        known = self.option_strings()
+        longs = [o for o in known if o.startswith("--")]
+        for arg in args:
+            if arg == "--":
+                return None
+            if not arg.startswith("-") or arg == "-" or _NEGATIVE_NUMBER.match(arg) or " " in arg:
+                continue
+            name = arg.split("=", 1)[0]
+            if name in known or (not name.startswith("--") and name[:2] in known):
+                continue
+            if name.startswith("--") and self.allow_abbrev and any(o.startswith(name) for o in longs):
+                continue
+            for option, why in self.elsewhere().items():
+                if option == name or (name.startswith("--") and option.startswith(name)):
+                    return f"unrecognized option {arg!r}: {option} is {why}"
+            close = difflib.get_close_matches(name, longs if name.startswith("--") else known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            return f"unrecognized option {arg!r}{hint}"
+        return None
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        args = sys.argv[1:] if args is None else list(args)
+        problem = self.unknown_option(args)
+        if problem:
+            self.error(problem)
+        return super().parse_known_args(args, namespace)
