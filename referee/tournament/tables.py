@@ -190,13 +190,20 @@ def left_out_text(left_out: Sequence[LeftOut]) -> str | None:
     return "\n".join(lines)
 
 
+def _code(text: object) -> str:
+    """``text`` as a Markdown code span inside a table cell."""
+    return "`" + str(text).replace("`", "'").replace("|", "\\|") + "`"
+
+
 def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
     """The section's Markdown lines (none when every folder loaded)."""
     if not left_out:
         return []
     table = left_out_table(left_out)
-    # A '|' in an error message would end its cell.
-    rows = [[str(cell).replace("|", "\\|") for cell in row] for row in table.rows]
+    # Folders and errors as code, or __init__.py would render as a bold "init"; a '|' would end its cell.
+    rows = [
+        [_code(folder), name, status, _code(error)] for folder, name, status, error in table.rows
+    ]
     text = tabulate(rows, table.headers, tablefmt="github", disable_numparse=True)
     return [f"## {table.title}", "", f"**{LEFT_OUT_NOTE}**", "", text, ""]
 

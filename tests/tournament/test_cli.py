@@ -666,8 +666,8 @@ BROKEN = {
 
 
 def markdown_rows(markdown: str) -> dict[str, list[str]]:
-    """The cells of a Markdown file's table rows, by their first cell."""
-    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
+    """The cells of a Markdown file's table rows (code spans as their text), by their first cell."""
+    rows = [[cell.strip().strip("`") for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
     return {row[0]: row for row in rows}
 
 
@@ -704,6 +704,7 @@ def test_discovered_folders_that_fail_to_load_are_listed_in_the_report_the_markd
         assert why in line, line
         row = markdown_rows(markdown)[folder]
         assert row[1:3] == [name, "left out"] and why in row[3], row
+        assert f"`{folder}`" in markdown  # code: __init__.py must not render as a bold "init"
         assert html.escape(why) in page and html.escape(folder) in page
     assert "note: 5 discovered folders failed to load (5 left out, 0 kept in to forfeit)" in proc.stderr
     assert "Traceback" not in proc.stderr
