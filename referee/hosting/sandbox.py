@@ -265,6 +265,24 @@ class Cgroup:
         except OSError:
             return []
 
+    def kill_all(self) -> None:
+        # Frozen processes take a SIGKILL only once thawed; new ones can be
+        # forked until the last one is gone, hence the loop.
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                self.thaw()
+            except OSError:
+                pass
+            time.sleep(0.005)
+
     def _open(self, key: str, path: str, flags: int = os.O_RDONLY) -> None:
         self.fds[key] = os.open(path, flags | os.O_CLOEXEC)
 
@@ -368,23 +386,6 @@ class CgroupV1(Cgroup):
     def procs_file(self) -> str:
         return os.path.join(self.dirs["pids"], "cgroup.procs")
 
-    def kill_all(self) -> None:
-        # Frozen processes take a SIGKILL only once thawed; new ones can be
-        # forked until the last one is gone, hence the loop.
-        for _ in range(200):
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            try:
-                self.thaw()
-            except OSError:
-                pass
-            time.sleep(0.005)
 
     def remove(self) -> None:
         self.close_fds()
@@ -495,16 +496,7 @@ class CgroupV2(Cgroup):
             _write(os.path.join(self.dir, "cgroup.kill"), "1")
         except OSError:
             pass
-        for _ in range(200):
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.005)
+        super().kill_all()
 
     def remove(self) -> None:
         self.close_fds()
