@@ -390,12 +390,8 @@ class HostedAgent:
         if self.cgroup is not None:
             self.time_used = self.cgroup.cpu() - self.cpu_base
             self._update_cgroup_peak()
-        elif self.sandbox.namespaces:
-            # Every process of the agent is a descendant of bwrap: look at them all.
-            self._update_peak(self.monitor.peak_rss(), self.monitor.look_at_descendants())
-            self.time_used = self.monitor.cpu() - self.cpu_base
-        elif wall > QUICK_CALL:
-            self.time_used = self.monitor.cpu() - self.cpu_base
+        elif self.sandbox.namespaces or wall > QUICK_CALL:
+            # Inside namespaces every process of the agent descends from bwrap: always look at them all.
             self._update_peak(self.monitor.peak_rss(), self.monitor.look_at_descendants())
             self.time_used = self.monitor.cpu() - self.cpu_base
         else:
