@@ -21,6 +21,8 @@ from referee.games.infexion import InfexionState
 
 PREFIX = "HOSTILE "
 MB = 1024 * 1024
+#: Engine actions below this are SPAWNs (one per cell of the 7x7 board).
+SPAWN_ACTIONS = 49
 #: The agent host's module, in the command line of every agent process.
 AGENT_HOST = b"referee.hosting.agent_host"
 #: The variable whose value marks every process of a test's game.
@@ -205,6 +207,11 @@ class Plays:
 
     def move(self):
         return from_engine_action(self.rng.choice(self.state.legal_actions()))
+
+    def move_peacefully(self):
+        """A random legal SPAWN (it never captures, so it cannot end the game early)."""
+        spawns = [a for a in self.state.legal_actions() if a < SPAWN_ACTIONS]
+        return from_engine_action(self.rng.choice(spawns)) if spawns else self.move()
 
     def turn(self, color, action, **referee):
         self.state.apply(to_engine_action(action))

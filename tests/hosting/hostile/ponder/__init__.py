@@ -64,6 +64,10 @@ class PondersBetweenCalls(Plays):
             self.stop = True
             report(total_work=len(self.stamps))
         try:
+            if not self.stop:
+                # Nothing captured before the victim's slow moves are over: a
+                # game that ended on move 3 would leave no stretches to judge.
+                return self.move_peacefully()
             return super().action(**referee)
         finally:
             self.last_return = time.monotonic()

@@ -21,7 +21,9 @@ class Victim(Plays):
 
 class SlowVictim(Victim):
     """A victim that thinks (sleeps) for :data:`PAUSE` seconds in each of its first
-    :data:`SLOW_MOVES` actions: long stretches in which the attacker is between calls."""
+    :data:`SLOW_MOVES` actions: long stretches in which the attacker is between calls.
+    Those moves are SPAWNs only, so the victim captures nothing: the attacker
+    survives them however it plays, and the stretches happen."""
 
     SLOW_MOVES = 6
     PAUSE = 0.6
@@ -34,4 +36,5 @@ class SlowVictim(Victim):
         self.moves += 1
         if self.moves <= self.SLOW_MOVES:
             time.sleep(self.PAUSE)
+            return self.move_peacefully()
         return super().action(**referee)
