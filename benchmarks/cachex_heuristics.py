@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from tabulate import tabulate
 

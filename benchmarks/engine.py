@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from referee.game import Board
 from referee.game.actions import from_engine_action

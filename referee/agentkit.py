@@ -18,7 +18,8 @@ objects agents exchange with the referee and the engine's own actions::
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .games import load_game
 from .games.base import Action, GameState

@@ -12,7 +12,7 @@ import argparse
 import difflib
 import re
 import sys
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 #: What argparse reads as a negative number, not an option (parsers here
 #: have no option that looks like one).

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from .games.cachex.engine import DIRECTIONS
 
@@ -86,7 +87,7 @@ class Grid:
         self.rows = rows
 
     @classmethod
-    def zeros(cls, n: int) -> "Grid":
+    def zeros(cls, n: int) -> Grid:
         return cls([[0] * n for _ in range(n)])
 
     def __getitem__(self, key: Any) -> Any:
@@ -119,17 +120,17 @@ class Grid:
     def shape(self) -> tuple[int, int]:
         return (len(self.rows), len(self.rows[0]) if self.rows else 0)
 
-    def copy(self) -> "Grid":
+    def copy(self) -> Grid:
         return Grid([list(row) for row in self.rows])
 
     def tolist(self) -> list[list[int]]:
         return [list(row) for row in self.rows]
 
-    def transpose(self) -> "Grid":
+    def transpose(self) -> Grid:
         return Grid([list(column) for column in zip(*self.rows)])
 
     @property
-    def T(self) -> "Grid":  # noqa: N802 (numpy's name)
+    def T(self) -> Grid:  # noqa: N802 (numpy's name)
         return self.transpose()
 
     def tobytes(self) -> bytes:

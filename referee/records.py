@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 SCHEMA_VERSION = 1
 
@@ -161,7 +162,7 @@ class GameRecord:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GameRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
         if not isinstance(data, Mapping):
             raise RecordError(f"a record must be a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
@@ -179,7 +180,7 @@ class GameRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     @classmethod
-    def from_json(cls, text: str) -> "GameRecord":
+    def from_json(cls, text: str) -> GameRecord:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -118,7 +118,7 @@ class KeyReader:
         os.set_blocking(self.wake_write, False)
         self.previous: int | None = None
 
-    def __enter__(self) -> "KeyReader":
+    def __enter__(self) -> KeyReader:
         try:
             self.previous = signal.set_wakeup_fd(self.wake_write)
         except ValueError:

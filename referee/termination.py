@@ -15,7 +15,7 @@ import os
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 #: Exit status after Ctrl-C (128 + SIGINT).

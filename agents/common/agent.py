@@ -9,7 +9,8 @@ message naming it, which the referee reports as a load error.
 from __future__ import annotations
 
 import random
-from typing import Any, Hashable, Mapping
+from typing import Any
+from collections.abc import Hashable, Mapping
 
 from referee.agentkit import GameView
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Hashable
+from collections.abc import Hashable
 
 from referee.games.base import CHANCE, GameState
 

@@ -25,7 +25,7 @@ import math
 import random
 from array import array
 from dataclasses import dataclass
-from typing import Hashable
+from collections.abc import Hashable
 
 from referee.games.base import CHANCE, GameState
 
@@ -33,7 +33,7 @@ from .clock import Deadline
 from .heuristics.base import Heuristics, perspective
 
 
-def _tree_size(root: "Node") -> int:
+def _tree_size(root: Node) -> int:
     size, stack = 0, [root]
     while stack:
         node = stack.pop()
@@ -44,7 +44,7 @@ def _tree_size(root: "Node") -> int:
     return size
 
 
-def _proven_for(player: int, child: "Node | None") -> int | None:
+def _proven_for(player: int, child: Node | None) -> int | None:
     """A child's proven result seen from ``player``'s side, or None."""
     if child is None or child.proven is None:
         return None
@@ -68,12 +68,12 @@ class Node:
         self.priors: array = _NO_FLOATS
         self.visits: array = _NO_COUNTS
         self.values: array = _NO_FLOATS  # per child, from this node's chooser's side
-        self.children: list["Node | None"] = []
+        self.children: list[Node | None] = []
         self.total = 0
         self.value_sum = 0.0
         #: +1 / -1 when proven won / lost for ``player``, 0 proven drawn, None open.
         self.proven: int | None = None
-        self.events: dict[Hashable, "Node"] | None = None  # chance nodes only
+        self.events: dict[Hashable, Node] | None = None  # chance nodes only
 
 
 @dataclass

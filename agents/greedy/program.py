@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Any
+from collections.abc import Hashable
 
 from agents.common.alphabeta import AlphaBeta
 from agents.common.agent import SearchAgent

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..games.base import whole_number
 from ..games.infexion.engine import (
@@ -146,7 +147,7 @@ class _TouchedCells(defaultdict):
 
     __slots__ = ("_board",)
 
-    def __init__(self, board: "Board"):
+    def __init__(self, board: Board):
         super().__init__(CellState)
         self._board = board
 
@@ -246,7 +247,7 @@ class _TouchedCells(defaultdict):
         self[key] = default
         return default
 
-    def __ior__(self, other: Any) -> "_TouchedCells":  # type: ignore[override]
+    def __ior__(self, other: Any) -> _TouchedCells:  # type: ignore[override]
         self.update(other)
         return self
 
@@ -508,7 +509,7 @@ class Board:
 
     # -- copying and display --------------------------------------------------
 
-    def __copy__(self) -> "Board":
+    def __copy__(self) -> Board:
         cells = self._state  # brought up to date first
         other = Board.__new__(Board)
         other._engine = self._engine.copy()
@@ -520,7 +521,7 @@ class Board:
         other._synced = self._synced
         return other
 
-    def __deepcopy__(self, memo: dict) -> "Board":
+    def __deepcopy__(self, memo: dict) -> Board:
         return self.__copy__()
 
     def __getstate__(self) -> dict[str, Any]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..games.base import whole_number
 from ..games.infexion.engine import BOARD_N, DIRECTIONS
 
 
-def _plain(vec: "HexVec") -> None:
+def _plain(vec: HexVec) -> None:
     """Store ``vec``'s coordinates as ``int`` where they are whole numbers of another type."""
     for name in ("r", "q"):
         value = getattr(vec, name)
@@ -39,16 +39,16 @@ class HexVec:
         if type(self.r) is not int or type(self.q) is not int:
             _plain(self)
 
-    def __add__(self, other: "HexVec | HexDir") -> "HexVec":
+    def __add__(self, other: HexVec | HexDir) -> HexVec:
         return HexVec(self.r + other.r, self.q + other.q)
 
-    def __sub__(self, other: "HexVec | HexDir") -> "HexVec":
+    def __sub__(self, other: HexVec | HexDir) -> HexVec:
         return HexVec(self.r - other.r, self.q - other.q)
 
-    def __neg__(self) -> "HexVec":
+    def __neg__(self) -> HexVec:
         return HexVec(-self.r, -self.q)
 
-    def __mul__(self, scalar: int) -> "HexVec":
+    def __mul__(self, scalar: int) -> HexVec:
         return HexVec(self.r * _scalar(scalar), self.q * _scalar(scalar))
 
     __rmul__ = __mul__
@@ -77,10 +77,10 @@ class HexPos(HexVec):
         if not (0 <= self.r < BOARD_N and 0 <= self.q < BOARD_N):
             raise ValueError(f"({self.r}, {self.q}) is not a cell: r and q must be in 0..{BOARD_N - 1}")
 
-    def __add__(self, other: "HexVec | HexDir") -> "HexPos":  # type: ignore[override]
+    def __add__(self, other: HexVec | HexDir) -> HexPos:  # type: ignore[override]
         return _POSITIONS[(self.r + other.r) % BOARD_N * BOARD_N + (self.q + other.q) % BOARD_N]
 
-    def __sub__(self, other: "HexVec | HexDir") -> "HexPos":  # type: ignore[override]
+    def __sub__(self, other: HexVec | HexDir) -> HexPos:  # type: ignore[override]
         return _POSITIONS[(self.r - other.r) % BOARD_N * BOARD_N + (self.q - other.q) % BOARD_N]
 
     def __str__(self) -> str:
@@ -112,7 +112,7 @@ class HexDir(Enum):
         self.index = DIRECTIONS.index((vec.r, vec.q))
 
     @classmethod
-    def _missing_(cls, value: object) -> "HexDir | None":
+    def _missing_(cls, value: object) -> HexDir | None:
         # As the course's HexDir did: any pair (tuple, list, HexVec) of whole numbers.
         try:
             dr, dq = value  # type: ignore[misc]
@@ -122,7 +122,7 @@ class HexDir(Enum):
         index = _DIR_INDEX.get(key)  # type: ignore[arg-type]
         return None if index is None else HEX_DIRS[index]
 
-    def __neg__(self) -> "HexDir":
+    def __neg__(self) -> HexDir:
         return HEX_DIRS[_DIR_INDEX[(-self.r, -self.q)]]
 
     def __mul__(self, scalar: int) -> HexVec:

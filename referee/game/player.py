@@ -23,7 +23,7 @@ class PlayerColor(Enum):
         return "rb"[self.value]
 
     @property
-    def opponent(self) -> "PlayerColor":
+    def opponent(self) -> PlayerColor:
         return _OPPONENT[self]
 
 

@@ -14,7 +14,8 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from operator import index
-from typing import Any, Hashable, Iterable, Mapping
+from typing import Any
+from collections.abc import Hashable, Iterable, Mapping
 
 RED = 0
 BLUE = 1
@@ -119,7 +120,7 @@ class GameState(ABC):
         """Take back the last applied action."""
 
     @abstractmethod
-    def copy(self) -> "GameState":
+    def copy(self) -> GameState:
         """An independent state equal to this one (undo history included)."""
 
     @property

@@ -17,7 +17,8 @@ import os
 import sys
 import traceback
 from importlib import import_module
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .wire import OK_LINE, encode
 

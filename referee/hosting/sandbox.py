@@ -35,9 +35,9 @@ import sys
 import sysconfig
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 MODES = ("auto", "required", "off")
 #: Processes and threads one agent may have at once (a fork bomb stops here).
@@ -129,7 +129,7 @@ def _bwrap_works(path: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def probe() -> Capabilities:
     """What this machine offers (checked once per process)."""
     missing = []

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..games import load_game
 from ..games.base import GameRuleError, GameState, Outcome

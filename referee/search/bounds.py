@@ -8,7 +8,7 @@ and again.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from ..games.infexion.engine import BLUE_FLAG, EFFECTS, MAX_CELL_POWER, RED
 from .tables import COLLINEAR, LINES_BY_ORIENTATION, NEAR_REACH, REACH
@@ -187,7 +187,7 @@ class Bounds:
         return known
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bounded_vectors(limits: tuple[int, ...], total: int) -> tuple[tuple[int, ...], ...]:
     """Every vector ``v`` with ``0 <= v[i] <= limits[i]`` and ``sum(v) <= total``."""
     if not limits:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..records import AGENT_FAILURE_REASONS, COLORS, RULE_REASONS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
@@ -51,7 +51,7 @@ class GameSummary:
     round: int | None = None
 
     @classmethod
-    def of(cls, record: GameRecord) -> "GameSummary":
+    def of(cls, record: GameRecord) -> GameSummary:
         failed = None
         if record.reason in AGENT_FAILURE_REASONS:
             failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..records import GameRecord
 from .aggregate import GameSummary

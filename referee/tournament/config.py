@@ -16,7 +16,8 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 import yaml

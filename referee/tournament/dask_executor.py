@@ -38,7 +38,8 @@ import traceback
 import uuid
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Collection, Iterable, Iterator
+from typing import Any
+from collections.abc import Collection, Iterable, Iterator
 
 try:
     import distributed
@@ -338,7 +339,7 @@ class DaskExecutor(Executor):
         if cluster is not None:
             cluster.close()
 
-    def __enter__(self) -> "DaskExecutor":
+    def __enter__(self) -> DaskExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:

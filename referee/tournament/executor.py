@@ -20,7 +20,7 @@ import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..match import AgentEntry, MatchSettings
 from ..records import GameRecord

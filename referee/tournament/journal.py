@@ -13,7 +13,7 @@ import fcntl
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..records import GameRecord, RecordError
 
@@ -181,7 +181,7 @@ class FolderLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "FolderLock":
+    def __enter__(self) -> FolderLock:
         self.acquire()
         return self
 

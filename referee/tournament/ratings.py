@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 Z95 = NormalDist().inv_cdf(0.975)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..records import GameRecord
 from ..render.frames import ADAPTERS, ReplayError

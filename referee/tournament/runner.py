@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from tqdm import tqdm
 
@@ -205,7 +205,7 @@ class _StopOnSignals:
         else:
             self.say("\nstopping: waiting for the running games to finish (Ctrl-C again to discard them)\n")
 
-    def __enter__(self) -> "_StopOnSignals":
+    def __enter__(self) -> _StopOnSignals:
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 self.previous[signum] = signal.signal(signum, self._handle)

@@ -12,7 +12,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Container, Iterator, Mapping
+from typing import Any
+from collections.abc import Container, Iterator, Mapping
 
 from ..games import game_class
 from ..match import AgentEntry, MatchSettings

@@ -45,7 +45,7 @@ def test_a_complete_record_adds_up():
 def test_cut_records_miscounted_records_and_wrong_results_are_named():
     full = infexion_record(1)
     cut = infexion_record(1, actions=full.actions[:100])
-    assert "it says {} actions were played but holds 100".format(full.turns) in record_mismatch(cut, final_state(cut))
+    assert f"it says {full.turns} actions were played but holds 100" in record_mismatch(cut, final_state(cut))
     assert "after its 100 actions the game is not over" in build_frames(cut).warning
     recount = infexion_record(1, actions=full.actions[:100], turns=100)
     message = record_mismatch(recount, final_state(recount))

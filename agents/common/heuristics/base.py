@@ -11,7 +11,8 @@ evaluation, so a proven result always outweighs material.
 from __future__ import annotations
 
 import random
-from typing import Any, Hashable, Sequence
+from typing import Any
+from collections.abc import Hashable, Sequence
 
 from referee.games.base import CHANCE, RED, GameState
 

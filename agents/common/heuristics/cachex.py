@@ -51,8 +51,9 @@ from __future__ import annotations
 
 import math
 import random
-from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from functools import cache
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 from referee.games.cachex.engine import STEAL, STRIDE, CachexState, diamond_offsets
 
@@ -135,7 +136,7 @@ class Geometry:
         return red, blue, full ^ red ^ blue
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(n: int) -> Geometry:
     """The (shared) masks of the ``n x n`` board."""
     return Geometry(n)

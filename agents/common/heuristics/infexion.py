@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 import random
 from operator import itemgetter
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from referee.games.infexion.engine import (
     ACTION_COUNT,

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from referee.games.base import GameState
 from referee.games.infinitron.engine import (

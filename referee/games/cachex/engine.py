@@ -24,10 +24,11 @@ chosen for speed in plain Python:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from itertools import compress
 from random import Random
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from ..base import (
     BLUE,
@@ -163,7 +164,7 @@ def diamond_offsets() -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
     return tuple((DIRECTIONS[i], DIRECTIONS[(i + step) % six]) for step in (1, 2) for i in range(six))
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout(n: int) -> Layout:
     return Layout(check_size(n))
 
@@ -553,12 +554,12 @@ class CachexState(GameState):
                 size[cell] = cell_size
                 sides[cell] = cell_sides
 
-    def copy(self) -> "CachexState":
+    def copy(self) -> CachexState:
         other = self.copy_without_history()
         other._history = self._history.copy()
         return other
 
-    def copy_without_history(self) -> "CachexState":
+    def copy_without_history(self) -> CachexState:
         """A copy that cannot undo past this point (cheaper, for playouts).
 
         The repetition counts are copied all the same: they are rules.
@@ -658,7 +659,7 @@ class CachexState(GameState):
         return "/".join(rows) + f" {self.turn}"
 
     @classmethod
-    def from_text(cls, text: str) -> "CachexState":
+    def from_text(cls, text: str) -> CachexState:
         """Read :meth:`to_text`'s format; raises ``ValueError`` saying what is wrong.
 
         The board size is the number of rows.  Positions no game reaches are

@@ -19,7 +19,7 @@ import re
 from itertools import chain
 from operator import getitem
 from random import Random
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..base import (
     BLUE,
@@ -431,7 +431,7 @@ class InfexionState(GameState):
         self.board[:] = snapshot
         self.turn -= 1
 
-    def copy(self) -> "InfexionState":
+    def copy(self) -> InfexionState:
         other = InfexionState.__new__(InfexionState)
         other.board = bytearray(self.board)
         other.turn = self.turn
@@ -440,7 +440,7 @@ class InfexionState(GameState):
         other._history = self._history.copy()
         return other
 
-    def copy_without_history(self) -> "InfexionState":
+    def copy_without_history(self) -> InfexionState:
         """A copy that cannot undo past this point (cheaper, for playouts)."""
         other = InfexionState.__new__(InfexionState)
         other.board = bytearray(self.board)
@@ -542,7 +542,7 @@ class InfexionState(GameState):
         return "/".join(rows) + f" {self.turn}"
 
     @classmethod
-    def from_text(cls, text: str) -> "InfexionState":
+    def from_text(cls, text: str) -> InfexionState:
         """Read :meth:`to_text`'s format; raises ``ValueError`` saying what is wrong."""
         board_part, _, turn_part = text.strip().partition(" ")
         try:

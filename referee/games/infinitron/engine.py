@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Hashable, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 from ..base import (
     BLUE,
@@ -1215,19 +1216,19 @@ class InfinitronState(GameState):
 
     # -- copies, keys, text ----------------------------------------------------
 
-    def copy(self) -> "InfinitronState":
+    def copy(self) -> InfinitronState:
         other = self._bare_copy()
         other._history = self._history.copy()
         return other
 
-    def copy_without_history(self) -> "InfinitronState":
+    def copy_without_history(self) -> InfinitronState:
         """A copy that cannot undo past this point and keeps no history (for playouts)."""
         other = self._bare_copy()
         other._history = []
         other._keep_history = False
         return other
 
-    def _bare_copy(self) -> "InfinitronState":
+    def _bare_copy(self) -> InfinitronState:
         other = InfinitronState.__new__(InfinitronState)
         other.setup = self.setup
         other.ground = bytearray(self.ground)

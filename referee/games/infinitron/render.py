@@ -50,7 +50,7 @@ def template_text(tm: Template) -> str:
     return f"{define} cost {tm.cost}: {tm.max_hp} HP, Move {tm.move}, {attack}, {ABILITY_NAMES[tm.ability]}"
 
 
-def render_state(state: "InfinitronState", use_color: bool = False, use_unicode: bool = False) -> str:
+def render_state(state: InfinitronState, use_color: bool = False, use_unicode: bool = False) -> str:
     setup = state.setup
     glyphs = _GROUND_UNICODE if use_unicode else _GROUND_ASCII
     side_color = (_RED, _BLUE)

@@ -111,7 +111,7 @@ class RefGame:
         elif self.actions_played >= 343:
             self.result = (None, "turn_limit")
 
-    def copy(self) -> "RefGame":
+    def copy(self) -> RefGame:
         return RefGame(self.n, dict(self.cells), self.actions_played, list(self.boards_seen), self.result)
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -80,7 +80,7 @@ class RefGame:
                         self.cells[target] = (me, p + 1)
         self.actions_played += 1
 
-    def copy(self) -> "RefGame":
+    def copy(self) -> RefGame:
         return RefGame(dict(self.cells), self.actions_played)
 
 
