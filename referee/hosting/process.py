@@ -34,7 +34,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import wire
 from .failures import (
@@ -48,7 +48,16 @@ from .failures import (
     AgentTimeout,
 )
 from .monitor import MB, ProcessMonitor, children_of, descendants_of, session_members
-from .sandbox import MEMORY_CAP_SLACK, UNSEALED, Cgroup, Sandbox, bwrap_command, enter_cgroup_command, new_cgroup, probe
+from .sandbox import (
+    MEMORY_CAP_SLACK,
+    UNSEALED,
+    Cgroup,
+    Sandbox,
+    bwrap_command,
+    enter_cgroup_command,
+    new_cgroup,
+    probe,
+)
 
 #: How often a running call is checked against the limits, in seconds.
 POLL_INTERVAL = 0.01
@@ -144,7 +153,7 @@ class HostedAgent:
         self.cgroup: Cgroup | None = None
         self.host_pid: int | None = None  # the agent's interpreter (inside bwrap: not proc.pid)
         self._awake = True
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.monitor: ProcessMonitor | None = None
         self.cpu_base = 0.0
         self.mem_base = 0
@@ -158,6 +167,18 @@ class HostedAgent:
         self._output_dropped = 0
         self._tail = b""
         self._output_closed = False
+
+    @property
+    def _process(self) -> subprocess.Popen[bytes]:
+        """The agent's process, from :meth:`start` to :meth:`close`."""
+        assert self.proc is not None, "the agent's process is not running"
+        return self.proc
+
+    @property
+    def _monitor(self) -> ProcessMonitor:
+        """The reader of its process's CPU and memory, from :meth:`wait_ready` on."""
+        assert self.monitor is not None, "the agent's process is not ready"
+        return self.monitor
 
     # -- life cycle -----------------------------------------------------------
 
@@ -222,9 +243,9 @@ class HostedAgent:
     def _find_host(self) -> int:
         """The agent's interpreter: bwrap's grandchild inside namespaces (bwrap, its init, the host)."""
         if not self.sandbox.namespaces:
-            return self.proc.pid
+            return self._process.pid
         for _ in range(100):
-            inits = children_of(self.proc.pid)
+            inits = children_of(self._process.pid)
             hosts = children_of(inits[0]) if inits else []
             if hosts:
                 return hosts[0]
@@ -244,7 +265,7 @@ class HostedAgent:
                 self._fail(AgentLoadError, f"the agent's process did not start within {self.limits.start_timeout:g} s")
             self._wait_for_input(0.05)
         self.host_pid = self._find_host()
-        self.monitor = ProcessMonitor(self.host_pid, root=self.proc.pid)
+        self.monitor = ProcessMonitor(self.host_pid, root=self._process.pid)
         if self.cgroup is not None:
             self.cgroup.reset_peak()
             self.cpu_base = self.cgroup.cpu()
@@ -266,7 +287,7 @@ class HostedAgent:
         except OSError:
             pass
         if self.cgroup is not None:
-            self._close_cgroup()
+            self._close_cgroup(self.cgroup)
             return
         if self.monitor is not None and self.proc.poll() is None:
             self._update_peak(self.monitor.peak_rss())
@@ -288,10 +309,9 @@ class HostedAgent:
         self._wake()  # a stopped process takes its SIGKILL only once continued
         self._release()
 
-    def _close_cgroup(self) -> None:
-        group = self.cgroup
+    def _close_cgroup(self, group: Cgroup) -> None:
         try:
-            self._update_cgroup_peak()
+            self._update_cgroup_peak(group)
         except (OSError, ValueError):
             pass
         group.kill_all()
@@ -300,7 +320,7 @@ class HostedAgent:
 
     def _release(self) -> None:
         try:
-            self.proc.wait(timeout=5)
+            self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
         for fd in (self._cmd_w, self._reply_r, self._out_r):
@@ -389,14 +409,14 @@ class HostedAgent:
         cpu_before = self.time_used
         if self.cgroup is not None:
             self.time_used = self.cgroup.cpu() - self.cpu_base
-            self._update_cgroup_peak()
+            self._update_cgroup_peak(self.cgroup)
         elif self.sandbox.namespaces or wall > QUICK_CALL:
             # Inside namespaces every process of the agent descends from bwrap: always look at them all.
-            self._update_peak(self.monitor.peak_rss(), self.monitor.look_at_descendants())
-            self.time_used = self.monitor.cpu() - self.cpu_base
+            self._update_peak(self._monitor.peak_rss(), self._monitor.look_at_descendants())
+            self.time_used = self._monitor.cpu() - self.cpu_base
         else:
-            self.time_used = self.monitor.cpu() - self.cpu_base
-            self._update_peak(self.monitor.rss())
+            self.time_used = self._monitor.cpu() - self.cpu_base
+            self._update_peak(self._monitor.rss())
         self.last_call = CallStats(op, self.time_used - cpu_before, wall, self.peak_memory_mb)
         self._check_limits_after_call()
         try:
@@ -411,19 +431,20 @@ class HostedAgent:
 
     def _watchdog_deadline(self, start: float) -> float | None:
         deadline = None
-        if self.limits.cpu:
-            deadline = start + self.time_remaining + self.limits.wall_grace
+        remaining = self.time_remaining  # None when the CPU time is unlimited
+        if remaining is not None:
+            deadline = start + remaining + self.limits.wall_grace
         if self.limits.call_timeout:
             cap = start + self.limits.call_timeout
             deadline = cap if deadline is None else min(deadline, cap)
         return deadline
 
     def _check_running_call(self, start: float, deadline: float | None) -> None:
-        monitor = self.monitor
+        monitor = self._monitor
         now = time.monotonic()
         if self.cgroup is not None:
             used = self.cgroup.cpu() - self.cpu_base
-            self._update_cgroup_peak()
+            self._update_cgroup_peak(self.cgroup)
         else:
             child_rss = monitor.look_at_descendants() if now - start > 5 * POLL_INTERVAL else 0
             used = monitor.cpu() - self.cpu_base
@@ -438,7 +459,7 @@ class HostedAgent:
                 AgentOutOfMemory,
                 f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
-        if self.proc.poll() is not None:
+        if self._process.poll() is not None:
             self._fail_dead()
         if deadline is not None and now > deadline:
             self.time_used = used
@@ -460,10 +481,10 @@ class HostedAgent:
                 f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
 
-    def _update_cgroup_peak(self) -> None:
+    def _update_cgroup_peak(self, group: Cgroup) -> None:
         # Every page the agent's processes hold counts: tmpfs, shared memory
         # and memfds included; the kernel keeps the peak, so none is missed.
-        self.peak_bytes = max(self.peak_bytes, self.cgroup.peak() - self.mem_base)
+        self.peak_bytes = max(self.peak_bytes, group.peak() - self.mem_base)
 
     def _update_peak(self, resident: int, extra: int = 0) -> None:
         # The high-water mark includes the interpreter's start-up; it only
@@ -472,7 +493,8 @@ class HostedAgent:
             return
         self.peak_bytes = max(self.peak_bytes, resident + extra - self.mem_base)
 
-    def _raise_reported(self, op: str, reply: wire.Reply) -> None:
+    def _raise_reported(self, op: str, reply: wire.Reply) -> NoReturn:
+        assert reply.failure is not None, "parse_reply() names the failure of every reply that is not ok"
         kind = {
             "load": AgentLoadError,
             "exception": AgentRaised,
@@ -486,12 +508,12 @@ class HostedAgent:
             message = f"{op}() ran out of memory ({message})"
         self._fail(kind, message, reply.traceback)
 
-    def _fail_dead(self) -> None:
+    def _fail_dead(self) -> NoReturn:
         if self.sandbox.namespaces:
             code = self._host_status()
         else:
             try:
-                code = self.proc.wait(timeout=1)
+                code = self._process.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 self._fail(AgentProtocolError, "the agent closed the referee's channel")
         if self.cgroup is not None and self.cgroup.out_of_memory():
@@ -506,12 +528,12 @@ class HostedAgent:
     def _host_status(self) -> int:
         """How the interpreter inside bwrap ended (bwrap exits with its status, or 128 + signal)."""
         try:
-            code = self.proc.wait(timeout=1)
+            code = self._process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             self._fail(AgentProtocolError, "the agent closed the referee's channel")
         return -(code - 128) if code > 128 else code
 
-    def _fail(self, kind: type[AgentFailure], message: str, traceback: str = "") -> None:
+    def _fail(self, kind: type[AgentFailure], message: str, traceback: str = "") -> NoReturn:
         try:
             self._drain_output()
         except OSError:
@@ -535,7 +557,9 @@ class HostedAgent:
             self._fail_dead()
         self._buffer += chunk
         if len(self._buffer) > wire.MAX_REPLY_BYTES and b"\n" not in self._buffer:
-            self._fail(AgentProtocolError, f"the agent's process sent over {wire.MAX_REPLY_BYTES} bytes without a newline")
+            self._fail(
+                AgentProtocolError, f"the agent's process sent over {wire.MAX_REPLY_BYTES} bytes without a newline"
+            )
 
     def _take_line(self) -> bytes | None:
         if b"\n" not in self._buffer:

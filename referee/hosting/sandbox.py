@@ -253,6 +253,37 @@ class Cgroup:
         """The ``cgroup.procs`` that lists every process of the agent."""
         raise NotImplementedError
 
+    def create(self) -> None:
+        """Make the cgroup's folders and open the files read on every call."""
+        raise NotImplementedError
+
+    def cpu(self) -> float:
+        """CPU seconds used by every process the agent ever had."""
+        raise NotImplementedError
+
+    def memory(self) -> int:
+        """Bytes of memory the agent's processes use now."""
+        raise NotImplementedError
+
+    def peak(self) -> int:
+        """Most bytes of memory the agent's processes used since the last reset."""
+        raise NotImplementedError
+
+    def reset_peak(self) -> None:
+        raise NotImplementedError
+
+    def cap_memory(self, limit: int) -> None:
+        """Let the kernel stop the agent's processes at ``limit`` bytes."""
+        raise NotImplementedError
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel refused the agent memory over its cap."""
+        raise NotImplementedError
+
+    def remove(self) -> None:
+        """Close its files and remove its folders (once its processes are gone)."""
+        raise NotImplementedError
+
     def freeze(self) -> None:
         os.pwrite(self.fds["freeze"], self.FROZEN, 0)
 
@@ -299,6 +330,8 @@ class CgroupV1(Cgroup):
     name = "cgroup-v1"
     FROZEN, THAWED = b"FROZEN", b"THAWED"
     CONTROLLERS = ("cpuacct", "memory", "pids", "freezer")
+    # One folder per controller, set by create(); unset before it.
+    dirs: dict[str, str]
 
     @classmethod
     def _bases(cls) -> dict[str, str]:
@@ -404,6 +437,8 @@ class CgroupV2(Cgroup):
     name = "cgroup-v2"
     FROZEN, THAWED = b"1", b"0"
     NEEDED = ("cpu", "memory", "pids")
+    # The cgroup's folder, set by create().
+    dir: str
 
     @classmethod
     def _base(cls) -> str | None:
@@ -512,7 +547,7 @@ class CgroupV2(Cgroup):
 
 def new_cgroup(kind: str) -> Cgroup:
     group: Cgroup = CgroupV1() if kind == "cgroup-v1" else CgroupV2()
-    group.create()  # type: ignore[attr-defined]
+    group.create()
     return group
 
 
@@ -679,9 +714,9 @@ def bwrap_command(
         if not any(_inside(str(p), entry) for p in [referee_root, workdir]) and os.path.isdir(entry):
             shown.append(Path(entry))
     seen: set[str] = set()
-    for path in shown:
-        text = str(path)
-        if text in seen or not path.exists():
+    for shown_path in shown:
+        text = str(shown_path)
+        if text in seen or not shown_path.exists():
             continue
         seen.add(text)
         args += ["--ro-bind", text, text]
@@ -708,17 +743,21 @@ def cleanup_stale_cgroups(kind: str) -> int:
     removed = 0
     if kind == "cgroup-v1":
         bases = CgroupV1._bases()
-        tags = set()
+        tags: set[str] = set()
         for base in bases.values():
             try:
-                tags.update(n for n in os.listdir(base) if n.startswith("referee-") and not n.startswith("referee-probe"))
+                tags.update(
+                    n for n in os.listdir(base) if n.startswith("referee-") and not n.startswith("referee-probe")
+                )
             except OSError:
                 continue
         for tag in tags:
             if _owner_alive(tag):
                 continue
             group = CgroupV1()
-            group.dirs = {c: os.path.join(base, tag) for c, base in bases.items() if os.path.isdir(os.path.join(base, tag))}
+            group.dirs = {
+                c: os.path.join(base, tag) for c, base in bases.items() if os.path.isdir(os.path.join(base, tag))
+            }
             if "freezer" in group.dirs:
                 try:
                     group._open("freeze", os.path.join(group.dirs["freezer"], "freezer.state"), os.O_WRONLY)
@@ -729,16 +768,16 @@ def cleanup_stale_cgroups(kind: str) -> int:
             group.remove()
             removed += 1
     elif kind == "cgroup-v2":
-        base = CgroupV2._base()
+        v2_base = CgroupV2._base()
         try:
-            names = os.listdir(base) if base else []
+            names = os.listdir(v2_base) if v2_base else []
         except OSError:
             names = []
         for tag in names:
-            if tag.startswith("referee-") and not _owner_alive(tag):
-                group = CgroupV2()
-                group.dir = os.path.join(base, tag)
-                group.kill_all()  # v2 lets SIGKILL through a frozen cgroup
-                group.remove()
+            if v2_base and tag.startswith("referee-") and not _owner_alive(tag):
+                v2_group = CgroupV2()
+                v2_group.dir = os.path.join(v2_base, tag)
+                v2_group.kill_all()  # v2 lets SIGKILL through a frozen cgroup
+                v2_group.remove()
                 removed += 1
     return removed

@@ -5,10 +5,10 @@ imports it before the agent's own code).  Nothing read from an agent process
 is ever unpickled or evaluated: replies are parsed as JSON and then checked
 field by field by :func:`parse_reply`.
 
-Referee to agent process::
+Referee to agent process (the game and its options are on the process's
+command line, see :mod:`referee.hosting.agent_host`, not in ``init``)::
 
-    {"op": "init", "module": "agents.x", "class": "Agent", "color": "RED",
-     "game": "infexion", "game_options": {}, "kwargs": {...}}
+    {"op": "init", "module": "agents.x", "class": "Agent", "color": "RED", "kwargs": {...}}
     {"op": "action", "kwargs": {...}}
     {"op": "turn", "color": "RED", "action": "SPAWN(3, 3)", "kwargs": {...}}
 
@@ -51,7 +51,7 @@ class Reply:
     traceback: str = ""
 
 
-def _text(data: dict, key: str, limit: int = 20000) -> str:
+def _text(data: dict[str, Any], key: str, limit: int = 20000) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
         raise WireError(f"field {key!r} must be text")
