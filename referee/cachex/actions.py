@@ -68,10 +68,9 @@ def to_engine_action(action: object) -> int | None:
     or coordinates that are not whole numbers 0..14.  A cell off the board in
     play (``PLACE(9, 9)`` with ``n = 7``) converts, and is illegal there.
     """
-    kind = type(action)
-    if kind is PlaceAction:
-        return cell_action(action.r, action.q)  # type: ignore[union-attr]
-    if kind is StealAction:
+    if type(action) is PlaceAction:
+        return cell_action(action.r, action.q)
+    if type(action) is StealAction:
         return STEAL
     return None
 

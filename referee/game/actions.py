@@ -38,9 +38,8 @@ def to_engine_action(action: object) -> int | None:
     one of the six).  Whole numbers of any integer type count (``HexPos``
     stores them as ``int``); the id is always a plain ``int``.
     """
-    kind = type(action)
-    if kind is SpawnAction:
-        cell = action.cell  # type: ignore[union-attr]
+    if type(action) is SpawnAction:
+        cell = action.cell
         if type(cell) is not HexPos and not isinstance(cell, HexPos):
             return None
         r, q = cell.r, cell.q
@@ -48,8 +47,8 @@ def to_engine_action(action: object) -> int | None:
         if type(r) is not int or type(q) is not int:
             return None
         return r * BOARD_N + q
-    if kind is SpreadAction:
-        cell, direction = action.cell, action.direction  # type: ignore[union-attr]
+    if type(action) is SpreadAction:
+        cell, direction = action.cell, action.direction
         if type(cell) is not HexPos and not isinstance(cell, HexPos):
             return None
         r, q = cell.r, cell.q
@@ -59,12 +58,13 @@ def to_engine_action(action: object) -> int | None:
             index = direction.index
         else:
             try:
-                vector = (whole_number(direction.r, True), whole_number(direction.q, True))
+                dr, dq = whole_number(direction.r, True), whole_number(direction.q, True)
             except AttributeError:
                 return None
-            index = _DIR_BY_VECTOR.get(vector)  # type: ignore[arg-type]
-            if index is None:
+            found = None if dr is None or dq is None else _DIR_BY_VECTOR.get((dr, dq))
+            if found is None:
                 return None
+            index = found
         return SPREAD_BASE + (r * BOARD_N + q) * 6 + index
     return None
 

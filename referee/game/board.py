@@ -96,10 +96,10 @@ def _engine_value(state: object) -> int:
             state = CellState(*state)  # type: ignore[misc]
         except (TypeError, ValueError):
             return 0
-    player = state.player  # type: ignore[union-attr]
+    player = state.player
     if not isinstance(player, PlayerColor):
         return 0
-    return cell_value(player.value, state.power)  # type: ignore[union-attr]
+    return cell_value(player.value, state.power)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +164,11 @@ class _TouchedCells(defaultdict):
         self._board._refresh()
         return dict.get(self, key, default)
 
-    def items(self):  # type: ignore[override]
+    def items(self):
         self._board._refresh()
         return dict.items(self)
 
-    def values(self):  # type: ignore[override]
+    def values(self):
         self._board._refresh()
         return dict.values(self)
 
@@ -237,7 +237,7 @@ class _TouchedCells(defaultdict):
         for key in list(self):
             del self[key]
 
-    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Any) -> None:
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
 
@@ -247,7 +247,7 @@ class _TouchedCells(defaultdict):
         self[key] = default
         return default
 
-    def __ior__(self, other: Any) -> _TouchedCells:  # type: ignore[override]
+    def __ior__(self, other: Any) -> _TouchedCells:
         self.update(other)
         return self
 
@@ -262,7 +262,8 @@ class _TouchedCells(defaultdict):
         self._board._refresh()
         return defaultdict(CellState, self)
 
-    __copy__ = copy
+    # Copies are plain by design (above), not the Self the base class promises.
+    __copy__ = copy  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple:
         self._board._refresh()

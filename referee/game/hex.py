@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import cast
 
 from ..games.base import whole_number
 from ..games.infexion.engine import BOARD_N, DIRECTIONS
@@ -58,7 +59,7 @@ class HexVec:
         yield self.q
 
 
-def _scalar(value: object) -> object:
+def _scalar(value: int) -> int:
     """A multiplier as ``int`` when it is a whole number (an object with only
     ``__index__`` cannot be multiplied by an ``int`` itself)."""
     if type(value) is int:
@@ -77,10 +78,10 @@ class HexPos(HexVec):
         if not (0 <= self.r < BOARD_N and 0 <= self.q < BOARD_N):
             raise ValueError(f"({self.r}, {self.q}) is not a cell: r and q must be in 0..{BOARD_N - 1}")
 
-    def __add__(self, other: HexVec | HexDir) -> HexPos:  # type: ignore[override]
+    def __add__(self, other: HexVec | HexDir) -> HexPos:
         return _POSITIONS[(self.r + other.r) % BOARD_N * BOARD_N + (self.q + other.q) % BOARD_N]
 
-    def __sub__(self, other: HexVec | HexDir) -> HexPos:  # type: ignore[override]
+    def __sub__(self, other: HexVec | HexDir) -> HexPos:
         return _POSITIONS[(self.r - other.r) % BOARD_N * BOARD_N + (self.q - other.q) % BOARD_N]
 
     def __str__(self) -> str:
@@ -115,12 +116,14 @@ class HexDir(Enum):
     def _missing_(cls, value: object) -> HexDir | None:
         # As the course's HexDir did: any pair (tuple, list, HexVec) of whole numbers.
         try:
-            dr, dq = value  # type: ignore[misc]
+            dr, dq = cast("Iterable[object]", value)  # anything else fails here, as it should
         except (TypeError, ValueError):
             return None
-        key = (whole_number(dr, allow_bool=True), whole_number(dq, allow_bool=True))
-        index = _DIR_INDEX.get(key)  # type: ignore[arg-type]
-        return None if index is None else HEX_DIRS[index]
+        # Not named r, q, index: mypy takes locals of an Enum's methods for
+        # its members' attributes ("cannot assign to final name").
+        whole_r, whole_q = whole_number(dr, allow_bool=True), whole_number(dq, allow_bool=True)
+        found = None if whole_r is None or whole_q is None else _DIR_INDEX.get((whole_r, whole_q))
+        return None if found is None else HEX_DIRS[found]
 
     def __neg__(self) -> HexDir:
         return HEX_DIRS[_DIR_INDEX[(-self.r, -self.q)]]

@@ -19,11 +19,12 @@ the engine's actions (``referee.games.infinitron``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Union
+from typing import ClassVar, NamedTuple, cast
 
 from ..game.player import PlayerColor
 from ..games.base import NotationError, whole_number
 from ..games.infinitron import engine as _engine
+from ..games.infinitron.geometry import CELLS, INDEX
 
 RANGES = _engine.RANGE_NAMES
 ABILITIES = _engine.ABILITY_NAMES
@@ -145,10 +146,15 @@ class FishMarket:
         return "FISH_MARKET(" + ", ".join(f"({Cell(*c)})" for c in self.cells) + ")"
 
 
-Command = Union[Define, Build, Move, Attack, Ability, Terrain, EndTurn]
-ChaosEvent = Union[NoEvent, Asteroid, FishMarket]
+Command = Define | Build | Move | Attack | Ability | Terrain | EndTurn
+ChaosEvent = NoEvent | Asteroid | FishMarket
 
-_UNIT_KINDS = {Build: _engine.BUILD, Move: _engine.MOVE, Attack: _engine.ATTACK, Ability: _engine.ABILITY}
+_UNIT_KINDS: dict[type[Build | Move | Attack | Ability], int] = {
+    Build: _engine.BUILD,
+    Move: _engine.MOVE,
+    Attack: _engine.ATTACK,
+    Ability: _engine.ABILITY,
+}
 _UNIT_CLASSES = {kind: cls for cls, kind in _UNIT_KINDS.items()}
 
 
@@ -158,7 +164,7 @@ def _cell_index(cell: object) -> int | None:
     r, q = whole_number(cell[0]), whole_number(cell[1])
     if r is None or q is None:
         return None
-    return _engine.INDEX.get((r, q))
+    return INDEX.get((r, q))
 
 
 def to_engine_action(obj: object) -> tuple[int, ...] | None:
@@ -170,10 +176,12 @@ def to_engine_action(obj: object) -> tuple[int, ...] | None:
     (a template costing 13, say) converts; the referee then rejects it with
     the reason.
     """
+    # Exact types, not isinstance: an agent's subclass of a command is not one.
+    # (``type(obj) is X`` rather than ``kind is X`` where mypy must narrow obj.)
     kind = type(obj)
-    if kind is str:
+    if type(obj) is str:
         try:
-            return _engine.parse_action(obj)  # type: ignore[arg-type]
+            return _engine.parse_action(obj)
         except NotationError:
             return None
     if kind is EndTurn:
@@ -181,42 +189,43 @@ def to_engine_action(obj: object) -> tuple[int, ...] | None:
     if kind is NoEvent:
         return _engine.NO_EVENT_ACTION
     if kind in _UNIT_KINDS:
-        number = whole_number(obj.template if kind is Build else obj.unit)  # type: ignore[union-attr]
-        cell = _cell_index(obj.cell)  # type: ignore[union-attr]
+        unit = cast("Build | Move | Attack | Ability", obj)  # its exact type is one of the keys
+        number = whole_number(unit.template if isinstance(unit, Build) else unit.unit)
+        cell = _cell_index(unit.cell)
         if number is None or number < 0 or cell is None:
             return None
-        return (_UNIT_KINDS[kind], number, cell)
-    if kind is Define:
-        d: Define = obj  # type: ignore[assignment]
-        hp, move, dmg = whole_number(d.hp), whole_number(d.move), whole_number(d.dmg)
+        return (_UNIT_KINDS[type(unit)], number, cell)
+    if type(obj) is Define:
+        hp, move, dmg = whole_number(obj.hp), whole_number(obj.move), whole_number(obj.dmg)
         if hp is None or move is None or dmg is None:
             return None
-        if d.range not in RANGES or d.ability not in ABILITIES:
+        if obj.range not in RANGES or obj.ability not in ABILITIES:
             return None
-        action = (_engine.DEFINE, hp, move, dmg, RANGES.index(d.range), ABILITIES.index(d.ability))
+        action = (_engine.DEFINE, hp, move, dmg, RANGES.index(obj.range), ABILITIES.index(obj.ability))
         return action if _engine.is_well_formed(action) else None
-    if kind is Terrain:
-        cell = _cell_index(obj.cell)  # type: ignore[union-attr]
-        name = obj.kind  # type: ignore[union-attr]
+    if type(obj) is Terrain:
+        cell = _cell_index(obj.cell)
+        name = obj.kind
         if cell is None or name not in TERRAIN_KINDS:
             return None
         return (_engine.TERRAIN, _engine.TERRAIN_NAMES.index(name), cell)
-    if kind is Asteroid:
-        cell = _cell_index(obj.cell)  # type: ignore[union-attr]
+    if type(obj) is Asteroid:
+        cell = _cell_index(obj.cell)
         return None if cell is None else (_engine.ASTEROID, cell)
-    if kind is FishMarket:
-        cells_obj = obj.cells  # type: ignore[union-attr]
+    if type(obj) is FishMarket:
+        cells_obj = obj.cells
         if not isinstance(cells_obj, tuple):
             return None
-        cells = [_cell_index(c) for c in cells_obj]
-        if None in cells or len(set(cells)) != len(cells) or len(cells) > _engine.FISH_TOKENS:
+        indices = [_cell_index(c) for c in cells_obj]
+        cells = [c for c in indices if c is not None]
+        if len(cells) != len(indices) or len(set(cells)) != len(cells) or len(cells) > _engine.FISH_TOKENS:
             return None
-        return (_engine.FISH_MARKET, *sorted(cells))  # type: ignore[type-var]
+        return (_engine.FISH_MARKET, *sorted(cells))
     return None
 
 
 def _cell(index: int) -> Cell:
-    return Cell(*_engine.CELLS[index])
+    return Cell(*CELLS[index])
 
 
 def from_engine_action(action: tuple[int, ...]) -> Command | ChaosEvent:
