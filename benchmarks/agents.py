@@ -70,6 +70,7 @@ def plain_minimax(state: GameState, h, depth: int, counter: list[int], root: boo
             v = -v
         state.undo()
         best = v if best is None else max(best, v)
+    assert best is not None, "a position that is not over has a legal action"
     return best
 
 
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     h = heuristics_for(game)
     positions = sample_positions(args.game, args.positions)
     rows = []
-    rates = {"minimax nodes/s": [], "mcts simulations/s": [], "depth": [], "pruning": []}
+    rates: dict[str, list[float]] = {"minimax nodes/s": [], "mcts simulations/s": [], "depth": [], "pruning": []}
     for i, state in enumerate(positions):
         ab = AlphaBeta(h, rng=random.Random(i))
         found = ab.choose(state, Deadline(args.seconds))

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         tabulate(
             rows,
             headers=("n", "measure", "engine", "baseline (reference)", "engine / baseline"),
-            floatfmt=(None, None, ",.0f", ",.0f", ".1f"),
+            floatfmt=("g", "g", ",.0f", ",.0f", ".1f"),  # "g": tabulate's default (no floats there)
             missingval="-",
         )
     )

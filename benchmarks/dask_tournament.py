@@ -38,8 +38,12 @@ def _on_local_cluster(plan, games: int, workers: int) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.dask_tournament", description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml")
-    parser.add_argument("--games", type=int, default=48, help="games per measurement (default 48; 0: the whole schedule)")
-    parser.add_argument("--workers", type=int, default=2, help="local worker processes = LocalCluster workers (default 2)")
+    parser.add_argument(
+        "--games", type=int, default=48, help="games per measurement (default 48; 0: the whole schedule)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="local worker processes = LocalCluster workers (default 2)"
+    )
     parser.add_argument("--repeat", type=int, default=2, help="rounds of measurements, interleaved (default 2)")
     args = parser.parse_args(argv)
 
@@ -61,7 +65,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  {'local executor':34} {statistics.median(local):8.1f} {max(local):8.1f}")
     ratio = statistics.median(dask) / statistics.median(local)
     print(f"  {'Dask LocalCluster':34} {statistics.median(dask):8.1f} {max(dask):8.1f}  ({ratio:.2f}x local)")
-    print(f"  LocalCluster start-up and agent checks: {statistics.median(startups):.1f} s (median), once per tournament")
+    print(
+        f"  LocalCluster start-up and agent checks: {statistics.median(startups):.1f} s (median), once per tournament"
+    )
 
 
 if __name__ == "__main__":

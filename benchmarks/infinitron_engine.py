@@ -20,7 +20,7 @@ import random
 from benchmarks.engine import best_rate
 from referee.games.base import CHANCE
 from referee.games.infinitron import Infinitron
-from referee.games.infinitron.engine import CELLS
+from referee.games.infinitron.geometry import CELLS
 from tests.games.infinitron import reference
 
 

@@ -67,7 +67,7 @@ def load_dir(directory: Path, group: str) -> list[Board]:
 def generated(count: int, seed: int) -> list[Board]:
     """Random boards: 1-3 red stacks and 2-9 blue ones of any power."""
     rng = random.Random(seed)
-    boards = []
+    boards: list[Board] = []
     while len(boards) < count:
         cells = rng.sample(range(49), rng.randint(3, 12))
         n_red = rng.randint(1, min(3, len(cells) - 2))
@@ -117,7 +117,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--boards", type=Path, default=PUBLIC_BOARDS, help="directory of public boards + INDEX.tsv")
     parser.add_argument("--generated", type=int, default=20, help="random boards to add (20)")
     parser.add_argument("--seed", type=int, default=30024)
-    parser.add_argument("--max-nodes", type=int, default=100_000, help="A* expansions per board before giving up (100000; memory grows by about 4 KB per expansion)")
+    parser.add_argument(
+        "--max-nodes",
+        type=int,
+        default=100_000,
+        help="A* expansions per board before giving up (100000; memory grows by about 4 KB per expansion)",
+    )
     parser.add_argument("--baseline", action="store_true", help="run the breadth-first baseline on every board")
     parser.add_argument("--baseline-states", type=int, default=300_000, help="cap on the baseline's positions")
     parser.add_argument("--only", help="run only boards whose name contains this text")
@@ -163,6 +168,7 @@ def main(argv: list[str] | None = None) -> None:
                 at_least, recorded_text = searched + 1, f">= {searched + 1} (BFS)"
 
         stats: tuple[object, object] = ("-", "-")
+        length: int | str
         if result is None:
             length = "-"
             verdict = "matches" if unwinnable else ("said unwinnable" if recorded is None else "WRONG: said unwinnable")
@@ -193,12 +199,16 @@ def main(argv: list[str] | None = None) -> None:
                 verdict = "-"
             if verdict.startswith("WRONG"):
                 wrong += 1
-        rows.append([entry.name, entry.group, recorded_text or "-", length, verdict, f"{wall:.3f}", f"{cpu:.3f}", *stats, baseline])
+        times_text = [f"{wall:.3f}", f"{cpu:.3f}"]
+        rows.append([entry.name, entry.group, recorded_text or "-", length, verdict, *times_text, *stats, baseline])
 
     print(
         tabulate(
             rows,
-            headers=["board", "group", "recorded", "length", "check", "time (s)", "cpu (s)", "expanded", "generated", "baseline BFS time/positions"],
+            headers=[
+                "board", "group", "recorded", "length", "check", "time (s)", "cpu (s)",
+                "expanded", "generated", "baseline BFS time/positions",
+            ],
             disable_numparse=True,
         )
     )
@@ -209,7 +219,10 @@ def main(argv: list[str] | None = None) -> None:
         f"{matched} equal to a recorded optimum, {wrong} disagreeing with one"
     )
     if times:
-        print(f"time per board: median {statistics.median(times):.3f} s, max {max(times):.3f} s, total {sum(times):.1f} s")
+        print(
+            f"time per board: median {statistics.median(times):.3f} s, max {max(times):.3f} s, "
+            f"total {sum(times):.1f} s"
+        )
     for row, entry in zip(rows, boards):
         if entry.recorded_note == "open":
             print(f"open board {entry.name}: {row[3]} ({row[4]}), {row[7]} expansions")

@@ -102,9 +102,8 @@ def pipe_floor(message: bytes, calls: int) -> list[float]:
 def start_up(sandbox: Sandbox) -> float:
     """Seconds from nothing to an agent constructed and ready for its first call."""
     begin = time.perf_counter()
-    agent = HostedAgent(
-        "RED", "benchmarks.noop_agent", "Agent", "infexion", {}, Limits(time_limit=180, space_limit=250), sandbox=sandbox
-    )
+    limits = Limits(time_limit=180, space_limit=250)
+    agent = HostedAgent("RED", "benchmarks.noop_agent", "Agent", "infexion", {}, limits, sandbox=sandbox)
     agent.start()
     agent.wait_ready()
     agent.call({"op": "init", "module": "benchmarks.noop_agent", "class": "Agent", "color": "RED", "kwargs": {}})
@@ -115,9 +114,8 @@ def start_up(sandbox: Sandbox) -> float:
 
 def round_trips(sandbox: Sandbox, calls: int) -> list[float]:
     """Round trips of ``turn()`` on an agent that does nothing (frozen in between when sealed)."""
-    agent = HostedAgent(
-        "RED", "benchmarks.noop_agent", "Agent", "infexion", {}, Limits(time_limit=180, space_limit=250), sandbox=sandbox
-    )
+    limits = Limits(time_limit=180, space_limit=250)
+    agent = HostedAgent("RED", "benchmarks.noop_agent", "Agent", "infexion", {}, limits, sandbox=sandbox)
     agent.start()
     agent.wait_ready()
     agent.call({"op": "init", "module": "benchmarks.noop_agent", "class": "Agent", "color": "RED", "kwargs": {}})
@@ -163,7 +161,9 @@ def main(argv: list[str] | None = None) -> None:
     starts: dict[str, list[float]] = {name: [] for name in modes}
     for _ in range(args.games):
         for name, sandbox in modes.items():
-            settings = MatchSettings(seed=seed, time_limit=180, space_limit=250, sandbox="off" if name == "unsealed" else "auto")
+            settings = MatchSettings(
+                seed=seed, time_limit=180, space_limit=250, sandbox="off" if name == "unsealed" else "auto"
+            )
             begin = time.perf_counter()
             record = play_match(entry, entry, settings)
             walls[name].append(time.perf_counter() - begin)

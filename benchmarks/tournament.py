@@ -39,7 +39,9 @@ def _tournament(plan, games: int, workers: int, executor=None) -> float:
         output = OutputFolder(Path(folder), plan)
         with FolderLock(Path(folder)):
             done, recorded = output.open()
-            summary = run_plan(plan, output, done, recorded, workers=workers, executor=executor, progress=False, limit=games)
+            summary = run_plan(
+                plan, output, done, recorded, workers=workers, executor=executor, progress=False, limit=games
+            )
     assert summary.played == games and not summary.referee_failures
     return summary.games_per_minute
 
@@ -47,7 +49,9 @@ def _tournament(plan, games: int, workers: int, executor=None) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tournament", description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml")
-    parser.add_argument("--games", type=int, default=24, help="games per measurement (default 24; 0: the whole schedule)")
+    parser.add_argument(
+        "--games", type=int, default=24, help="games per measurement (default 24; 0: the whole schedule)"
+    )
     parser.add_argument("--workers", default="1,2", help="worker counts to measure, comma-separated (default 1,2)")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of measurements, interleaved (default 2)")
     args = parser.parse_args(argv)

@@ -64,7 +64,7 @@ class ArgumentParser(argparse.ArgumentParser):
             return f"unrecognized option {arg!r}{hint}"
         return None
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         args = sys.argv[1:] if args is None else list(args)
         problem = self.unknown_option(args)
         if problem:

@@ -81,11 +81,15 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
         # Another game's option given without its --game is named as such, not as a typo (worked out only
         # then: it imports every game, which a plain game's start should not wait for).
         elsewhere=lambda: {
-            option: f"an option of --game {name}, not of --game {game_name}" for name in others for option in _game_options(name)
+            option: f"an option of --game {name}, not of --game {game_name}"
+            for name in others
+            for option in _game_options(name)
         },
     )
     parser.add_argument("-h", "--help", action=_EveryGamesHelp, help="show this help (every game's options) and exit")
-    parser.add_argument("red", metavar="RED", help="Red's agent: a package spec module.path[:Class], e.g. agents.minimax")
+    parser.add_argument(
+        "red", metavar="RED", help="Red's agent: a package spec module.path[:Class], e.g. agents.minimax"
+    )
     parser.add_argument("blue", metavar="BLUE", help="Blue's agent, likewise")
     parser.add_argument("-V", "--version", action="version", version=f"referee {__version__}")
     limits = parser.add_argument_group("limits")

@@ -56,7 +56,9 @@ def read_record(source: str, game_index: int | None = None) -> GameRecord:
         except RecordError as exc:
             lines = [line for line in text.splitlines() if line.strip()]
             if len(lines) > 1 and all(line.startswith("{") for line in lines):
-                raise SourceError(f"{name} holds {len(lines)} records (a games.jsonl?): choose one with --game-index N") from None
+                raise SourceError(
+                    f"{name} holds {len(lines)} records (a games.jsonl?): choose one with --game-index N"
+                ) from None
             raise SourceError(f"{name}: {exc}") from None
     return _select(name, text, game_index)
 
@@ -85,7 +87,9 @@ def _select(name: str, text: str, game_index: int) -> GameRecord:
     else:
         # No tournament indices: plain records, one per line, counted from 0.
         if not 0 <= game_index < len(lines):
-            raise SourceError(f"{name} has {len(lines)} records and no game indices; --game-index must be 0..{len(lines) - 1}")
+            raise SourceError(
+                f"{name} has {len(lines)} records and no game indices; --game-index must be 0..{len(lines) - 1}"
+            )
         number, line = lines[game_index]
     try:
         return GameRecord.from_json(line)
@@ -245,7 +249,9 @@ class TerminalReplay:
         observer = self.observer
         observer.emit(1, f"keys: {KEYS}")
         while self.record.actions:
-            prompt = "(end of the game: p/b back, Enter or q quit) " if self.at_end else "(Enter/n next, p/b back, q quit) "
+            prompt = (
+                "(end of the game: p/b back, Enter or q quit) " if self.at_end else "(Enter/n next, p/b back, q quit) "
+            )
             try:
                 key = reader.line(prompt, observer.out).strip().lower()
             except EOFError:

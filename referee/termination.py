@@ -133,7 +133,7 @@ def signals_held() -> Iterator[None]:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
         if arrived:
-            handler = previous[arrived[0]]
+            handler = previous[signal.Signals(arrived[0])]
             if callable(handler):
                 handler(arrived[0], None)
             elif handler == signal.SIG_DFL:

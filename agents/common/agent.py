@@ -62,7 +62,7 @@ def read_options(
             value = float(value)
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             raise OptionError(f"{agent}: option {key!r} must be {kind.__name__}, not {value!r}")
-        if kind in (int, float) and value < 0:
+        if kind in (int, float) and isinstance(value, (int, float)) and value < 0:  # isinstance: for mypy
             raise OptionError(f"{agent}: option {key!r} must not be negative, not {value!r}")
         values[key] = value
     return values

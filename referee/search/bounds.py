@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..games.infexion.engine import BLUE_FLAG, EFFECTS, MAX_CELL_POWER, RED
+from ..games.base import RED
+from ..games.infexion.engine import BLUE_FLAG, EFFECTS, MAX_CELL_POWER
 from .tables import COLLINEAR, LINES_BY_ORIENTATION, NEAR_REACH, REACH
 
 #: What one red token turns a cell of each value into (the engine's table).
@@ -208,7 +209,7 @@ def _counting_moves(state: tuple[int, ...]) -> set[tuple[int, ...]]:
             continue
         rest_red = list(red)
         rest_red[k - 1] -= 1
-        raise_limits = {}
+        raise_limits: dict[int, tuple[int, ...]] = {}
         for hits in _bounded_vectors(tuple(min(n, k) for n in blue), k):
             spare = k - sum(hits)
             new_blue = tuple(b - h for b, h in zip(blue, hits))

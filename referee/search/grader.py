@@ -72,7 +72,8 @@ def run_program(command: Sequence[str], stdin: bytes, time_limit: float, cwd: st
             start_new_session=True,  # its own process group, killed as a whole
         )
     except OSError as exc:
-        return ProgramRun("", "", None, False, 0.0, start_error=f"could not start {command[0]!r}: {exc.strerror or exc}")
+        reason = f"could not start {command[0]!r}: {exc.strerror or exc}"
+        return ProgramRun("", "", None, False, 0.0, start_error=reason)
     out: list[bytes] = []
     err: list[bytes] = []
     readers = [
@@ -81,6 +82,7 @@ def run_program(command: Sequence[str], stdin: bytes, time_limit: float, cwd: st
     ]
     for reader in readers:
         reader.start()
+    assert proc.stdin is not None  # stdin=PIPE
     try:
         proc.stdin.write(stdin)
         proc.stdin.close()
@@ -146,7 +148,9 @@ class GradeRow:
 
 def bad_board_row(board: str, reason: str) -> GradeRow:
     """The row of a board that could not be read."""
-    return GradeRow(board, Verdict(False, reason, 0), None, "-", 0.0, f"bad board, not graded: {reason}", bad_board=True)
+    return GradeRow(
+        board, Verdict(False, reason, 0), None, "-", 0.0, f"bad board, not graded: {reason}", bad_board=True
+    )
 
 
 def judge(board: str, cells: Cells, run: ProgramRun, optimum: int | None, optimum_text: str) -> GradeRow:
@@ -171,7 +175,9 @@ def judge(board: str, cells: Cells, run: ProgramRun, optimum: int | None, optimu
             notes.insert(0, verdict.reason)
     elif optimum is not None and verdict.length != optimum:
         diff = verdict.length - optimum
-        notes.insert(0, f"not optimal (+{diff})" if diff > 0 else f"shorter than the optimum {optimum}: check the optimum")
+        notes.insert(
+            0, f"not optimal (+{diff})" if diff > 0 else f"shorter than the optimum {optimum}: check the optimum"
+        )
     return GradeRow(board, verdict, optimum, optimum_text, run.seconds, "; ".join(notes))
 
 
@@ -192,7 +198,7 @@ def read_index(path: str) -> dict[str, int]:
 
 def grade_table(rows: list[GradeRow]) -> str:
     """The grades as a table, with a total row (bad boards are listed, not counted)."""
-    body = []
+    body: list[list[object]] = []
     for row in rows:
         if row.bad_board:
             body.append([row.board, "-", "-", "-", "-", row.note])

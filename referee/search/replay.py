@@ -27,7 +27,9 @@ def check_sequence(cells: Cells, actions: list[int]) -> Verdict:
     state = InfexionState(cells)
     for step, action in enumerate(actions, start=1):
         if state.blue_power == 0:
-            return Verdict(False, f"step {step}: {format_spread(action)} comes after every blue token is gone", len(actions))
+            return Verdict(
+                False, f"step {step}: {format_spread(action)} comes after every blue token is gone", len(actions)
+            )
         # Part A has Red alone moving; the engine alternates sides, so every
         # step is checked and applied as Red's turn.
         state.turn = RED

@@ -494,7 +494,9 @@ class CachexHeuristics(Heuristics):
                 if outcome is None:
                     values[action] = -self.evaluate(state)
                 else:
-                    values[action] = 0 if outcome.winner is None else 2 * NEAR_WIN if outcome.winner == me else -2 * NEAR_WIN
+                    values[action] = (
+                        0 if outcome.winner is None else 2 * NEAR_WIN if outcome.winner == me else -2 * NEAR_WIN
+                    )
             finally:
                 state.undo()
         self._valued_key, self._valued_turn, self._valued = key, state.turn, values

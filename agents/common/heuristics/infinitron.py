@@ -46,7 +46,6 @@ from referee.games.infinitron.engine import (
     ATTACK,
     BLOCK,
     BUILD,
-    CELL_COUNT,
     DEFINE,
     DEFINE_PRICE,
     DESTROYED,
@@ -57,13 +56,12 @@ from referee.games.infinitron.engine import (
     MOVE,
     NO_EVENT_ACTION,
     REPAIR,
-    STEPS,
     TERRAIN,
     InfinitronState,
     Template,
     parse_action,
 )
-from referee.games.infinitron.geometry import BLOCKERS, DISTANCE
+from referee.games.infinitron.geometry import BLOCKERS, CELL_COUNT, DISTANCE, STEPS
 
 from .base import WIN, Heuristics
 
@@ -223,7 +221,7 @@ class InfinitronHeuristics(Heuristics):
 
     # -- evaluation ------------------------------------------------------------------
 
-    def evaluate(self, state: GameState) -> int:  # type: ignore[override]
+    def evaluate(self, state: GameState) -> int:
         """The position's value for the player whose turn it is."""
         s: InfinitronState = state  # type: ignore[assignment]
         me = s.turn & 1
@@ -319,7 +317,7 @@ class InfinitronHeuristics(Heuristics):
         done = s.done if now else None
         active = s.active if now and s.active_moved else -1
         uids = list(s.units[side]) if now else None
-        for k, (cell, hp, tp) in enumerate(units):
+        for k, (cell, _hp, tp) in enumerate(units):
             dmg = tp.damage
             if not dmg:
                 continue
@@ -375,7 +373,7 @@ class InfinitronHeuristics(Heuristics):
         runner = False
         attackers = 0
         damage = 0
-        for uid, (cell, hp, t) in s.units[side].items():
+        for uid, (cell, _hp, t) in s.units[side].items():
             if uid in done:
                 continue
             tp = tpls[t]
@@ -450,7 +448,7 @@ class InfinitronHeuristics(Heuristics):
         if owner[1 - me] == 1 - me and self._territory_clear(s, 1 - me, me):
             self._capital_moves(s, me, out)
         movers = []
-        for uid, (cell, hp, t) in s.units[me].items():
+        for uid, (cell, _hp, t) in s.units[me].items():
             if uid in done:
                 continue
             tp = tpls[t]
@@ -484,7 +482,7 @@ class InfinitronHeuristics(Heuristics):
             for c in dests:
                 if c == enemy_cap:
                     continue  # see _capital_moves
-                score = self.advance * (here - dmap[c])
+                score: float = self.advance * (here - dmap[c])
                 i = city_at[c]
                 if i >= 0 and owner[i] != me and not flags[i] & DESTROYED:
                     clear = takeable.get(i)
@@ -678,7 +676,7 @@ class InfinitronHeuristics(Heuristics):
         for cell, hp, t in s.units[1 - me].values():
             tp = etpls[t]
             enemies.append((cell, hp, tp.cost))
-        for uid, (cell, hp, t) in s.units[me].items():
+        for uid, (cell, _hp, t) in s.units[me].items():
             if uid in done:
                 continue
             tp = tpls[t]
@@ -716,7 +714,7 @@ class InfinitronHeuristics(Heuristics):
         total = sum(weights)
         return [w / total for w in weights]
 
-    def rollout_action(self, state: GameState, rng: random.Random) -> tuple[int, ...]:  # type: ignore[override]
+    def rollout_action(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
         """Mostly the best candidate, sometimes another."""
         scored = self.scored_actions(state)  # type: ignore[arg-type]
         if not scored:
@@ -729,7 +727,7 @@ class InfinitronHeuristics(Heuristics):
         """No event: it comes 11 times in 12, and events cannot be planned for."""
         return [NO_EVENT_ACTION]
 
-    def moves_left(self, state: GameState) -> float:  # type: ignore[override]
+    def moves_left(self, state: GameState) -> float:
         """This player's ``action()`` calls still to come, this turn's included.
 
         Each turn: 2 + 1.5 a unit, at least four units' worth (armies grow);
