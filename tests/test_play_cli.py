@@ -141,7 +141,9 @@ def assert_usage_error(proc: subprocess.CompletedProcess, *fragments: str) -> No
 
 def test_a_misspelled_subcommand_is_a_usage_error_with_a_did_you_mean(tmp_path):
     # It used to play a game between "agents" tournamnet and configs/quick.yaml (a draw by load_error, exit 0).
-    assert_usage_error(run("tournamnet", "configs/quick.yaml"), "unknown command 'tournamnet' (did you mean tournament?)")
+    assert_usage_error(
+        run("tournamnet", "configs/quick.yaml"), "unknown command 'tournamnet' (did you mean tournament?)"
+    )
     assert_usage_error(run("repaly", "game.json"), "(did you mean replay?)")
     # A word close to a command that does name an agent here is that agent: a game is played.
     (tmp_path / "replai").mkdir()
@@ -179,7 +181,9 @@ def test_an_unknown_option_is_named_with_a_did_you_mean_not_read_as_an_agent():
     proc = run("--tme", "5", RANDOM, RANDOM)
     assert_usage_error(proc, "unrecognized option '--tme' (did you mean --time?)")
     assert "unrecognized arguments" not in proc.stderr
-    assert_usage_error(run("--verbosty=1", RANDOM, RANDOM), "unrecognized option '--verbosty=1' (did you mean --verbosity?)")
+    assert_usage_error(
+        run("--verbosty=1", RANDOM, RANDOM), "unrecognized option '--verbosty=1' (did you mean --verbosity?)"
+    )
     # Another game's option without its --game says so.
     assert_usage_error(run("-n", "5", RANDOM, RANDOM), "-n is an option of --game cachex, not of --game infexion")
     assert_usage_error(run("--chaos", RANDOM, RANDOM), "--chaos is an option of --game infinitron")
@@ -187,9 +191,14 @@ def test_an_unknown_option_is_named_with_a_did_you_mean_not_read_as_an_agent():
     proc = run("-v", "0", "-w", "-0.0", "--seed", "1", "--record", "-", RANDOM, RANDOM)
     assert proc.returncode == 0 and json.loads(proc.stdout)["reason"], proc.stderr
     # The other commands too.
-    assert_usage_error(run("tournament", "--workrs", "2", "configs/quick.yaml"), "unrecognized option '--workrs' (did you mean --workers?)")
+    assert_usage_error(
+        run("tournament", "--workrs", "2", "configs/quick.yaml"),
+        "unrecognized option '--workrs' (did you mean --workers?)",
+    )
     assert_usage_error(run("replay", "--game-indx", "3", "x.jsonl"), "(did you mean --game-index?)")
-    assert_usage_error(run("search", "--max-node", "3", "--grde", "x"), "unrecognized option '--grde' (did you mean --grade?)")
+    assert_usage_error(
+        run("search", "--max-node", "3", "--grde", "x"), "unrecognized option '--grde' (did you mean --grade?)"
+    )
 
 
 def test_the_help_lists_every_games_own_options():

@@ -54,8 +54,12 @@ def test_2022_player_as_red_and_explicit_class(tmp_path):
 
 def test_2022_player_returning_a_bad_tuple_loses_with_the_reason(tmp_path):
     bad = tmp_path / "bad2022.py"
-    bad.write_text("class Player:\n    def __init__(self, player, n): pass\n    def action(self): return ['PLACE', 1, 1]\n"
-                   "    def turn(self, player, action): pass\n")
+    bad.write_text(
+        "class Player:\n"
+        "    def __init__(self, player, n): pass\n"
+        "    def action(self): return ['PLACE', 1, 1]\n"
+        "    def turn(self, player, action): pass\n"
+    )
     path = tmp_path / "game.json"
     proc = subprocess.run(
         [sys.executable, "-m", "referee", "--game", "cachex", "-n", "5", "-v", "0", "--record", str(path),

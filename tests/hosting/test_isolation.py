@@ -96,7 +96,8 @@ def sandbox_mode(request, monkeypatch):
     """Each misbehaviour is tried with agents unsealed and in the real sandbox."""
     if request.param == "sealed":
         require_sandbox()
-    monkeypatch.setattr(sys.modules[__name__], "SANDBOX", ["--sandbox", "off" if request.param == "off" else "required"])
+    sandbox = ["--sandbox", "off" if request.param == "off" else "required"]
+    monkeypatch.setattr(sys.modules[__name__], "SANDBOX", sandbox)
     return request.param
 
 
@@ -328,7 +329,9 @@ def test_referee_survives_being_run_inside_a_daemonic_pool_worker(tmp_path):
         "import multiprocessing as mp\n"
         "from referee.match import AgentEntry, MatchSettings, play_match\n"
         "def one(_):\n"
-        "    r = play_match(AgentEntry('agents.random_agent'), AgentEntry('agents.random_agent'), MatchSettings(seed=1))\n"
+        "    r = play_match(\n"
+        "        AgentEntry('agents.random_agent'), AgentEntry('agents.random_agent'), MatchSettings(seed=1)\n"
+        "    )\n"
         "    return r.reason\n"
         "if __name__ == '__main__':\n"
         "    with mp.Pool(2) as pool:\n"
@@ -403,9 +406,8 @@ def test_sigterm_and_sighup_stop_the_agents_like_ctrl_c(tmp_path, signum, status
 
 
 def test_moved_agent_importing_its_old_name_gets_a_clear_message(tmp_path):
-    record = assert_verdict(
-        referee(tmp_path, "tests.hosting.fixture_agents.moved_agent", RANDOM), "BLUE", "load_error", "No module named 'agent'"
-    )
+    played = referee(tmp_path, "tests.hosting.fixture_agents.moved_agent", RANDOM)
+    record = assert_verdict(played, "BLUE", "load_error", "No module named 'agent'")
     assert "import it relatively" in record["error"]["RED"]["message"]
 
 

@@ -23,7 +23,9 @@ FIX = "tests.hosting.fixture_agents.misbehave"
 RANDOM = "agents.random_agent"
 
 
-def game(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, dict | None]:
+def game(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, dict | None]:
     record = tmp_path / "record.json"
     marker = str(tmp_path / "marker")
     proc = subprocess.run(
@@ -173,7 +175,7 @@ def test_a_sealed_agent_holds_no_descriptor_but_its_pipes(tmp_path):
     require_sandbox()
     proc, record = game(tmp_path, "--sandbox", "required", "-v", "3", f"{FIX}:ListsItsFds", RANDOM)
     assert proc.returncode == 0, proc.stderr
-    line = next(l for l in proc.stdout.splitlines() if "RED | fds:" in l)
+    line = next(out for out in proc.stdout.splitlines() if "RED | fds:" in out)
     held = dict(item.split("=", 1) for item in line.split("fds:", 1)[1].split())
     # stdin is /dev/null; stdout and stderr share the output pipe; two more
     # pipes (requests, replies); the one listdir had open is gone by the time

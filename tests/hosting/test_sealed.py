@@ -129,7 +129,8 @@ def test_an_agent_cannot_append_to_the_tournaments_games_jsonl(sandbox, fresh_tr
     """In a tournament, appending a forged record to games.jsonl, found through the
     files its worker and the main process hold open (/proc/PID/fd) and by path.
     Expected: the writes fail; games.jsonl holds exactly the tournament's records."""
-    proc, out = tournament(fresh_tree, tmp_path, "tamper", {"tamper": f"{HOSTILE}.tamper:AppendsToGamesJsonl", "random": RANDOM})
+    agents = {"tamper": f"{HOSTILE}.tamper:AppendsToGamesJsonl", "random": RANDOM}
+    proc, out = tournament(fresh_tree, tmp_path, "tamper", agents)
     assert proc.returncode == 0, proc.stderr
     assert_tournament_sandboxed(out)
     lines = (out / "games.jsonl").read_text().splitlines()
@@ -260,7 +261,8 @@ def test_memory_touched_between_calls_counts(sandbox_with_cgroups, tree, tmp_pat
 def test_memory_touched_between_calls_counts_after_a_peak_reset(sandbox_with_cgroups, tree, tmp_path, seed):
     """The same, then "5" written to /proc/self/clear_refs, which resets the kernel's
     high-water mark (VmHWM) the referee reads.  Expected: counted all the same."""
-    game = play(tree, tmp_path, f"{HOSTILE}.memory:AllocatesBetweenCallsAndResetsPeak", SLOW_VICTIM, "-s", "100", seed=seed)
+    hostile = f"{HOSTILE}.memory:AllocatesBetweenCallsAndResetsPeak"
+    game = play(tree, tmp_path, hostile, SLOW_VICTIM, "-s", "100", seed=seed)
     assert_memory_counted(game)
 
 

@@ -74,9 +74,8 @@ def test_an_unsealed_agent_deprioritises_its_opponent(tree, tmp_path, seed):
 
 
 def test_an_unsealed_agent_appends_to_the_tournaments_games_jsonl(fresh_tree, tmp_path):
-    proc, out = tournament(
-        fresh_tree, tmp_path, "tamper", {"tamper": f"{HOSTILE}.tamper:AppendsToGamesJsonl", "random": RANDOM}, sealed=False
-    )
+    agents = {"tamper": f"{HOSTILE}.tamper:AppendsToGamesJsonl", "random": RANDOM}
+    proc, out = tournament(fresh_tree, tmp_path, "tamper", agents, sealed=False)
     lines = (out / "games.jsonl").read_text().splitlines()
     assert any("FORGED" in line for line in lines), lines
     assert any("ok" in report["outcomes"] for report in tournament_reports(out, "tamper"))
@@ -87,7 +86,8 @@ def test_an_unsealed_agent_sabotages_its_opponents_source(fresh_tree, tmp_path, 
     before = digest(target)
     game = unsealed(fresh_tree, tmp_path, f"{HOSTILE}.tamper:AppendsToOpponentsSource", RANDOM, seed=seed)
     assert "ok" in game.report_with("outcomes")["outcomes"].values()
-    assert digest(target) != before and target.read_text().rstrip().endswith('raise ImportError("sabotaged by a hostile agent")')
+    assert digest(target) != before
+    assert target.read_text().rstrip().endswith('raise ImportError("sabotaged by a hostile agent")')
 
 
 def test_an_unsealed_agent_tampers_with_the_agent_host(fresh_tree, tmp_path, seed):

@@ -62,7 +62,8 @@ def test_forfeits_must_not_be_over_by_the_rules():
     assert record_mismatch(forfeit, final_state(forfeit)) is None
     too_late = infexion_record(2, winner="BLUE", reason="time_limit")
     assert "its actions end the game by the rules" in record_mismatch(too_late, final_state(too_late))
-    assert record_mismatch(infexion_record(2, actions=[], turns=0, winner=None, reason="load_error"), InfexionState()) is None
+    unplayed = infexion_record(2, actions=[], turns=0, winner=None, reason="load_error")
+    assert record_mismatch(unplayed, InfexionState()) is None
 
 
 def test_an_action_that_cannot_be_applied_is_still_an_error():

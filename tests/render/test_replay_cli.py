@@ -21,7 +21,8 @@ def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
 
 def recorded_game(tmp_path: Path) -> tuple[Path, dict]:
     path = tmp_path / "game.json"
-    assert run("-v", "0", "--seed", "9", "--record", str(path), "agents.random_agent", "agents.random_agent").returncode == 0
+    played = run("-v", "0", "--seed", "9", "--record", str(path), "agents.random_agent", "agents.random_agent")
+    assert played.returncode == 0
     return path, json.loads(path.read_text())
 
 
@@ -149,7 +150,8 @@ def test_bad_sources_give_clear_errors(tmp_path):
 def replayed_data(html_path: Path) -> dict:
     """The game data embedded in an HTML replay."""
     page = html_path.read_text()
-    start = page.index('<script id="replay-data" type="application/json">') + len('<script id="replay-data" type="application/json">')
+    opening = '<script id="replay-data" type="application/json">'
+    start = page.index(opening) + len(opening)
     return json.loads(page[start:page.index("</script>", start)])
 
 

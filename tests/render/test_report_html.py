@@ -56,7 +56,8 @@ def test_report_shows_every_agent_and_links_replays(browser, tournament):
     for i in range(cells.count()):
         assert cells.nth(i).get_attribute("style").startswith("background:rgb(")
     gamma_row = page.locator("#crosstable tbody tr", has=page.locator("th", has_text="gamma"))
-    assert all(float(s) == 0.0 for s in gamma_row.locator("td.score").evaluate_all("ts => ts.map(t => t.dataset.score)"))
+    scores = gamma_row.locator("td.score").evaluate_all("ts => ts.map(t => t.dataset.score)")
+    assert all(float(s) == 0.0 for s in scores)
     assert page.locator("#games tbody tr").count() == len(records) == 6
     # A replay link opens that game's replay, whose last step is the game's final board.
     link = page.locator("#games tbody tr").nth(0).locator("a")
@@ -87,7 +88,8 @@ def test_games_are_numbered_by_game_index_as_replay_game_index_is(browser, tourn
     by_index = {r.game_index: r for r in records}
     page, problems, _ = open_page(browser, folder / "report.html")
     rows = page.locator("#games tbody tr").evaluate_all(
-        "trs => trs.map(tr => [...tr.cells].map(td => td.textContent).concat([tr.querySelector('a').getAttribute('href')]))"
+        "trs => trs.map(tr => [...tr.cells].map(td => td.textContent)"
+        ".concat([tr.querySelector('a').getAttribute('href')]))"
     )
     assert [int(row[0]) for row in rows] == sorted(by_index) == list(range(6))  # each game once, in index order
     for row in rows:

@@ -33,7 +33,13 @@ class KillsEveryoneItSees(Plays):
         ]
         if parent > 1 or (parent == 1 and fresh_namespace):
             targets = [pid for pid in targets if pid != parent] + [parent]
-        report(attack="kill everyone", parent=parent, targets=targets, visible=len(visible), fresh_namespace=fresh_namespace)
+        report(
+            attack="kill everyone",
+            parent=parent,
+            targets=targets,
+            visible=len(visible),
+            fresh_namespace=fresh_namespace,
+        )
         results = {}
         for pid in targets:
             try:

@@ -16,7 +16,7 @@ class Victim(Plays):
         super().__init__(color, **referee)
         set_process_name(victim_name(self.seed))
         # Built at run time: these bytes exist only in this process's memory.
-        self.secret = "victim-secret-%d" % (self.seed or 0)
+        self.secret = f"victim-secret-{self.seed or 0:d}"
 
 
 class SlowVictim(Victim):
