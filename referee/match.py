@@ -24,8 +24,9 @@ from . import __version__
 from .games import load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
-from .hosting.process import CallStats, HostedAgent, Limits
+from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
+from .limits import Limits
 from .records import GameRecord, bounded
 from .termination import signals_held
 
@@ -140,11 +141,9 @@ class MatchSettings:
 
     game: str = "infexion"
     game_options: Mapping[str, Any] = field(default_factory=dict)
-    time_limit: float | None = None  # CPU seconds per agent per game
-    space_limit: float | None = None  # MB per agent
+    #: Each agent's limits, as the user gave them (CLI or YAML); also written to the record.
+    limits: Limits = Limits()
     seed: int | None = None
-    wall_grace: float = 5.0
-    call_timeout: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     #: The folder the agents' processes start in and import their packages
     #: from; None: this process's working directory.  (A Dask worker sets it
@@ -156,15 +155,6 @@ class MatchSettings:
     #: ``auto`` (sealed where this machine can), ``required`` or ``off``
     #: (referee.hosting.sandbox); ``required`` raises SandboxUnavailable.
     sandbox: str = "auto"
-
-    @property
-    def limits(self) -> Limits:
-        return Limits(
-            time_limit=self.time_limit or None,
-            space_limit=self.space_limit or None,
-            wall_grace=self.wall_grace,
-            call_timeout=self.call_timeout,
-        )
 
 
 class MatchObserver:
@@ -229,7 +219,7 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
         **game.agent_kwargs,
         **dict(entry.options),
         "time_remaining": agent.time_remaining,
-        "space_limit": settings.space_limit or None,
+        "space_limit": settings.limits.space_limit,
         "space_remaining": agent.space_remaining,
     }
 
@@ -430,8 +420,8 @@ def play_match(
         peak_memory_mb={PLAYER_NAMES[c]: round(a.peak_memory_mb, 2) if a else 0.0 for c, a in enumerate(agents)},
         error=errors,
         seed=settings.seed,
-        time_limit=settings.time_limit or None,
-        space_limit=settings.space_limit or None,
+        time_limit=settings.limits.time_limit,
+        space_limit=settings.limits.space_limit,
         started_at=started_at,
         duration=round(time.monotonic() - start, 4),
         referee_version=__version__,

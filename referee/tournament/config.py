@@ -23,8 +23,10 @@ from urllib.parse import urlsplit
 import yaml
 
 from ..games import game_names, load_game
+from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
+from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
 
@@ -36,11 +38,11 @@ LOCAL_SCHEDULER = "local"
 SCHEDULER_SCHEMES = ("tcp", "tls")
 
 #: Keyword arguments the referee passes itself; an agent's options may not shadow them.
-RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", "game_options", "seed")
+RESERVED_OPTIONS = REFEREE_KWARGS
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "call_timeout", "workers", "seed", "output", "sprt", "executor", "scheduler",
+    "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor", "scheduler",
     "ship_agents", "sandbox",
 )
 AGENT_FIELDS = ("name", "spec", "options")
@@ -92,8 +94,8 @@ class TournamentConfig:
     format: str
     challenger: str | None
     games_per_pair: int
-    time_limit: float | None
-    space_limit: float | None
+    #: Every agent's limits (time_limit, space_limit, call_timeout, wall_grace).
+    limits: Limits
     workers: int | None
     seed: int
     output: Path
@@ -103,8 +105,6 @@ class TournamentConfig:
     executor: str = "local"  # or "dask"
     scheduler: str = LOCAL_SCHEDULER  # executor dask: a scheduler's address, or local
     ship_agents: bool = False  # executor dask: send the agents' folders to the workers
-    #: Wall-clock seconds any one call of an agent may last (like --call-timeout).
-    call_timeout: float | None = None
     #: How agents are sealed: auto, required or off (docs/referee.md, "The sandbox").
     sandbox: str = "auto"
 
@@ -276,13 +276,21 @@ def _check_fields(doc: _Document, path: tuple, mapping: Mapping[str, Any], allow
         raise ConfigError(*problems)
 
 
-def _number(doc: _Document, path: tuple, value: Any, *, what: str) -> float | None:
-    """A limit: a number >= 0, or empty / 0 for none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise doc.fail(path, f"must be a number of 0 or more ({what}; 0 or empty: no limit), not {_describe(value)}")
-    return float(value) or None
+def _limits(doc: _Document, data: Mapping[str, Any], problems: _Problems) -> Limits:
+    """The limits fields as one :class:`Limits` (empty: none, or the default grace); each bad one is a problem."""
+    numbers: dict[str, float] = {}
+    for name in ("time_limit", "space_limit", "call_timeout", "wall_grace"):
+        value = data.get(name)
+        if value is None:
+            continue
+        try:
+            numbers[name] = checked(name, value)
+        except LimitError:
+            empty = f"default {DEFAULT_GRACE:g}" if name == "wall_grace" else "0 or empty: no limit"
+            problems.messages.append(str(doc.fail(
+                (name,), f"must be a number of 0 or more ({MEANINGS[name]}; {empty}), not {_describe(value)}"
+            )))
+    return Limits(**numbers)
 
 
 def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) -> int:
@@ -527,9 +535,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         fail("output", f"must be a folder path, not {_describe(output)}")
         output = None
 
-    time_limit = check(lambda: _number(doc, ("time_limit",), data.get("time_limit"), what="CPU seconds per agent per game"), None)
-    space_limit = check(lambda: _number(doc, ("space_limit",), data.get("space_limit"), what="MB per agent"), None)
-    call_timeout = check(lambda: _number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"), None)
+    limits = _limits(doc, data, problems)
     sprt = check(lambda: _sprt(doc, data.get("sprt")), None)
 
     if problems.messages:
@@ -545,8 +551,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         format=fmt,
         challenger=challenger,
         games_per_pair=games_per_pair,
-        time_limit=time_limit,
-        space_limit=space_limit,
+        limits=limits,
         workers=workers,
         seed=seed,
         output=Path(output.strip()) if output else Path("results") / name,
@@ -555,7 +560,6 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         executor=executor,
         scheduler=scheduler,
         ship_agents=ship_agents,
-        call_timeout=call_timeout,
         sandbox=sandbox,
     )
 

@@ -150,10 +150,8 @@ def build_lineup(
         games_per_pair=config.games_per_pair,
         game=config.game,
         game_options=dict(config.game_options),
-        time_limit=config.time_limit,
-        space_limit=config.space_limit,
+        limits=config.limits,
         seed=config.seed,
-        call_timeout=config.call_timeout,
         sandbox=config.sandbox,
     )
     try:

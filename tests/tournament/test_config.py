@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.limits import Limits
 from referee.tournament.config import ConfigError, default_name, load_config, parse_config
 from referee.tournament.lineup import build_lineup
 
@@ -32,7 +33,7 @@ def test_a_good_config_and_its_defaults(tmp_path):
     config = load_config(path)
     assert config.name == "t" and config.game == "infexion" and config.format == "round_robin"
     assert config.games_per_pair == 2 and config.seed == 0 and config.workers is None
-    assert config.time_limit is None and config.space_limit is None and config.sprt is None
+    assert config.limits == Limits() and config.sprt is None
     assert config.output == Path("results/t")
     assert [(a.name, a.spec, dict(a.options)) for a in config.agents] == [
         ("random_agent", "agents.random_agent", {}),
