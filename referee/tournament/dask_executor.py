@@ -51,7 +51,7 @@ from tqdm import tqdm
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
-from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
+from .executor import MAX_DEATHS_IN_A_ROW, ClusterError, Executor, Finished, PlayFunction
 from .schedule import Job, TournamentPlan
 from .shipping import AgentBundle, pack_agents, unpack
 
@@ -74,10 +74,6 @@ SHIPPED_HINT = (
     "agents are imported from the copy of their folders shipped to each Dask worker (ship_agents); "
     "whatever they import from outside those folders must be installed on the workers (see docs/dask.md)"
 )
-
-
-class ClusterError(Exception):
-    """The cluster cannot run this tournament; the message says why and what to do."""
 
 
 # -- inside a Dask worker process ---------------------------------------------------
@@ -341,9 +337,6 @@ class DaskExecutor(Executor):
 
     def __enter__(self) -> DaskExecutor:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- shipping and checking the agents on the workers ------------------------
 

@@ -1,6 +1,9 @@
 """Running a schedule's games: the executor interface and the local one.
 
-An executor takes the play function (``referee.match.play_match`` in real
+Every executor (this local one, :class:`~.dask_executor.DaskExecutor`) is
+made by :func:`referee.tournament.api.make_executor`, says where it runs
+games (:meth:`Executor.describe`), checks the plan's agents where they will
+play (:meth:`Executor.check_agents`), and is closed after the run.  It takes the play function (``referee.match.play_match`` in real
 use) and a lazy iterator of jobs, keeps a bounded number of games running and
 yields each one as it finishes.  The local executor runs one game at a time
 in each of N worker processes (N = 1 is the serial case, same code path);
@@ -20,11 +23,12 @@ import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 from ..match import AgentEntry, MatchSettings
 from ..records import GameRecord
-from .schedule import Job
+from .schedule import Job, TournamentPlan
+from .shipping import AgentBundle
 
 PlayFunction = Callable[[AgentEntry, AgentEntry, MatchSettings], GameRecord]
 
@@ -47,8 +51,39 @@ class Finished:
     error: str | None = None
 
 
+class ClusterError(Exception):
+    """The cluster cannot run this tournament; the message says why and what to do."""
+
+
 class Executor(ABC):
-    """Runs games; the local implementation is :class:`LocalExecutor`."""
+    """Runs games; the local implementation is :class:`LocalExecutor`.  Use as a context manager."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Where the games run, for the command's header line."""
+
+    @abstractmethod
+    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
+        """Check every agent of the plan (but those named in ``skip``) loads where its games will run.
+
+        Returns None if all do, else a message saying which do not, where.
+        """
+
+    def ship_agents(self, plan: TournamentPlan) -> AgentBundle | None:
+        """Send the agents' folders to where games run, if that is elsewhere; None when there is nothing to ship.
+
+        Raises :class:`~.shipping.ShippingError` or :class:`ClusterError`.
+        """
+        return None
+
+    def close(self) -> None:
+        """Release what the executor holds (a cluster's connection); nothing by default."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @abstractmethod
     def run(self, play: PlayFunction, jobs: Iterable[Job]) -> Iterator[Finished]:
@@ -159,6 +194,14 @@ class LocalExecutor(Executor):
         self.workers = workers
         self._stopping = False
         self._discarding = False
+
+    def describe(self) -> str:
+        return f"{self.workers} worker{'s' if self.workers != 1 else ''}"
+
+    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
+        # The games run on this machine, where the lineup has already loaded
+        # every agent with the settings of its games (lineup.build_lineup).
+        return None
 
     def stop(self, discard: bool = False) -> None:
         self._stopping = True

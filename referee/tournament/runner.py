@@ -24,7 +24,7 @@ from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
 from .aggregate import GameSummary
 from .checks import check_records
-from .executor import Executor, LocalExecutor, PlayFunction
+from .executor import Executor, PlayFunction
 from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
 from .schedule import TournamentPlan, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
@@ -229,19 +229,17 @@ def run_plan(
     folder: OutputFolder,
     done: set[int],
     recorded: list[GameSummary],
+    executor: Executor,
     *,
-    workers: int = 1,
     play: PlayFunction = play_match,
-    executor: Executor | None = None,
     sprt: SprtSettings | None = None,
     progress: bool = True,
     limit: int | None = None,
 ) -> RunSummary:
-    """Play the games of ``plan`` not in ``done``, recording each as it finishes.
+    """Play the games of ``plan`` not in ``done`` on ``executor``, recording each as it finishes.
 
     ``limit`` stops after that many new games (for benchmarks).
     """
-    executor = executor or LocalExecutor(workers)
     total = plan.total_games
     two_agents = len(plan.agents) == 2
     tally = Tally(tested_agent(plan) if two_agents else None)
