@@ -100,6 +100,7 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
             bad.append(BadLine(number, problem))
             continue
         index = record.game_index
+        assert index is not None  # _mismatch refuses a record without one
         summaries.append(GameSummary.of(record))
         result = _result(record)
         if index not in first:

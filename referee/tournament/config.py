@@ -14,6 +14,7 @@ import difflib
 import json
 import math
 import re
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -150,7 +151,7 @@ class _BoundedLoader(yaml.SafeLoader):
     def _refuse(self, mark: yaml.Mark, message: str) -> ConfigError:
         return ConfigError(f"{self.path}:{mark.line + 1}: {message}")
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             target = self.anchors.get(event.anchor)
@@ -167,6 +168,7 @@ class _BoundedLoader(yaml.SafeLoader):
             node = super().compose_node(parent, index)
         finally:
             self.depth -= 1
+        assert node is not None  # None is only for an empty document, which is not composed here
         if isinstance(node, yaml.SequenceNode):
             children = node.value
         elif isinstance(node, yaml.MappingNode):
@@ -350,8 +352,8 @@ def _spec(doc: _Document, path: tuple, value: Any, agents_from: Path | None) -> 
 def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> AgentConfig | DiscoverConfig:
     path = ("agents", index)
     if isinstance(item, str):
-        spec = _spec(doc, path, item, agents_from)
-        return AgentConfig(default_name(spec), spec, {}, doc.where(*path))
+        named = _spec(doc, path, item, agents_from)
+        return AgentConfig(default_name(named), named, {}, doc.where(*path))
     if not isinstance(item, dict):
         raise doc.fail(path, f"an agent is a package spec or a mapping {{name, spec, options}} or {{discover: FOLDER}}, not {_describe(item)}")
     problems = _Problems()
@@ -366,13 +368,13 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
         on_error = item.get("on_error", "exclude")
         if on_error not in ON_ERROR:
             problems.messages.append(str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")))
-        options = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
+        options: dict[str, Any] = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
         problems.raise_any()
         return DiscoverConfig(Path(folder.strip()), class_name, on_error, options, doc.where(*path))
     problems.check(lambda: _check_fields(doc, path, item, AGENT_FIELDS), None)
     if "spec" not in item:
         problems.messages.append(str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)")))
-        spec = None
+        spec: str | None = None
     else:
         spec = problems.check(lambda: _spec(doc, path + ("spec",), item["spec"], agents_from), None)
     name = problems.check(lambda: _agent_name(doc, path + ("name",), item["name"]), None) if "name" in item else None
@@ -473,7 +475,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         fail("agents", f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
     else:
         # Each agent on its own: a typo in one does not hide another's.
-        checked = [check(lambda: _agent(doc, index, item, agents_from), None) for index, item in enumerate(items)]
+        checked = [check(partial(_agent, doc, index, item, agents_from), None) for index, item in enumerate(items)]
         names: dict[str, int] = {}
         for index, agent in enumerate(checked):
             if isinstance(agent, AgentConfig):

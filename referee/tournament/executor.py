@@ -76,8 +76,9 @@ class Executor(ABC):
         """
         return None
 
+    @abstractmethod
     def close(self) -> None:
-        """Release what the executor holds (a cluster's connection); nothing by default."""
+        """Release what the executor holds (a cluster's connection)."""
 
     def __enter__(self) -> Executor:
         return self
@@ -142,6 +143,7 @@ def _worker_main(conn, play: PlayFunction, parent_pid: int) -> None:
         if job is None:
             return
         _in_game = True
+        reply: tuple[int, GameRecord | None, str | None]
         try:
             reply = (job.index, play(job.red, job.blue, job.settings), None)
         except _Discarded:
@@ -203,6 +205,9 @@ class LocalExecutor(Executor):
         # every agent with the settings of its games (lineup.build_lineup).
         return None
 
+    def close(self) -> None:
+        pass  # each run's worker processes end with the run
+
     def stop(self, discard: bool = False) -> None:
         self._stopping = True
         self._discarding = self._discarding or discard
@@ -236,6 +241,7 @@ class LocalExecutor(Executor):
                     if self._discarding:
                         break  # results that arrive after a discard are discarded too
                     job = worker.job
+                    assert job is not None  # a busy worker's
                     if worker.conn in ready:
                         try:
                             _index, record, error = worker.conn.recv()

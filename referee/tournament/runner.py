@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from collections.abc import Callable
 
 from tqdm import tqdm
@@ -144,6 +145,7 @@ class OutputFolder:
         done: set[int] = set()
         summaries = []
         for summary in check_records(self.plan, self.games, REPAIR_BEFORE):
+            assert summary.index is not None  # check_records refuses a record without one
             if summary.index not in done:
                 done.add(summary.index)
                 summaries.append(summary)
@@ -191,7 +193,7 @@ class _StopOnSignals:
         self.say = say
         self.interrupts = 0
         self.signal: int | None = None
-        self.previous: dict[int, object] = {}
+        self.previous: dict[int, Any] = {}  # signal.signal's handlers, restored on exit
 
     def _handle(self, signum: int, frame: object) -> None:
         self.interrupts += 1

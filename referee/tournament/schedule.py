@@ -76,7 +76,9 @@ class TournamentPlan:
     def pairings(self) -> Iterator[tuple[int, int]]:
         """Each pairing once, as agent indices (lazy)."""
         if self.format == "gauntlet":
-            return ((self.challenger, j) for j in range(len(self.agents)) if j != self.challenger)
+            challenger = self.challenger
+            assert challenger is not None  # a gauntlet has one
+            return ((challenger, j) for j in range(len(self.agents)) if j != challenger)
         return combinations(range(len(self.agents)), 2)
 
     def pairing(self, number: int) -> tuple[int, int]:
@@ -84,6 +86,7 @@ class TournamentPlan:
         if not 0 <= number < self.pairing_count:
             raise IndexError(f"pairing {number} of {self.pairing_count}")
         if self.format == "gauntlet":
+            assert self.challenger is not None  # a gauntlet has one
             return self.challenger, number + (number >= self.challenger)
         # Agent i is first in n-1-i pairings; they start at i(n-1) - i(i-1)/2.
         n = len(self.agents)

@@ -62,6 +62,7 @@ def standings_table(results: Results) -> Table:
         ]
         if two:
             match = results.head_to_head
+            assert match is not None  # two agents always have one
             los = match.los if agent.name == results.tested else 1 - match.los
             row += [f"{100 * los:.1f}", f"{100 * match.draw_ratio:.1f}"]
         rows.append(row)
