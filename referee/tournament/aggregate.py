@@ -342,7 +342,9 @@ def aggregate(
                 continue
             score = game.points("RED" if game.red == first else "BLUE")
             wins, draws, losses = wins + (score == 1), draws + (score == 0.5), losses + (score == 0)
-            steps.append((wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1)))
+            steps.append(
+                (wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1))
+            )
         trajectory = tuple(steps)
         sprt_state = sprt_result(wins, draws, losses, sprt, games_left)
         if paired is not None:

@@ -158,7 +158,9 @@ def run(
             raise RunError(str(exc)) from None
         if bundle is not None:
             observer.shipped(bundle)
-    problem = executor.check_agents(plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress)  # kept ones forfeit anyway
+    problem = executor.check_agents(
+        plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress
+    )  # kept ones forfeit anyway
     if problem:
         raise RunError(problem)
 
@@ -168,12 +170,16 @@ def run(
     where = executor.describe()
     try:
         with FolderLock(output):
-            broken_meta = [{"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken]
+            broken_meta = [
+                {"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken
+            ]
             done, recorded = folder.open({"config": str(config.path), "broken_agents": broken_meta})
             for note in folder.notes:
                 observer.note(note)
             observer.starting(plan, config, len(done), where, output)
-            summary = run_plan(plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit)
+            summary = run_plan(
+                plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit
+            )
             # The tables come from the file, checked again: it may have been written to during the run.
             noted = len(folder.notes)
             final = folder.final_records()

@@ -1,4 +1,6 @@
-"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS [--ship-agents]]``.
+"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask ...]``.
+
+(``--executor dask --scheduler ADDRESS [--ship-agents]``: see docs/dask.md.)
 
 Exit status: 0 when the schedule is complete (or the SPRT decided), even if
 discovered folders failed to load (they are listed last on the console, in
@@ -47,20 +49,26 @@ def build_parser() -> ArgumentParser:
         description="Run a round-robin or gauntlet tournament described by a YAML file (see docs/tournament.md).",
     )
     parser.add_argument("config", metavar="CONFIG.yaml", help="the tournament's config")
-    parser.add_argument("--workers", type=_positive, metavar="N", help="games at once (default: the config's, else the number of cores)")
+    parser.add_argument(
+        "--workers", type=_positive, metavar="N", help="games at once (default: the config's, else the number of cores)"
+    )
     parser.add_argument(
         "--resume", action="store_true",
         help="continue the run in the output folder (an existing folder of the same config is continued anyway; "
         "with --resume, a folder with nothing to continue is an error)",
     )
-    parser.add_argument("-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)")
+    parser.add_argument(
+        "-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)"
+    )
     parser.add_argument(
         "--force", action="store_true",
         help="write into an output folder that already holds other files (not a tournament's), overwriting any "
         "that have the names of a tournament's files",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md")
+    parser.add_argument(
+        "--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md"
+    )
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",
         help="executor dask: a Dask scheduler's address (tcp://HOST:PORT), or local for a LocalCluster of --workers "
@@ -95,7 +103,10 @@ def main(argv: list[str]) -> int:
         return _run(args, argv)
     except KeyboardInterrupt as interrupt:  # while checking agents or writing tables (games handle signals themselves)
         try:
-            print(f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}", file=sys.stderr)
+            print(
+                f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}",
+                file=sys.stderr,
+            )
         except OSError:
             pass  # after SIGHUP the terminal may be gone
         return exit_status(interrupt)
@@ -162,7 +173,10 @@ def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> i
     summary, left_out = done.summary, done.left_out
     print(f"\nwritten: {', '.join(str(p) for p in done.written)}")
     if summary.played:
-        print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {done.where})")
+        print(
+            f"{summary.played} games in {summary.seconds:.1f} s "
+            f"({summary.games_per_minute:.1f} games/min with {done.where})"
+        )
     if left_out:
         # The run itself succeeded (exit 0), but someone's agent did not take part: say so last, where it is seen.
         print(

@@ -43,8 +43,8 @@ RESERVED_OPTIONS = REFEREE_KWARGS
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor", "scheduler",
-    "ship_agents", "sandbox",
+    "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor",
+    "scheduler", "ship_agents", "sandbox",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -216,7 +216,9 @@ class _Document:
             for key_node, value_node in node.value:
                 key = key_node.value
                 if key in seen:
-                    self.problems.append(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice")
+                    self.problems.append(
+                        f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice"
+                    )
                     continue
                 seen.add(key)
                 self._walk(value_node, path + (key,), key_node.start_mark.line + 1)
@@ -310,7 +312,9 @@ def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
         raise doc.fail(path, f"must be a mapping of keyword arguments, not {_describe(value)}")
     for key in value:
         if not isinstance(key, str) or not _IDENTIFIER.match(key):
-            raise doc.fail(path + (key,), "an option's name must be a Python identifier (it becomes a keyword argument)")
+            raise doc.fail(
+                path + (key,), "an option's name must be a Python identifier (it becomes a keyword argument)"
+            )
         if key in RESERVED_OPTIONS:
             raise doc.fail(path + (key,), f"{key!r} is passed by the referee itself and cannot be an option")
     try:
@@ -355,25 +359,37 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
         named = _spec(doc, path, item, agents_from)
         return AgentConfig(default_name(named), named, {}, doc.where(*path))
     if not isinstance(item, dict):
-        raise doc.fail(path, f"an agent is a package spec or a mapping {{name, spec, options}} or {{discover: FOLDER}}, not {_describe(item)}")
+        raise doc.fail(
+            path,
+            "an agent is a package spec or a mapping {name, spec, options} or {discover: FOLDER}, "
+            f"not {_describe(item)}",
+        )
     problems = _Problems()
     if "discover" in item:
         problems.check(lambda: _check_fields(doc, path, item, DISCOVER_FIELDS), None)
         folder = item["discover"]
         if not isinstance(folder, str) or not folder.strip():
-            problems.messages.append(str(doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}")))
+            problems.messages.append(
+                str(doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}"))
+            )
         class_name = item.get("class", "Agent")
         if not isinstance(class_name, str) or not _IDENTIFIER.match(class_name):
-            problems.messages.append(str(doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}")))
+            problems.messages.append(
+                str(doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}"))
+            )
         on_error = item.get("on_error", "exclude")
         if on_error not in ON_ERROR:
-            problems.messages.append(str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")))
+            problems.messages.append(
+                str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}"))
+            )
         options: dict[str, Any] = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
         problems.raise_any()
         return DiscoverConfig(Path(folder.strip()), class_name, on_error, options, doc.where(*path))
     problems.check(lambda: _check_fields(doc, path, item, AGENT_FIELDS), None)
     if "spec" not in item:
-        problems.messages.append(str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)")))
+        problems.messages.append(
+            str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)"))
+        )
         spec: str | None = None
     else:
         spec = problems.check(lambda: _spec(doc, path + ("spec",), item["spec"], agents_from), None)
@@ -402,7 +418,9 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
         else:
             numbers[key] = float(number)
     if "elo0" in numbers and "elo1" in numbers and numbers["elo0"] >= numbers["elo1"]:
-        problems.messages.append(str(doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")))
+        problems.messages.append(
+            str(doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})"))
+        )
     for key in ("alpha", "beta"):
         if key in numbers and not 0 < numbers[key] < 0.5:
             problems.messages.append(str(doc.fail(path + (key,), f"must be between 0 and 0.5, not {numbers[key]:g}")))
@@ -443,7 +461,14 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     doc = _Document(path, text)
     data = doc.data
     if not isinstance(data, dict):
-        raise ConfigError(*doc.problems, str(doc.fail((), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}")))
+        raise ConfigError(
+            *doc.problems,
+            str(
+                doc.fail(
+                    (), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}"
+                )
+            ),
+        )
     problems = _Problems(doc.problems)
     check = problems.check
 
@@ -482,7 +507,8 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
                 if agent.name in names:
                     problems.messages.append(str(doc.fail(
                         ("agents", index),
-                        f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); give one a different 'name'",
+                        f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); "
+                        "give one a different 'name'",
                     )))
                 names.setdefault(agent.name, index)
         agents = tuple(agent for agent in checked if agent is not None)
@@ -495,14 +521,19 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         fail("format", f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
     elif fmt == "gauntlet":
         if not isinstance(challenger, str) or not challenger:
-            fail("challenger" if "challenger" in data else "format", "a gauntlet needs 'challenger': the name of one of the agents")
+            fail(
+                "challenger" if "challenger" in data else "format",
+                "a gauntlet needs 'challenger': the name of one of the agents",
+            )
     elif challenger is not None:
         fail("challenger", "challenger is only used by format: gauntlet")
 
     def games_per_pair_of() -> int:
         number = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
         if number % 2:
-            raise doc.fail(("games_per_pair",), f"must be even so each pairing plays both colours equally, not {number}")
+            raise doc.fail(
+                ("games_per_pair",), f"must be even so each pairing plays both colours equally, not {number}"
+            )
         return number
 
     games_per_pair = check(games_per_pair_of, 2)
@@ -518,7 +549,11 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     if "scheduler" in data and executor == "local":
         fail("scheduler", "scheduler is only used by executor: dask")
     else:
-        problem = scheduler_problem(scheduler) if isinstance(scheduler, str) else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+        problem = (
+            scheduler_problem(scheduler)
+            if isinstance(scheduler, str)
+            else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+        )
         if problem:
             fail("scheduler", problem)
     ship_agents = data.get("ship_agents", False)

@@ -3,9 +3,10 @@
 Every executor (this local one, :class:`~.dask_executor.DaskExecutor`) is
 made by :func:`referee.tournament.api.make_executor`, says where it runs
 games (:meth:`Executor.describe`), checks the plan's agents where they will
-play (:meth:`Executor.check_agents`), and is closed after the run.  It takes the play function (``referee.match.play_match`` in real
-use) and a lazy iterator of jobs, keeps a bounded number of games running and
-yields each one as it finishes.  The local executor runs one game at a time
+play (:meth:`Executor.check_agents`), and is closed after the run.  It takes
+the play function (``referee.match.play_match`` in real use) and a lazy
+iterator of jobs, keeps a bounded number of games running and yields each
+one as it finishes.  The local executor runs one game at a time
 in each of N worker processes (N = 1 is the serial case, same code path);
 each game's agents are subprocesses that ``play`` starts itself.
 

@@ -249,5 +249,7 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
         cis = [Z95 * ELO_PER_NAT * math.sqrt(v) for v in _robust_variances(inverse, residuals)]
     for i, name in enumerate(order):
         ratings[name] = Rating(theta[i] * ELO_PER_NAT, cis[i])
-    note = "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""
+    note = (
+        "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""
+    )
     return RatingFit(ratings, regularised, note)

@@ -47,7 +47,11 @@ def tested_agent(plan: TournamentPlan) -> str:
 
 def _differences(stored: dict, current: dict) -> list[str]:
     keys = sorted(set(stored) | set(current))
-    return [f"{key}: {json.dumps(stored.get(key))} then, {json.dumps(current.get(key))} now" for key in keys if stored.get(key) != current.get(key)]
+    return [
+        f"{key}: {json.dumps(stored.get(key))} then, {json.dumps(current.get(key))} now"
+        for key in keys
+        if stored.get(key) != current.get(key)
+    ]
 
 
 @dataclass
@@ -261,14 +265,24 @@ def run_plan(
     if limit is not None:
         jobs = (job for _, job in zip(range(limit), jobs))
 
-    bar = tqdm(total=total, initial=len(done), desc=plan.name, unit="game", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=total,
+        initial=len(done),
+        desc=plan.name,
+        unit="game",
+        file=sys.stderr,
+        disable=not progress,
+        dynamic_ncols=True,
+    )
     start = time.monotonic()
     try:
         with _StopOnSignals(executor, _say_raw) as signals:
             for finished in executor.run(play, jobs):
                 if finished.record is None:
                     summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
-                    bar.write(f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}")
+                    bar.write(
+                        f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}"
+                    )
                     continue
                 note = folder.record(finished.record)
                 if note:

@@ -21,7 +21,9 @@ from . import fakes
 
 def plan(n: int = 3, games_per_pair: int = 4, names=None, **kwargs) -> TournamentPlan:
     names = names or [f"a{i}" for i in range(n)]
-    return TournamentPlan(name="t", agents=tuple(AgentEntry(f"pkg.{x}", x) for x in names), games_per_pair=games_per_pair, **kwargs)
+    return TournamentPlan(
+        name="t", agents=tuple(AgentEntry(f"pkg.{x}", x) for x in names), games_per_pair=games_per_pair, **kwargs
+    )
 
 
 def run(p: TournamentPlan, folder, play=fakes.play_by_seed, **kwargs):

@@ -82,7 +82,13 @@ def test_games_carry_their_context_for_the_record():
     p = plan(3, 2, game_options={}, limits=Limits(time_limit=5.0, space_limit=50.0))
     job = next(iter(schedule(p)))
     assert job.settings.limits == Limits(time_limit=5.0, space_limit=50.0)
-    assert job.settings.extra == {"tournament": "t", "config_hash": p.fingerprint, "game_index": 0, "round": 0, "pairing": ["a0", "a1"]}
+    assert job.settings.extra == {
+        "tournament": "t",
+        "config_hash": p.fingerprint,
+        "game_index": 0,
+        "round": 0,
+        "pairing": ["a0", "a1"],
+    }
 
 
 def test_the_fingerprint_follows_what_decides_the_games():
