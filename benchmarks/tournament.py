@@ -36,7 +36,8 @@ def _baseline(plan, games: int) -> float:
 
 def _tournament(config: TournamentConfig, games: int, workers: int, executor: Executor | None = None) -> float:
     with tempfile.TemporaryDirectory() as folder:
-        done = run(config, output=Path(folder), executor=executor or LocalExecutor(workers), workers=workers, limit=games)
+        executor = executor or LocalExecutor(workers)
+        done = run(config, output=Path(folder), executor=executor, workers=workers, limit=games)
     assert done.summary.played == games and not done.summary.referee_failures
     return done.summary.games_per_minute
 

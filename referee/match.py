@@ -26,6 +26,7 @@ from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, Illega
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
 from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
+from .hosting.wire import Reply
 from .limits import Limits
 from .records import GameRecord, bounded
 from .termination import signals_held
@@ -108,7 +109,10 @@ def spec_problem(spec: str, workdir: Path) -> str | None:
     close = difflib.get_close_matches(missing, _module_names(folder), n=3, cutoff=0.6)
     hint = " (did you mean " + " or ".join(sep.join(parts[:found] + [c]) for c in close) + "?)" if close else ""
     if found == 0:
-        where = f"there is no folder {missing}/ or file {missing}.py in the current folder ({workdir}), nor an installed package {missing}"
+        where = (
+            f"there is no folder {missing}/ or file {missing}.py in the current folder ({workdir}), "
+            f"nor an installed package {missing}"
+        )
     else:
         try:
             shown = f"{folder.relative_to(workdir)}/"
@@ -245,17 +249,24 @@ class _Match:
         self.chance_rng = random.Random(f"chance:{self.chance_seed}")
         self.chance_used = False
 
-    def kwargs(self, color: int) -> dict[str, Any]:
-        return call_kwargs(self.game, self.settings, self.entries[color], self.agents[color])
-
-    def call(self, color: int, message: dict[str, Any]):
+    def agent(self, color: int) -> HostedAgent:
+        """The hosted agent of ``color``; only called once it was made (its spec could be read)."""
         agent = self.agents[color]
+        assert agent is not None
+        return agent
+
+    def kwargs(self, color: int) -> dict[str, Any]:
+        return call_kwargs(self.game, self.settings, self.entries[color], self.agent(color))
+
+    def call(self, color: int, message: dict[str, Any]) -> Reply:
+        agent = self.agent(color)
         try:
             reply = agent.call(message)
         except AgentFailure as failure:
             # A student debugging a crash with print needs what it printed last.
             self.observer.output(color, agent.take_output())
             raise _Colored(color, failure) from None
+        assert agent.last_call is not None  # set by every call that returns
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply
 
@@ -314,8 +325,8 @@ class _Match:
         if len(failures) == 2:
             raise _BothFailed(failures)
         if failures:
-            (color, failure), = failures.items()
-            raise _Colored(color, failure)
+            (color, only), = failures.items()
+            raise _Colored(color, only)
 
     def chance(self) -> str:
         """Let chance act (e.g. a chaos event); returns the action's text."""
@@ -341,7 +352,8 @@ class _Match:
             try:
                 action = state.parse_action(reply.action)
             except NotationError as exc:
-                raise _Colored(mover, AgentProtocolError(f"unreadable action from the agent's process: {exc}")) from None
+                unreadable = AgentProtocolError(f"unreadable action from the agent's process: {exc}")
+                raise _Colored(mover, unreadable) from None
             try:
                 state.apply_checked(action)
             except IllegalActionError as exc:
@@ -399,6 +411,7 @@ def play_match(
         )
     else:
         outcome = match.state.outcome
+        assert outcome is not None  # play() returns only once the game is over
         winner = outcome.winner_name
         reason = outcome.reason
         message = f"{winner} wins ({reason})" if winner else f"draw ({reason})"

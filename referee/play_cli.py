@@ -218,7 +218,9 @@ def main(argv: list[str]) -> int:
     settings = MatchSettings(
         game=args.game,
         game_options=options,
-        limits=Limits(time_limit=args.time, space_limit=args.space, wall_grace=args.grace, call_timeout=args.call_timeout),
+        limits=Limits(
+            time_limit=args.time, space_limit=args.space, wall_grace=args.grace, call_timeout=args.call_timeout
+        ),
         seed=args.seed,
         sandbox=args.sandbox,
         chance_seed=args.chance_seed,
