@@ -14,7 +14,7 @@ from dataclasses import dataclass
 DEFAULT_GRACE = 5.0
 _MB = 1024 * 1024
 
-#: Each limit's name (as in YAML and records) -> what its number counts, for messages and help.
+#: Each limit's name (as in YAML and records) -> what its number counts, for messages.
 MEANINGS = {
     "time_limit": "CPU seconds per agent per game",
     "space_limit": "MB per agent",
@@ -66,14 +66,3 @@ class Limits:
     def space_bytes(self) -> float | None:
         """The memory limit in bytes, or None."""
         return self.space_limit * _MB if self.space_limit is not None else None
-
-    def describe(self) -> str:
-        """The limits in a few words, for a banner: ``60 s CPU, 250 MB, grace 5 s``."""
-        parts = [
-            f"{self.time_limit:g} s CPU" if self.time_limit else "no time limit",
-            f"{self.space_limit:g} MB" if self.space_limit else "no space limit",
-            f"grace {self.wall_grace:g} s",
-        ]
-        if self.call_timeout:
-            parts.append(f"call timeout {self.call_timeout:g} s")
-        return ", ".join(parts)

@@ -64,11 +64,6 @@ def test_bad_values_name_the_limit(name, value):
     assert str(info.value).startswith(f"{name} must be a number of 0 or more")
 
 
-def test_describe_for_a_banner():
-    assert Limits().describe() == "no time limit, no space limit, grace 5 s"
-    assert Limits(60, 250, 2, 600).describe() == "60 s CPU, 250 MB, grace 2 s, call timeout 600 s"
-
-
 # -- from YAML ------------------------------------------------------------------
 
 
