@@ -3,7 +3,7 @@
     python -m benchmarks.dask_tournament [--config configs/quick.yaml] [--games N] [--workers 2] [--repeat 2]
 
 The first N games of the config's schedule are played through the whole
-tournament path (``run_plan``: games.jsonl appended and fsynced per game)
+tournament path (``referee.tournament.run``: games.jsonl appended and fsynced per game)
 into a temporary folder, by the local executor with W worker processes and
 by the Dask executor on a LocalCluster of W single-thread workers, rounds
 interleaved.  Games per minute count from the first game submitted to the
@@ -17,22 +17,22 @@ import argparse
 import statistics
 import time
 
-from referee.tournament.config import load_config
-from referee.tournament.dask_executor import DaskExecutor
+from referee.tournament.api import make_executor
+from referee.tournament.config import TournamentConfig, load_config
 from referee.tournament.lineup import build_lineup
+from referee.tournament.schedule import TournamentPlan
 
 from .tournament import _tournament
 
 
-def _on_local_cluster(plan, games: int, workers: int) -> tuple[float, float]:
+def _on_local_cluster(config: TournamentConfig, plan: TournamentPlan, games: int, workers: int) -> tuple[float, float]:
     """(games per minute, start-up seconds) on a fresh LocalCluster."""
     start = time.perf_counter()
-    with DaskExecutor("local", workers) as executor:
-        executor.connect()
+    with make_executor("dask", workers, "local") as executor:
         problem = executor.check_agents(plan)
         assert problem is None, problem
         startup = time.perf_counter() - start
-        return _tournament(plan, games, workers, executor), startup
+        return _tournament(config, games, workers, executor), startup
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,8 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     local, dask, startups = [], [], []
     for _ in range(args.repeat):
         # Interleaved, so that a change in the machine's load hits both alike.
-        local.append(_tournament(plan, games, args.workers))
-        rate, startup = _on_local_cluster(plan, games, args.workers)
+        local.append(_tournament(config, games, args.workers))
+        rate, startup = _on_local_cluster(config, plan, games, args.workers)
         dask.append(rate)
         startups.append(startup)
 

@@ -30,7 +30,8 @@ import time
 from referee.games.infexion import InfexionState
 from referee.game import PlayerColor
 from referee.game.actions import to_engine_action
-from referee.hosting.process import HostedAgent, Limits
+from referee.hosting.process import HostedAgent
+from referee.limits import Limits
 from referee.hosting.sandbox import Sandbox, resolve
 from referee.match import AgentEntry, MatchSettings, play_match
 
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(args.games):
         for name, sandbox in modes.items():
             settings = MatchSettings(
-                seed=seed, time_limit=180, space_limit=250, sandbox="off" if name == "unsealed" else "auto"
+                seed=seed, limits=Limits(time_limit=180, space_limit=250), sandbox="off" if name == "unsealed" else "auto"
             )
             begin = time.perf_counter()
             record = play_match(entry, entry, settings)

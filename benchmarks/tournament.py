@@ -4,7 +4,7 @@
 
 The first N games of the config's schedule are played through the whole
 tournament path (worker processes, games.jsonl appended and fsynced per game)
-into a temporary folder, once per worker count.  The baseline, in this same
+into a temporary folder by ``referee.tournament.run``, once per worker count.  The baseline, in this same
 process, plays the same games with ``play_match`` in a plain loop: no workers,
 no file.  Workers = 1 against the baseline is the tournament's own overhead;
 workers = 2 against workers = 1 is the scaling (2.0 would be linear).
@@ -20,10 +20,10 @@ from itertools import islice
 from pathlib import Path
 
 from referee.match import play_match
-from referee.tournament.config import load_config
-from referee.tournament.journal import FolderLock
+from referee.tournament import run
+from referee.tournament.config import TournamentConfig, load_config
+from referee.tournament.executor import Executor, LocalExecutor
 from referee.tournament.lineup import build_lineup
-from referee.tournament.runner import OutputFolder, run_plan
 from referee.tournament.schedule import schedule
 
 
@@ -34,24 +34,18 @@ def _baseline(plan, games: int) -> float:
     return 60 * games / (time.perf_counter() - start)
 
 
-def _tournament(plan, games: int, workers: int, executor=None) -> float:
+def _tournament(config: TournamentConfig, games: int, workers: int, executor: Executor | None = None) -> float:
     with tempfile.TemporaryDirectory() as folder:
-        output = OutputFolder(Path(folder), plan)
-        with FolderLock(Path(folder)):
-            done, recorded = output.open()
-            summary = run_plan(
-                plan, output, done, recorded, workers=workers, executor=executor, progress=False, limit=games
-            )
-    assert summary.played == games and not summary.referee_failures
-    return summary.games_per_minute
+        executor = executor or LocalExecutor(workers)
+        done = run(config, output=Path(folder), executor=executor, workers=workers, limit=games)
+    assert done.summary.played == games and not done.summary.referee_failures
+    return done.summary.games_per_minute
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tournament", description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml")
-    parser.add_argument(
-        "--games", type=int, default=24, help="games per measurement (default 24; 0: the whole schedule)"
-    )
+    parser.add_argument("--games", type=int, default=24, help="games per measurement (default 24; 0: the whole schedule)")
     parser.add_argument("--workers", default="1,2", help="worker counts to measure, comma-separated (default 1,2)")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of measurements, interleaved (default 2)")
     args = parser.parse_args(argv)
@@ -66,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         # Interleaved, so that a change in the machine's load hits every variant alike.
         rates["baseline"].append(_baseline(plan, games))
         for workers in counts:
-            rates[str(workers)].append(_tournament(plan, games, workers))
+            rates[str(workers)].append(_tournament(config, games, workers))
 
     median = {key: statistics.median(values) for key, values in rates.items()}
     print(f"{config.path}: first {games} of {plan.total_games} games ({', '.join(plan.names)}), {args.repeat} rounds")

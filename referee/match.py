@@ -24,8 +24,10 @@ from . import __version__
 from .games import load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
-from .hosting.process import CallStats, HostedAgent, Limits
+from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
+from .hosting.wire import Reply
+from .limits import Limits
 from .records import GameRecord, bounded
 from .termination import signals_held
 
@@ -107,7 +109,10 @@ def spec_problem(spec: str, workdir: Path) -> str | None:
     close = difflib.get_close_matches(missing, _module_names(folder), n=3, cutoff=0.6)
     hint = " (did you mean " + " or ".join(sep.join(parts[:found] + [c]) for c in close) + "?)" if close else ""
     if found == 0:
-        where = f"there is no folder {missing}/ or file {missing}.py in the current folder ({workdir}), nor an installed package {missing}"
+        where = (
+            f"there is no folder {missing}/ or file {missing}.py in the current folder ({workdir}), "
+            f"nor an installed package {missing}"
+        )
     else:
         try:
             shown = f"{folder.relative_to(workdir)}/"
@@ -140,11 +145,9 @@ class MatchSettings:
 
     game: str = "infexion"
     game_options: Mapping[str, Any] = field(default_factory=dict)
-    time_limit: float | None = None  # CPU seconds per agent per game
-    space_limit: float | None = None  # MB per agent
+    #: Each agent's limits, as the user gave them (CLI or YAML); also written to the record.
+    limits: Limits = Limits()
     seed: int | None = None
-    wall_grace: float = 5.0
-    call_timeout: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     #: The folder the agents' processes start in and import their packages
     #: from; None: this process's working directory.  (A Dask worker sets it
@@ -156,15 +159,6 @@ class MatchSettings:
     #: ``auto`` (sealed where this machine can), ``required`` or ``off``
     #: (referee.hosting.sandbox); ``required`` raises SandboxUnavailable.
     sandbox: str = "auto"
-
-    @property
-    def limits(self) -> Limits:
-        return Limits(
-            time_limit=self.time_limit or None,
-            space_limit=self.space_limit or None,
-            wall_grace=self.wall_grace,
-            call_timeout=self.call_timeout,
-        )
 
 
 class MatchObserver:
@@ -229,7 +223,7 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
         **game.agent_kwargs,
         **dict(entry.options),
         "time_remaining": agent.time_remaining,
-        "space_limit": settings.space_limit or None,
+        "space_limit": settings.limits.space_limit,
         "space_remaining": agent.space_remaining,
     }
 
@@ -255,17 +249,24 @@ class _Match:
         self.chance_rng = random.Random(f"chance:{self.chance_seed}")
         self.chance_used = False
 
-    def kwargs(self, color: int) -> dict[str, Any]:
-        return call_kwargs(self.game, self.settings, self.entries[color], self.agents[color])
-
-    def call(self, color: int, message: dict[str, Any]):
+    def agent(self, color: int) -> HostedAgent:
+        """The hosted agent of ``color``; only called once it was made (its spec could be read)."""
         agent = self.agents[color]
+        assert agent is not None
+        return agent
+
+    def kwargs(self, color: int) -> dict[str, Any]:
+        return call_kwargs(self.game, self.settings, self.entries[color], self.agent(color))
+
+    def call(self, color: int, message: dict[str, Any]) -> Reply:
+        agent = self.agent(color)
         try:
             reply = agent.call(message)
         except AgentFailure as failure:
             # A student debugging a crash with print needs what it printed last.
             self.observer.output(color, agent.take_output())
             raise _Colored(color, failure) from None
+        assert agent.last_call is not None  # set by every call that returns
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply
 
@@ -324,8 +325,8 @@ class _Match:
         if len(failures) == 2:
             raise _BothFailed(failures)
         if failures:
-            (color, failure), = failures.items()
-            raise _Colored(color, failure)
+            (color, only), = failures.items()
+            raise _Colored(color, only)
 
     def chance(self) -> str:
         """Let chance act (e.g. a chaos event); returns the action's text."""
@@ -351,7 +352,8 @@ class _Match:
             try:
                 action = state.parse_action(reply.action)
             except NotationError as exc:
-                raise _Colored(mover, AgentProtocolError(f"unreadable action from the agent's process: {exc}")) from None
+                unreadable = AgentProtocolError(f"unreadable action from the agent's process: {exc}")
+                raise _Colored(mover, unreadable) from None
             try:
                 state.apply_checked(action)
             except IllegalActionError as exc:
@@ -409,6 +411,7 @@ def play_match(
         )
     else:
         outcome = match.state.outcome
+        assert outcome is not None  # play() returns only once the game is over
         winner = outcome.winner_name
         reason = outcome.reason
         message = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
@@ -430,8 +433,8 @@ def play_match(
         peak_memory_mb={PLAYER_NAMES[c]: round(a.peak_memory_mb, 2) if a else 0.0 for c, a in enumerate(agents)},
         error=errors,
         seed=settings.seed,
-        time_limit=settings.time_limit or None,
-        space_limit=settings.space_limit or None,
+        time_limit=settings.limits.time_limit,
+        space_limit=settings.limits.space_limit,
         started_at=started_at,
         duration=round(time.monotonic() - start, 4),
         referee_version=__version__,

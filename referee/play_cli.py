@@ -18,6 +18,7 @@ from .games import game_class, game_names
 from .arguments import ArgumentParser
 from .games.base import GameOptionError
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
+from .limits import DEFAULT_GRACE, Limits
 from .match import AgentEntry, MatchSettings, play_match, spec_problem
 from .render.terminal import ConsoleObserver
 from .termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
@@ -102,8 +103,8 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
         metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; default: no limit)",
     )
     limits.add_argument(
-        "--grace", type=_non_negative("the grace"), default=5.0, metavar="SECONDS",
-        help="watchdog: a call may last its remaining CPU time plus this much wall time (default 5)",
+        "--grace", type=_non_negative("the grace"), default=DEFAULT_GRACE, metavar="SECONDS",
+        help=f"watchdog: a call may last its remaining CPU time plus this much wall time (default {DEFAULT_GRACE:g})",
     )
     limits.add_argument(
         "--call-timeout", type=_non_negative("the call timeout"), default=None, metavar="SECONDS",
@@ -221,11 +222,10 @@ def main(argv: list[str]) -> int:
     settings = MatchSettings(
         game=args.game,
         game_options=options,
-        time_limit=args.time or None,
-        space_limit=args.space or None,
+        limits=Limits(
+            time_limit=args.time, space_limit=args.space, wall_grace=args.grace, call_timeout=args.call_timeout
+        ),
         seed=args.seed,
-        wall_grace=args.grace,
-        call_timeout=args.call_timeout or None,
         sandbox=args.sandbox,
         chance_seed=args.chance_seed,
     )

@@ -13,6 +13,7 @@ from typing import Any
 from collections.abc import Hashable, Mapping
 
 from referee.agentkit import GameView
+from referee.games.agent_kwargs import REFEREE_KWARGS
 
 from .clock import Deadline, move_budget
 from .heuristics import heuristics_for
@@ -28,7 +29,7 @@ COMMON_OPTIONS: dict[str, tuple[type, Any]] = {
 }
 
 #: Referee keyword arguments that are not agent options (besides the game's own).
-REFEREE_KEYS = frozenset({"time_remaining", "space_remaining", "space_limit", "game", "game_options", "seed"})
+REFEREE_KEYS = frozenset(REFEREE_KWARGS)
 
 
 class OptionError(ValueError):

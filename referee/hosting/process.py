@@ -47,6 +47,7 @@ from .failures import (
     AgentRaised,
     AgentTimeout,
 )
+from ..limits import Limits
 from .monitor import MB, ProcessMonitor, children_of, descendants_of, session_members
 from .sandbox import (
     MEMORY_CAP_SLACK,
@@ -67,25 +68,8 @@ QUICK_CALL = 0.002
 #: Agent output kept per call and in total (the rest is counted, not kept).
 OUTPUT_PER_CALL = 64 * 1024
 OUTPUT_TAIL = 4 * 1024
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The limits one agent plays under; ``None`` or 0 means unlimited."""
-
-    time_limit: float | None = None  # CPU seconds for the whole game
-    space_limit: float | None = None  # MB above the interpreter's baseline
-    wall_grace: float = 5.0  # watchdog: remaining CPU time + this, per call
-    call_timeout: float | None = None  # watchdog: wall cap on any one call
-    start_timeout: float = 60.0  # interpreter start, before the agent is imported
-
-    @property
-    def cpu(self) -> float | None:
-        return self.time_limit or None
-
-    @property
-    def space_bytes(self) -> float | None:
-        return self.space_limit * MB if self.space_limit else None
+#: How long the interpreter may take to start, before the agent is imported (not a user limit).
+START_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -254,7 +238,7 @@ class HostedAgent:
 
     def wait_ready(self) -> None:
         """Wait for the process to be ready; take the baselines."""
-        deadline = time.monotonic() + self.limits.start_timeout
+        deadline = time.monotonic() + START_TIMEOUT
         while True:
             line = self._take_line()
             if line is not None:
@@ -262,7 +246,7 @@ class HostedAgent:
                     self._fail(AgentProtocolError, f"the agent's process sent {line[:80]!r} before starting")
                 break
             if time.monotonic() > deadline:
-                self._fail(AgentLoadError, f"the agent's process did not start within {self.limits.start_timeout:g} s")
+                self._fail(AgentLoadError, f"the agent's process did not start within {START_TIMEOUT:g} s")
             self._wait_for_input(0.05)
         self.host_pid = self._find_host()
         self.monitor = ProcessMonitor(self.host_pid, root=self._process.pid)

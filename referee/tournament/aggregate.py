@@ -9,11 +9,19 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from collections.abc import Iterable, Mapping
+from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping
 
 from ..records import AGENT_FAILURE_REASONS, COLORS, RULE_REASONS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
+
+T = TypeVar("T")
+
+
+def _per_color(value: Callable[[str], T]) -> tuple[T, T]:
+    """``value`` of Red, then of Blue."""
+    return value(COLORS[0]), value(COLORS[1])
 
 #: How an agent's own failure is shown in the endings table.
 FAILURE_COLUMNS = {
@@ -64,9 +72,9 @@ class GameSummary:
             winner=record.winner,
             reason=record.reason,
             failed=failed,
-            moves=tuple(int(record.moves.get(c, 0)) for c in COLORS),
-            cpu=tuple(float(record.time_used.get(c, 0.0)) for c in COLORS),
-            memory=tuple(float(record.peak_memory_mb.get(c, 0.0)) for c in COLORS),
+            moves=_per_color(lambda c: int(record.moves.get(c, 0))),
+            cpu=_per_color(lambda c: float(record.time_used.get(c, 0.0))),
+            memory=_per_color(lambda c: float(record.peak_memory_mb.get(c, 0.0))),
             config_hash=extra.get("config_hash"),
             index=record.game_index,
             sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
@@ -237,7 +245,7 @@ def _pair_scores(games: list[GameSummary], first: str) -> tuple[int, int, int, i
     for pair in halves.values():
         if len(pair) == 2 and pair[0][0] != pair[1][0]:
             counts[round(2 * (pair[0][1] + pair[1][1]))] += 1
-    return tuple(counts)
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 
 def _ending_columns(rule_reasons: set[str]) -> tuple[str, ...]:
@@ -311,7 +319,7 @@ def aggregate(
                 "one virtual draw was added, since one agent scored every point" if match.regularised else "",
             )
     else:
-        first = tested
+        first = ""  # only the two-agent figures below use it
         rated = {(a, b): pairs[(a, b)].rated for a in names for b in names if a < b and (a, b) in pairs}
         rated = {key: wdl for key, wdl in rated.items() if sum(wdl)}
         # Only agents with a rated game can be placed on the scale.
@@ -324,7 +332,8 @@ def aggregate(
         paired = pentanomial(counts)
         unpaired = len(match_games) - 2 * sum(counts)
 
-    sprt_state, trajectory = None, ()
+    sprt_state = None
+    trajectory: tuple[tuple[int, int | None, float], ...] = ()
     if sprt is not None and len(names) == 2:
         steps = []
         wins = draws = losses = 0
@@ -333,7 +342,9 @@ def aggregate(
                 continue
             score = game.points("RED" if game.red == first else "BLUE")
             wins, draws, losses = wins + (score == 1), draws + (score == 0.5), losses + (score == 0)
-            steps.append((wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1)))
+            steps.append(
+                (wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1))
+            )
         trajectory = tuple(steps)
         sprt_state = sprt_result(wins, draws, losses, sprt, games_left)
         if paired is not None:

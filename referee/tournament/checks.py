@@ -72,7 +72,10 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord) -> str
     scheduled_round = expected.settings.extra.get("round")
     if (record.extra or {}).get("round") != scheduled_round:
         # The round pairs games for the pentanomial figures: a forged one would re-pair them.
-        return f"game {index} is in round {scheduled_round} of the schedule, but this record says {record.extra.get('round')}"
+        return (
+            f"game {index} is in round {scheduled_round} of the schedule, "
+            f"but this record says {record.extra.get('round')}"
+        )
     return None
 
 
@@ -100,6 +103,7 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
             bad.append(BadLine(number, problem))
             continue
         index = record.game_index
+        assert index is not None  # _mismatch refuses a record without one
         summaries.append(GameSummary.of(record))
         result = _result(record)
         if index not in first:

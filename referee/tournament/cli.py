@@ -1,4 +1,6 @@
-"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask --scheduler ADDRESS [--ship-agents]]``.
+"""``python -m referee tournament CONFIG.yaml [--workers N] [--resume] [-o DIR] [--executor dask ...]``.
+
+(``--executor dask --scheduler ADDRESS [--ship-agents]``: see docs/dask.md.)
 
 Exit status: 0 when the schedule is complete (or the SPRT decided), even if
 discovered folders failed to load (they are listed last on the console, in
@@ -19,14 +21,14 @@ from pathlib import Path
 
 from ..arguments import ArgumentParser
 from ..termination import TERMINATING, Terminated, exit_status, stop_like_ctrl_c
-from .aggregate import aggregate
+from .aggregate import Results
+from .api import RunError, RunObserver, TournamentRun, make_executor, run
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
-from .journal import GAMES_FILE, FolderLock, JournalError
-from .lineup import build_lineup
-from .runner import META_FILE, OutputFolder, foreign_contents, run_plan, tested_agent
-from .report import write_report
-from .shipping import ShippingError
-from .tables import LEFT_OUT_TITLE, read_left_out, render, write_files
+from .lineup import BrokenAgent
+from .schedule import TournamentPlan
+from .shipping import AgentBundle
+from .sprt import SprtSettings
+from .tables import LEFT_OUT_TITLE, LeftOut, render
 
 EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -47,20 +49,26 @@ def build_parser() -> ArgumentParser:
         description="Run a round-robin or gauntlet tournament described by a YAML file (see docs/tournament.md).",
     )
     parser.add_argument("config", metavar="CONFIG.yaml", help="the tournament's config")
-    parser.add_argument("--workers", type=_positive, metavar="N", help="games at once (default: the config's, else the number of cores)")
+    parser.add_argument(
+        "--workers", type=_positive, metavar="N", help="games at once (default: the config's, else the number of cores)"
+    )
     parser.add_argument(
         "--resume", action="store_true",
         help="continue the run in the output folder (an existing folder of the same config is continued anyway; "
         "with --resume, a folder with nothing to continue is an error)",
     )
-    parser.add_argument("-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)")
+    parser.add_argument(
+        "-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)"
+    )
     parser.add_argument(
         "--force", action="store_true",
         help="write into an output folder that already holds other files (not a tournament's), overwriting any "
         "that have the names of a tournament's files",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md")
+    parser.add_argument(
+        "--executor", choices=EXECUTORS, help="where games run (default: the config's, else local); see docs/dask.md"
+    )
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",
         help="executor dask: a Dask scheduler's address (tcp://HOST:PORT), or local for a LocalCluster of --workers "
@@ -79,12 +87,12 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def _config_errors(exc: ConfigError) -> int:
-    """Every problem of a config, one 'error:' line each (all of them at once, so one edit fixes them)."""
-    for problem in exc.problems or [str(exc)]:
+def _config_errors(problems: list[str]) -> int:
+    """Every problem of a config or run, one 'error:' line each (all of them at once, so one edit fixes them)."""
+    for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
-    if len(exc.problems) > 1:
-        print(f"{len(exc.problems)} problems; nothing was played.", file=sys.stderr)
+    if len(problems) > 1:
+        print(f"{len(problems)} problems; nothing was played.", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -95,10 +103,38 @@ def main(argv: list[str]) -> int:
         return _run(args, argv)
     except KeyboardInterrupt as interrupt:  # while checking agents or writing tables (games handle signals themselves)
         try:
-            print(f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}", file=sys.stderr)
+            print(
+                f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}",
+                file=sys.stderr,
+            )
         except OSError:
             pass  # after SIGHUP the terminal may be gone
         return exit_status(interrupt)
+
+
+class _Console(RunObserver):
+    """The command's console output during a run (progress bars aside)."""
+
+    def broken(self, agent: BrokenAgent) -> None:
+        fate = "kept in: it forfeits its games" if agent.kept else "left out"
+        print(f"{agent.folder}: {fate}: {agent.message}", file=sys.stderr)
+
+    def shipped(self, bundle: AgentBundle) -> None:
+        print(f"shipped {bundle.describe()} to the Dask workers", file=sys.stderr)
+
+    def note(self, text: str) -> None:
+        print(text, file=sys.stderr)
+
+    def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
+        recorded = f", {already} already recorded" if already else ""
+        print(
+            f"{plan.name}: {len(plan.agents)} agents, {plan.total_games} games ({config.format}{recorded}), "
+            f"{where}, output {output}/",
+            file=sys.stderr,
+        )
+
+    def tables(self, results: Results, sprt: SprtSettings | None, left_out: tuple[LeftOut, ...]) -> None:
+        print(render(results, sprt, left_out))
 
 
 def _run(args: argparse.Namespace, argv: list[str]) -> int:
@@ -106,101 +142,41 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
         # Agent specs are checked against the folder they are imported from: a typo is named with its line.
         config = load_config(args.config, agents_from=Path.cwd())
     except ConfigError as exc:
-        return _config_errors(exc)
+        return _config_errors(exc.problems)
     workers = args.workers or config.workers or os.cpu_count() or 1
     if args.scheduler is not None and args.executor == "local":
         return _error("--scheduler is only used by --executor dask")
-    if (args.executor or ("dask" if args.scheduler is not None else config.executor)) == "local":
-        if args.ship_agents:
-            return _error("--ship-agents is only used by --executor dask")
-        return _play(args, argv, config, workers, None)
+    kind = args.executor or ("dask" if args.scheduler is not None else config.executor)
+    if kind == "local" and args.ship_agents:
+        return _error("--ship-agents is only used by --executor dask")
     scheduler = config.scheduler if args.scheduler is None else args.scheduler
-    problem = scheduler_problem(scheduler)
+    problem = scheduler_problem(scheduler) if kind == "dask" else None
     if problem:
         return _error(f"--scheduler: {problem}")
     try:
-        from .dask_executor import ClusterError, DaskExecutor  # Dask is an optional extra
-    except ImportError as exc:
-        return _error(str(exc))
-    with DaskExecutor(scheduler, workers) as executor:
+        executor = make_executor(kind, workers, scheduler)
+    except RunError as exc:
+        return _config_errors(exc.problems)
+    with executor:
         try:
-            executor.connect()
-        except ClusterError as exc:
-            return _error(str(exc))
-        return _play(args, argv, config, workers, executor)
-
-
-def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, workers: int, executor) -> int:
-    output = Path(args.output) if args.output else config.output
-    progress = not args.quiet
-    foreign = [] if args.force else foreign_contents(output)
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        return _error(
-            f"{output} already exists and is not a tournament's output folder (no {META_FILE} or {GAMES_FILE}; it "
-            f"holds {shown}). A tournament writes {META_FILE}, {GAMES_FILE}, the tables, report.html and replays/ "
-            "there, overwriting files of the same names. Use another output folder (-o DIR) or an empty one, or "
-            "--force to write there anyway."
-        )
-
-    try:
-        lineup = build_lineup(config, workers=workers, progress=progress)
-    except ConfigError as exc:
-        return _config_errors(exc)
-    for broken in lineup.broken:
-        fate = "kept in: it forfeits its games" if broken.kept else "left out"
-        print(f"{broken.folder}: {fate}: {broken.message}", file=sys.stderr)
-    plan = lineup.plan
-    if executor is not None:
-        if config.ship_agents if args.ship_agents is None else args.ship_agents:
-            from .dask_executor import ClusterError  # Dask is there: the executor is
-
-            try:
-                bundle = executor.ship_agents(plan)
-            except (ShippingError, ClusterError) as exc:
-                return _error(str(exc))
-            print(f"shipped {bundle.describe()} to the Dask workers", file=sys.stderr)
-        problem = executor.check_agents(plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress)  # kept ones forfeit anyway
-        if problem:
-            return _error(problem)
-
-    folder = OutputFolder(output, plan)
-    if args.resume and not folder.holds_a_run():
-        return _error(f"--resume: {output} holds no tournament to continue")
-    try:
-        with FolderLock(output):
-            broken = [{"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken]
-            done, recorded = folder.open({"config": str(config.path), "broken_agents": broken})
-            for note in folder.notes:
-                print(note, file=sys.stderr)
-            already = f", {len(done)} already recorded" if done else ""
-            where = executor.describe() if executor else f"{workers} worker{'s' if workers != 1 else ''}"
-            print(
-                f"{plan.name}: {len(plan.agents)} agents, {plan.total_games} games ({config.format}{already}), "
-                f"{where}, output {output}/",
-                file=sys.stderr,
+            done = run(
+                config, output=args.output, executor=executor, workers=workers, progress=not args.quiet,
+                resume=args.resume, force=args.force, ship_agents=args.ship_agents, observer=_Console(),
             )
-            summary = run_plan(plan, folder, done, recorded, workers=workers, executor=executor, sprt=config.sprt, progress=progress)
-            # The tables come from the file, checked again: it may have been written to during the run.
-            noted = len(folder.notes)
-            final = folder.final_records()
-            for note in folder.notes[noted:]:
-                print(note, file=sys.stderr)
-    except JournalError as exc:
-        return _error(str(exc))
+        except RunError as exc:
+            return _config_errors(exc.problems)
+    return _finish(done, args, argv)
 
-    results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
-    # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
-    left_out = read_left_out(folder.meta)
-    print(render(results, config.sprt, left_out))
-    written = write_files(results, output, f"Tournament {plan.name}", config.sprt, left_out)
-    try:
-        written += write_report(results, folder.games, output, f"Tournament {plan.name}", config.sprt, left_out)
-    except JournalError as exc:  # the file changed again since it was checked
-        return _error(str(exc))
-    print(f"\nwritten: {', '.join(str(p) for p in written)}")
+
+def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> int:
+    """The lines after the tables, and the exit status."""
+    summary, left_out = done.summary, done.left_out
+    print(f"\nwritten: {', '.join(str(p) for p in done.written)}")
     if summary.played:
-        print(f"{summary.played} games in {summary.seconds:.1f} s ({summary.games_per_minute:.1f} games/min with {where})")
+        print(
+            f"{summary.played} games in {summary.seconds:.1f} s "
+            f"({summary.games_per_minute:.1f} games/min with {done.where})"
+        )
     if left_out:
         # The run itself succeeded (exit 0), but someone's agent did not take part: say so last, where it is seen.
         print(
@@ -215,9 +191,9 @@ def _play(args: argparse.Namespace, argv: list[str], config: TournamentConfig, w
         if "--resume" not in command:
             command.append("--resume")
         if not args.output:
-            command += ["-o", str(output)]
+            command += ["-o", str(done.output)]
         print(
-            f"\nstopped: {summary.recorded} of {summary.total} games recorded in {folder.games.path}. "
+            f"\nstopped: {summary.recorded} of {summary.total} games recorded in {done.games_file}. "
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,
         )

@@ -14,6 +14,7 @@ import difflib
 import json
 import math
 import re
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,8 +24,10 @@ from urllib.parse import urlsplit
 import yaml
 
 from ..games import game_names, load_game
+from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
+from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
 
@@ -36,12 +39,12 @@ LOCAL_SCHEDULER = "local"
 SCHEDULER_SCHEMES = ("tcp", "tls")
 
 #: Keyword arguments the referee passes itself; an agent's options may not shadow them.
-RESERVED_OPTIONS = ("time_remaining", "space_limit", "space_remaining", "game", "game_options", "seed")
+RESERVED_OPTIONS = REFEREE_KWARGS
 
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
-    "time_limit", "space_limit", "call_timeout", "workers", "seed", "output", "sprt", "executor", "scheduler",
-    "ship_agents", "sandbox",
+    "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor",
+    "scheduler", "ship_agents", "sandbox",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -92,8 +95,8 @@ class TournamentConfig:
     format: str
     challenger: str | None
     games_per_pair: int
-    time_limit: float | None
-    space_limit: float | None
+    #: Every agent's limits (time_limit, space_limit, call_timeout, wall_grace).
+    limits: Limits
     workers: int | None
     seed: int
     output: Path
@@ -103,8 +106,6 @@ class TournamentConfig:
     executor: str = "local"  # or "dask"
     scheduler: str = LOCAL_SCHEDULER  # executor dask: a scheduler's address, or local
     ship_agents: bool = False  # executor dask: send the agents' folders to the workers
-    #: Wall-clock seconds any one call of an agent may last (like --call-timeout).
-    call_timeout: float | None = None
     #: How agents are sealed: auto, required or off (docs/referee.md, "The sandbox").
     sandbox: str = "auto"
 
@@ -150,7 +151,7 @@ class _BoundedLoader(yaml.SafeLoader):
     def _refuse(self, mark: yaml.Mark, message: str) -> ConfigError:
         return ConfigError(f"{self.path}:{mark.line + 1}: {message}")
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             target = self.anchors.get(event.anchor)
@@ -167,6 +168,7 @@ class _BoundedLoader(yaml.SafeLoader):
             node = super().compose_node(parent, index)
         finally:
             self.depth -= 1
+        assert node is not None  # None is only for an empty document, which is not composed here
         if isinstance(node, yaml.SequenceNode):
             children = node.value
         elif isinstance(node, yaml.MappingNode):
@@ -214,7 +216,9 @@ class _Document:
             for key_node, value_node in node.value:
                 key = key_node.value
                 if key in seen:
-                    self.problems.append(f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice")
+                    self.problems.append(
+                        f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice"
+                    )
                     continue
                 seen.add(key)
                 self._walk(value_node, path + (key,), key_node.start_mark.line + 1)
@@ -276,13 +280,21 @@ def _check_fields(doc: _Document, path: tuple, mapping: Mapping[str, Any], allow
         raise ConfigError(*problems)
 
 
-def _number(doc: _Document, path: tuple, value: Any, *, what: str) -> float | None:
-    """A limit: a number >= 0, or empty / 0 for none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise doc.fail(path, f"must be a number of 0 or more ({what}; 0 or empty: no limit), not {_describe(value)}")
-    return float(value) or None
+def _limits(doc: _Document, data: Mapping[str, Any], problems: _Problems) -> Limits:
+    """The limits fields as one :class:`Limits` (empty: none, or the default grace); each bad one is a problem."""
+    numbers: dict[str, float] = {}
+    for name in ("time_limit", "space_limit", "call_timeout", "wall_grace"):
+        value = data.get(name)
+        if value is None:
+            continue
+        try:
+            numbers[name] = checked(name, value)
+        except LimitError:
+            empty = f"default {DEFAULT_GRACE:g}" if name == "wall_grace" else "0 or empty: no limit"
+            problems.messages.append(str(doc.fail(
+                (name,), f"must be a number of 0 or more ({MEANINGS[name]}; {empty}), not {_describe(value)}"
+            )))
+    return Limits(**numbers)
 
 
 def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) -> int:
@@ -300,7 +312,9 @@ def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
         raise doc.fail(path, f"must be a mapping of keyword arguments, not {_describe(value)}")
     for key in value:
         if not isinstance(key, str) or not _IDENTIFIER.match(key):
-            raise doc.fail(path + (key,), "an option's name must be a Python identifier (it becomes a keyword argument)")
+            raise doc.fail(
+                path + (key,), "an option's name must be a Python identifier (it becomes a keyword argument)"
+            )
         if key in RESERVED_OPTIONS:
             raise doc.fail(path + (key,), f"{key!r} is passed by the referee itself and cannot be an option")
     try:
@@ -342,29 +356,41 @@ def _spec(doc: _Document, path: tuple, value: Any, agents_from: Path | None) -> 
 def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> AgentConfig | DiscoverConfig:
     path = ("agents", index)
     if isinstance(item, str):
-        spec = _spec(doc, path, item, agents_from)
-        return AgentConfig(default_name(spec), spec, {}, doc.where(*path))
+        named = _spec(doc, path, item, agents_from)
+        return AgentConfig(default_name(named), named, {}, doc.where(*path))
     if not isinstance(item, dict):
-        raise doc.fail(path, f"an agent is a package spec or a mapping {{name, spec, options}} or {{discover: FOLDER}}, not {_describe(item)}")
+        raise doc.fail(
+            path,
+            "an agent is a package spec or a mapping {name, spec, options} or {discover: FOLDER}, "
+            f"not {_describe(item)}",
+        )
     problems = _Problems()
     if "discover" in item:
         problems.check(lambda: _check_fields(doc, path, item, DISCOVER_FIELDS), None)
         folder = item["discover"]
         if not isinstance(folder, str) or not folder.strip():
-            problems.messages.append(str(doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}")))
+            problems.messages.append(
+                str(doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}"))
+            )
         class_name = item.get("class", "Agent")
         if not isinstance(class_name, str) or not _IDENTIFIER.match(class_name):
-            problems.messages.append(str(doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}")))
+            problems.messages.append(
+                str(doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}"))
+            )
         on_error = item.get("on_error", "exclude")
         if on_error not in ON_ERROR:
-            problems.messages.append(str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}")))
-        options = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
+            problems.messages.append(
+                str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}"))
+            )
+        options: dict[str, Any] = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
         problems.raise_any()
         return DiscoverConfig(Path(folder.strip()), class_name, on_error, options, doc.where(*path))
     problems.check(lambda: _check_fields(doc, path, item, AGENT_FIELDS), None)
     if "spec" not in item:
-        problems.messages.append(str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)")))
-        spec = None
+        problems.messages.append(
+            str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)"))
+        )
+        spec: str | None = None
     else:
         spec = problems.check(lambda: _spec(doc, path + ("spec",), item["spec"], agents_from), None)
     name = problems.check(lambda: _agent_name(doc, path + ("name",), item["name"]), None) if "name" in item else None
@@ -392,7 +418,9 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
         else:
             numbers[key] = float(number)
     if "elo0" in numbers and "elo1" in numbers and numbers["elo0"] >= numbers["elo1"]:
-        problems.messages.append(str(doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})")))
+        problems.messages.append(
+            str(doc.fail(path + ("elo1",), f"must be greater than elo0 ({numbers['elo1']:g} <= {numbers['elo0']:g})"))
+        )
     for key in ("alpha", "beta"):
         if key in numbers and not 0 < numbers[key] < 0.5:
             problems.messages.append(str(doc.fail(path + (key,), f"must be between 0 and 0.5, not {numbers[key]:g}")))
@@ -433,7 +461,14 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     doc = _Document(path, text)
     data = doc.data
     if not isinstance(data, dict):
-        raise ConfigError(*doc.problems, str(doc.fail((), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}")))
+        raise ConfigError(
+            *doc.problems,
+            str(
+                doc.fail(
+                    (), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}"
+                )
+            ),
+        )
     problems = _Problems(doc.problems)
     check = problems.check
 
@@ -465,14 +500,15 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         fail("agents", f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
     else:
         # Each agent on its own: a typo in one does not hide another's.
-        checked = [check(lambda: _agent(doc, index, item, agents_from), None) for index, item in enumerate(items)]
+        checked = [check(partial(_agent, doc, index, item, agents_from), None) for index, item in enumerate(items)]
         names: dict[str, int] = {}
         for index, agent in enumerate(checked):
             if isinstance(agent, AgentConfig):
                 if agent.name in names:
                     problems.messages.append(str(doc.fail(
                         ("agents", index),
-                        f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); give one a different 'name'",
+                        f"two agents are named {agent.name!r} (agents[{names[agent.name]}] too); "
+                        "give one a different 'name'",
                     )))
                 names.setdefault(agent.name, index)
         agents = tuple(agent for agent in checked if agent is not None)
@@ -485,14 +521,19 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         fail("format", f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
     elif fmt == "gauntlet":
         if not isinstance(challenger, str) or not challenger:
-            fail("challenger" if "challenger" in data else "format", "a gauntlet needs 'challenger': the name of one of the agents")
+            fail(
+                "challenger" if "challenger" in data else "format",
+                "a gauntlet needs 'challenger': the name of one of the agents",
+            )
     elif challenger is not None:
         fail("challenger", "challenger is only used by format: gauntlet")
 
     def games_per_pair_of() -> int:
         number = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
         if number % 2:
-            raise doc.fail(("games_per_pair",), f"must be even so each pairing plays both colours equally, not {number}")
+            raise doc.fail(
+                ("games_per_pair",), f"must be even so each pairing plays both colours equally, not {number}"
+            )
         return number
 
     games_per_pair = check(games_per_pair_of, 2)
@@ -508,7 +549,11 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     if "scheduler" in data and executor == "local":
         fail("scheduler", "scheduler is only used by executor: dask")
     else:
-        problem = scheduler_problem(scheduler) if isinstance(scheduler, str) else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+        problem = (
+            scheduler_problem(scheduler)
+            if isinstance(scheduler, str)
+            else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+        )
         if problem:
             fail("scheduler", problem)
     ship_agents = data.get("ship_agents", False)
@@ -527,9 +572,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         fail("output", f"must be a folder path, not {_describe(output)}")
         output = None
 
-    time_limit = check(lambda: _number(doc, ("time_limit",), data.get("time_limit"), what="CPU seconds per agent per game"), None)
-    space_limit = check(lambda: _number(doc, ("space_limit",), data.get("space_limit"), what="MB per agent"), None)
-    call_timeout = check(lambda: _number(doc, ("call_timeout",), data.get("call_timeout"), what="wall seconds per agent call"), None)
+    limits = _limits(doc, data, problems)
     sprt = check(lambda: _sprt(doc, data.get("sprt")), None)
 
     if problems.messages:
@@ -545,8 +588,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         format=fmt,
         challenger=challenger,
         games_per_pair=games_per_pair,
-        time_limit=time_limit,
-        space_limit=space_limit,
+        limits=limits,
         workers=workers,
         seed=seed,
         output=Path(output.strip()) if output else Path("results") / name,
@@ -555,7 +597,6 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         executor=executor,
         scheduler=scheduler,
         ship_agents=ship_agents,
-        call_timeout=call_timeout,
         sandbox=sandbox,
     )
 

@@ -51,7 +51,7 @@ from tqdm import tqdm
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
-from .executor import MAX_DEATHS_IN_A_ROW, Executor, Finished, PlayFunction
+from .executor import MAX_DEATHS_IN_A_ROW, ClusterError, Executor, Finished, PlayFunction
 from .schedule import Job, TournamentPlan
 from .shipping import AgentBundle, pack_agents, unpack
 
@@ -74,10 +74,6 @@ SHIPPED_HINT = (
     "agents are imported from the copy of their folders shipped to each Dask worker (ship_agents); "
     "whatever they import from outside those folders must be installed on the workers (see docs/dask.md)"
 )
-
-
-class ClusterError(Exception):
-    """The cluster cannot run this tournament; the message says why and what to do."""
 
 
 # -- inside a Dask worker process ---------------------------------------------------
@@ -128,7 +124,9 @@ def _settings_here(settings: MatchSettings, shipped: str | None) -> MatchSetting
     return dataclasses.replace(settings, agent_dir=folder)
 
 
-def _probe_agent(entry: AgentEntry, settings: MatchSettings, checks: str, shipped: str | None = None) -> tuple[str, str | None]:
+def _probe_agent(
+    entry: AgentEntry, settings: MatchSettings, checks: str, shipped: str | None = None
+) -> tuple[str, str | None]:
     """Where this worker imports agents from, and why it cannot load this one (None: it can)."""
     try:
         settings = _settings_here(settings, shipped)
@@ -267,7 +265,9 @@ class DaskExecutor(Executor):
     manager, or call :meth:`close`.
     """
 
-    def __init__(self, scheduler: str = LOCAL_SCHEDULER, workers: int | None = None, *, connect_timeout: float = CONNECT_TIMEOUT):
+    def __init__(
+        self, scheduler: str = LOCAL_SCHEDULER, workers: int | None = None, *, connect_timeout: float = CONNECT_TIMEOUT
+    ):
         self.scheduler = scheduler
         self.workers = workers or os.cpu_count() or 1
         self.connect_timeout = connect_timeout
@@ -342,13 +342,11 @@ class DaskExecutor(Executor):
     def __enter__(self) -> DaskExecutor:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- shipping and checking the agents on the workers ------------------------
 
     def ship_agents(self, plan: TournamentPlan, root: Path | None = None) -> AgentBundle:
-        """Send the folders of the plan's agent packages (found in ``root``, default the working directory) to every worker.
+        """Send the folders of the plan's agent packages (found in ``root``, default the working directory)
+        to every worker.
 
         Workers that join later get them too.  From then on the agents'
         processes on a worker start in, and import from, its copy.  Raises
@@ -385,8 +383,9 @@ class DaskExecutor(Executor):
             return f"checking the sandbox on the Dask workers failed: {type(exc).__name__}: {exc}"
         unsealable = {worker: problem for worker, (_, problem) in sandboxes.items() if problem}
         if unsealable:
-            return f"sandbox {plan.sandbox}: {len(unsealable)} of {len(sandboxes)} Dask workers cannot seal agents:\n" + "\n".join(
-                f"  on {worker}: {problem}" for worker, problem in sorted(unsealable.items())
+            return (
+                f"sandbox {plan.sandbox}: {len(unsealable)} of {len(sandboxes)} Dask workers cannot seal agents:\n"
+                + "\n".join(f"  on {worker}: {problem}" for worker, problem in sorted(unsealable.items()))
             )
         probes = {
             (worker, entry.display_name): client.submit(
@@ -399,7 +398,14 @@ class DaskExecutor(Executor):
         futures = list(probes.values())
         try:
             done = distributed.as_completed(futures)
-            for _ in tqdm(done, total=len(futures), desc="checking agents on the Dask workers", unit="check", leave=False, disable=not progress):
+            for _ in tqdm(
+                done,
+                total=len(futures),
+                desc="checking agents on the Dask workers",
+                unit="check",
+                leave=False,
+                disable=not progress,
+            ):
                 pass
             results = dict(zip(probes, client.gather(futures)))
         except Exception as exc:  # noqa: BLE001 - a worker died or left during the checks
@@ -411,7 +417,8 @@ class DaskExecutor(Executor):
         if failures:
             specs = {entry.display_name: entry.spec for entry in agents}
             lines = [
-                f"agent {name!r} ({specs[name]}) cannot be loaded on {len(where)} of {len(workers)} Dask workers:\n" + "\n".join(where)
+                f"agent {name!r} ({specs[name]}) cannot be loaded on {len(where)} of {len(workers)} Dask workers:\n"
+                + "\n".join(where)
                 for name, where in failures.items()
             ]
             return "\n".join(lines) + f"\n{self._hint()}"
@@ -454,9 +461,20 @@ class DaskExecutor(Executor):
                         if job is None:
                             exhausted = True
                             break
-                        verify = tuple(e for e in (job.red, job.blue) if self._verify is not None and e.display_name in self._verify)
+                        verify = tuple(
+                            e
+                            for e in (job.red, job.blue)
+                            if self._verify is not None and e.display_name in self._verify
+                        )
                         future = client.submit(
-                            _play_on_worker, play, job, run, self._checks, verify, self._shipped, key=f"game-{job.index}-{run}"
+                            _play_on_worker,
+                            play,
+                            job,
+                            run,
+                            self._checks,
+                            verify,
+                            self._shipped,
+                            key=f"game-{job.index}-{run}",
                         )
                         in_flight[future] = job
                         results.add(future)
@@ -500,5 +518,7 @@ class DaskExecutor(Executor):
             return Finished(job, None, value)
         if kind == UNLOADABLE:
             self.stop()  # a worker set up differently from the others: every game there would fail
-            return Finished(job, None, f"on a Dask worker that joined (or restarted) after the start: {value}\n{self._hint()}")
+            return Finished(
+                job, None, f"on a Dask worker that joined (or restarted) after the start: {value}\n{self._hint()}"
+            )
         return None  # SKIPPED or ABANDONED: not played

@@ -1,8 +1,12 @@
 """Running a schedule's games: the executor interface and the local one.
 
-An executor takes the play function (``referee.match.play_match`` in real
-use) and a lazy iterator of jobs, keeps a bounded number of games running and
-yields each one as it finishes.  The local executor runs one game at a time
+Every executor (this local one, :class:`~.dask_executor.DaskExecutor`) is
+made by :func:`referee.tournament.api.make_executor`, says where it runs
+games (:meth:`Executor.describe`), checks the plan's agents where they will
+play (:meth:`Executor.check_agents`), and is closed after the run.  It takes
+the play function (``referee.match.play_match`` in real use) and a lazy
+iterator of jobs, keeps a bounded number of games running and yields each
+one as it finishes.  The local executor runs one game at a time
 in each of N worker processes (N = 1 is the serial case, same code path);
 each game's agents are subprocesses that ``play`` starts itself.
 
@@ -20,11 +24,12 @@ import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 from ..match import AgentEntry, MatchSettings
 from ..records import GameRecord
-from .schedule import Job
+from .schedule import Job, TournamentPlan
+from .shipping import AgentBundle
 
 PlayFunction = Callable[[AgentEntry, AgentEntry, MatchSettings], GameRecord]
 
@@ -47,8 +52,40 @@ class Finished:
     error: str | None = None
 
 
+class ClusterError(Exception):
+    """The cluster cannot run this tournament; the message says why and what to do."""
+
+
 class Executor(ABC):
-    """Runs games; the local implementation is :class:`LocalExecutor`."""
+    """Runs games; the local implementation is :class:`LocalExecutor`.  Use as a context manager."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Where the games run, for the command's header line."""
+
+    @abstractmethod
+    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
+        """Check every agent of the plan (but those named in ``skip``) loads where its games will run.
+
+        Returns None if all do, else a message saying which do not, where.
+        """
+
+    def ship_agents(self, plan: TournamentPlan) -> AgentBundle | None:
+        """Send the agents' folders to where games run, if that is elsewhere; None when there is nothing to ship.
+
+        Raises :class:`~.shipping.ShippingError` or :class:`ClusterError`.
+        """
+        return None
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what the executor holds (a cluster's connection)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @abstractmethod
     def run(self, play: PlayFunction, jobs: Iterable[Job]) -> Iterator[Finished]:
@@ -107,6 +144,7 @@ def _worker_main(conn, play: PlayFunction, parent_pid: int) -> None:
         if job is None:
             return
         _in_game = True
+        reply: tuple[int, GameRecord | None, str | None]
         try:
             reply = (job.index, play(job.red, job.blue, job.settings), None)
         except _Discarded:
@@ -160,6 +198,17 @@ class LocalExecutor(Executor):
         self._stopping = False
         self._discarding = False
 
+    def describe(self) -> str:
+        return f"{self.workers} worker{'s' if self.workers != 1 else ''}"
+
+    def check_agents(self, plan: TournamentPlan, skip: Collection[str] = (), progress: bool = False) -> str | None:
+        # The games run on this machine, where the lineup has already loaded
+        # every agent with the settings of its games (lineup.build_lineup).
+        return None
+
+    def close(self) -> None:
+        pass  # each run's worker processes end with the run
+
     def stop(self, discard: bool = False) -> None:
         self._stopping = True
         self._discarding = self._discarding or discard
@@ -193,6 +242,7 @@ class LocalExecutor(Executor):
                     if self._discarding:
                         break  # results that arrive after a discard are discarded too
                     job = worker.job
+                    assert job is not None  # a busy worker's
                     if worker.conn in ready:
                         try:
                             _index, record, error = worker.conn.recv()

@@ -132,21 +132,23 @@ class GamesFile:
 
     def _unglue(self, start: int) -> Trimmed | None:
         """Cut out a torn line that ends where our record starts, at ``start`` (None: the record starts a line)."""
-        if start <= 0 or os.pread(self._fd, 1, start - 1) == b"\n":
+        fd = self._fd
+        assert fd is not None  # called only while the file is open
+        if start <= 0 or os.pread(fd, 1, start - 1) == b"\n":
             return None
         line_start, position = 0, start
         while position > 0:  # back to the newline before the junk
             chunk_start = max(0, position - (1 << 16))
-            newline = os.pread(self._fd, position - chunk_start, chunk_start).rfind(b"\n")
+            newline = os.pread(fd, position - chunk_start, chunk_start).rfind(b"\n")
             if newline >= 0:
                 line_start = chunk_start + newline + 1
                 break
             position = chunk_start
-        junk = os.pread(self._fd, min(start - line_start, 80), line_start)
-        end = os.fstat(self._fd).st_size
-        after = os.pread(self._fd, end - start, start)  # our record, and anything written since
-        os.ftruncate(self._fd, line_start)
-        os.write(self._fd, after)
+        junk = os.pread(fd, min(start - line_start, 80), line_start)
+        end = os.fstat(fd).st_size
+        after = os.pread(fd, end - start, start)  # our record, and anything written since
+        os.ftruncate(fd, line_start)
+        os.write(fd, after)
         return Trimmed(start - line_start, junk)
 
     def close(self) -> None:

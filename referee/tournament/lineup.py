@@ -85,18 +85,28 @@ def discover(entry: DiscoverConfig, cwd: Path) -> tuple[list[Candidate], list[Br
                                       "discovered agents must lie in the folder, so it is not imported", False))
             continue
         if not _IDENTIFIER.match(sub.name):
-            broken.append(BrokenAgent(sub.name, str(sub), "the folder's name is not a Python identifier, so it cannot be imported", False))
+            broken.append(
+                BrokenAgent(
+                    sub.name, str(sub), "the folder's name is not a Python identifier, so it cannot be imported", False
+                )
+            )
             continue
-        found.append(Candidate(AgentEntry(prefix + sub.name + suffix, sub.name, dict(entry.options)), entry.where, entry))
+        found.append(
+            Candidate(AgentEntry(prefix + sub.name + suffix, sub.name, dict(entry.options)), entry.where, entry)
+        )
     return found, broken
 
 
-def _check_all(candidates: Sequence[Candidate], settings: MatchSettings, check: CheckFunction, workers: int, progress: bool) -> list[str | None]:
+def _check_all(
+    candidates: Sequence[Candidate], settings: MatchSettings, check: CheckFunction, workers: int, progress: bool
+) -> list[str | None]:
     threads = ThreadPoolExecutor(max_workers=max(1, workers))
     futures = [threads.submit(check, c.entry, settings) for c in candidates]
     try:
         results = []
-        with tqdm(total=len(candidates), desc="checking agents", unit="agent", leave=False, disable=not progress) as bar:
+        with tqdm(
+            total=len(candidates), desc="checking agents", unit="agent", leave=False, disable=not progress
+        ) as bar:
             for future in futures:
                 results.append(future.result())
                 bar.update(1)
@@ -139,7 +149,9 @@ def build_lineup(
     for candidate in candidates:
         name = candidate.entry.display_name
         if name in names:
-            raise ConfigError(f"{candidate.where}: two agents are named {name!r} (also {names[name].where}); rename one")
+            raise ConfigError(
+                f"{candidate.where}: two agents are named {name!r} (also {names[name].where}); rename one"
+            )
         names[name] = candidate
 
     # Every candidate is checked with the settings its games will have.
@@ -150,10 +162,8 @@ def build_lineup(
         games_per_pair=config.games_per_pair,
         game=config.game,
         game_options=dict(config.game_options),
-        time_limit=config.time_limit,
-        space_limit=config.space_limit,
+        limits=config.limits,
         seed=config.seed,
-        call_timeout=config.call_timeout,
         sandbox=config.sandbox,
     )
     try:
@@ -168,10 +178,17 @@ def build_lineup(
         if failure is None:
             kept.append(candidate.entry)
         elif source is None:
-            errors.append(f"{candidate.where}: agent {candidate.entry.display_name!r} ({candidate.entry.spec}) cannot be loaded: {failure}")
+            errors.append(
+                f"{candidate.where}: agent {candidate.entry.display_name!r} ({candidate.entry.spec}) "
+                f"cannot be loaded: {failure}"
+            )
         else:
             keep = source.on_error == "forfeit"
-            broken.append(BrokenAgent(candidate.entry.display_name, str(cwd / source.path / candidate.entry.display_name), failure, keep))
+            broken.append(
+                BrokenAgent(
+                    candidate.entry.display_name, str(cwd / source.path / candidate.entry.display_name), failure, keep
+                )
+            )
             if keep:
                 kept.append(candidate.entry)
     if errors:
@@ -194,6 +211,8 @@ def build_lineup(
             raise ConfigError(f"{config.where('challenger')}: {config.challenger!r} is none of the agents ({known})")
         challenger = matches[0]
     if config.sprt is not None and len(kept) != 2:
-        raise ConfigError(f"{config.where('sprt')}: an SPRT compares exactly two agents; this tournament has {len(kept)}")
+        raise ConfigError(
+            f"{config.where('sprt')}: an SPRT compares exactly two agents; this tournament has {len(kept)}"
+        )
 
     return Lineup(replace(plan, agents=tuple(kept), challenger=challenger), tuple(broken))

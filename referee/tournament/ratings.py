@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import cast
 from collections.abc import Mapping, Sequence
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -105,7 +106,7 @@ def pentanomial(counts: Sequence[int]) -> PairedMatch | None:
     interval uses the variance between pairs: a colour advantage that one pair
     of games cancels out no longer widens it, as counting games as independent does.
     """
-    observed = tuple(int(n) for n in counts)
+    observed = cast("tuple[int, int, int, int, int]", tuple(int(n) for n in counts))
     pairs = sum(observed)
     if pairs == 0:
         return None
@@ -237,8 +238,8 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
             information[i][j] -= n * p * (1 - p)
             information[i][i] += n * p * (1 - p)
             if i < j:
-                wins, draws, losses = score[i][j]
-                residuals[(i, j)] = wins * (1 - p) ** 2 + draws * (0.5 - p) ** 2 + losses * p**2
+                won, drew, lost = score[i][j]
+                residuals[(i, j)] = won * (1 - p) ** 2 + drew * (0.5 - p) ** 2 + lost * p**2
     reduced = _inverse([row[1:] for row in information[1:]])
     ratings = {}
     if reduced is None:
@@ -248,5 +249,7 @@ def bradley_terry(names: Sequence[str], pairs: Mapping[tuple[str, str], tuple[in
         cis = [Z95 * ELO_PER_NAT * math.sqrt(v) for v in _robust_variances(inverse, residuals)]
     for i, name in enumerate(order):
         ratings[name] = Rating(theta[i] * ELO_PER_NAT, cis[i])
-    note = "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""
+    note = (
+        "one virtual draw was added to every pairing, since some agent won or lost all its games" if regularised else ""
+    )
     return RatingFit(ratings, regularised, note)

@@ -181,7 +181,10 @@ def report_html(
         )
     notes = []
     if total_games > len(rows):
-        notes.append(f"The first {len(rows)} of {total_games} games (by game index) are listed; all are in {html.escape(games_file)}.")
+        notes.append(
+            f"The first {len(rows)} of {total_games} games (by game index) are listed; "
+            f"all are in {html.escape(games_file)}."
+        )
     if rows and not any(row.replay for row in rows):
         notes.append(
             "Replays are written on demand: "

@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from collections.abc import Callable
 
 from tqdm import tqdm
@@ -24,7 +25,7 @@ from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
 from .aggregate import GameSummary
 from .checks import check_records
-from .executor import Executor, LocalExecutor, PlayFunction
+from .executor import Executor, PlayFunction
 from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
 from .schedule import TournamentPlan, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
@@ -46,7 +47,11 @@ def tested_agent(plan: TournamentPlan) -> str:
 
 def _differences(stored: dict, current: dict) -> list[str]:
     keys = sorted(set(stored) | set(current))
-    return [f"{key}: {json.dumps(stored.get(key))} then, {json.dumps(current.get(key))} now" for key in keys if stored.get(key) != current.get(key)]
+    return [
+        f"{key}: {json.dumps(stored.get(key))} then, {json.dumps(current.get(key))} now"
+        for key in keys
+        if stored.get(key) != current.get(key)
+    ]
 
 
 @dataclass
@@ -144,6 +149,7 @@ class OutputFolder:
         done: set[int] = set()
         summaries = []
         for summary in check_records(self.plan, self.games, REPAIR_BEFORE):
+            assert summary.index is not None  # check_records refuses a record without one
             if summary.index not in done:
                 done.add(summary.index)
                 summaries.append(summary)
@@ -191,7 +197,7 @@ class _StopOnSignals:
         self.say = say
         self.interrupts = 0
         self.signal: int | None = None
-        self.previous: dict[int, object] = {}
+        self.previous: dict[int, Any] = {}  # signal.signal's handlers, restored on exit
 
     def _handle(self, signum: int, frame: object) -> None:
         self.interrupts += 1
@@ -229,19 +235,17 @@ def run_plan(
     folder: OutputFolder,
     done: set[int],
     recorded: list[GameSummary],
+    executor: Executor,
     *,
-    workers: int = 1,
     play: PlayFunction = play_match,
-    executor: Executor | None = None,
     sprt: SprtSettings | None = None,
     progress: bool = True,
     limit: int | None = None,
 ) -> RunSummary:
-    """Play the games of ``plan`` not in ``done``, recording each as it finishes.
+    """Play the games of ``plan`` not in ``done`` on ``executor``, recording each as it finishes.
 
     ``limit`` stops after that many new games (for benchmarks).
     """
-    executor = executor or LocalExecutor(workers)
     total = plan.total_games
     two_agents = len(plan.agents) == 2
     tally = Tally(tested_agent(plan) if two_agents else None)
@@ -261,14 +265,24 @@ def run_plan(
     if limit is not None:
         jobs = (job for _, job in zip(range(limit), jobs))
 
-    bar = tqdm(total=total, initial=len(done), desc=plan.name, unit="game", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=total,
+        initial=len(done),
+        desc=plan.name,
+        unit="game",
+        file=sys.stderr,
+        disable=not progress,
+        dynamic_ncols=True,
+    )
     start = time.monotonic()
     try:
         with _StopOnSignals(executor, _say_raw) as signals:
             for finished in executor.run(play, jobs):
                 if finished.record is None:
                     summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
-                    bar.write(f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}")
+                    bar.write(
+                        f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}"
+                    )
                     continue
                 note = folder.record(finished.record)
                 if note:

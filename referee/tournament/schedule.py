@@ -16,6 +16,7 @@ from typing import Any
 from collections.abc import Container, Iterator, Mapping
 
 from ..games import game_class
+from ..limits import DEFAULT_GRACE, Limits
 from ..match import AgentEntry, MatchSettings
 
 
@@ -30,10 +31,8 @@ class TournamentPlan:
     games_per_pair: int = 2
     game: str = "infexion"
     game_options: Mapping[str, Any] = field(default_factory=dict)
-    time_limit: float | None = None
-    space_limit: float | None = None
+    limits: Limits = Limits()
     seed: int = 0
-    call_timeout: float | None = None
     sandbox: str = "auto"
 
     @property
@@ -45,9 +44,7 @@ class TournamentPlan:
         return MatchSettings(
             game=self.game,
             game_options=game_class(self.game).seeded_options(self.game_options, seed),
-            time_limit=self.time_limit,
-            space_limit=self.space_limit,
-            call_timeout=self.call_timeout,
+            limits=self.limits,
             sandbox=self.sandbox,
             seed=seed,
             extra=dict(extra or {}),
@@ -67,18 +64,21 @@ class TournamentPlan:
             "format": self.format,
             "challenger": None if self.challenger is None else self.agents[self.challenger].display_name,
             "games_per_pair": self.games_per_pair,
-            "time_limit": self.time_limit,
-            "space_limit": self.space_limit,
+            "time_limit": self.limits.time_limit,
+            "space_limit": self.limits.space_limit,
             "seed": self.seed,
-            # Only when set, so folders of plans made before it existed still resume.
-            **({"call_timeout": self.call_timeout} if self.call_timeout else {}),
+            # Only when set, so folders of plans made before they existed still resume.
+            **({"call_timeout": self.limits.call_timeout} if self.limits.call_timeout else {}),
+            **({"wall_grace": self.limits.wall_grace} if self.limits.wall_grace != DEFAULT_GRACE else {}),
             **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
         }
 
     def pairings(self) -> Iterator[tuple[int, int]]:
         """Each pairing once, as agent indices (lazy)."""
         if self.format == "gauntlet":
-            return ((self.challenger, j) for j in range(len(self.agents)) if j != self.challenger)
+            challenger = self.challenger
+            assert challenger is not None  # a gauntlet has one
+            return ((challenger, j) for j in range(len(self.agents)) if j != challenger)
         return combinations(range(len(self.agents)), 2)
 
     def pairing(self, number: int) -> tuple[int, int]:
@@ -86,6 +86,7 @@ class TournamentPlan:
         if not 0 <= number < self.pairing_count:
             raise IndexError(f"pairing {number} of {self.pairing_count}")
         if self.format == "gauntlet":
+            assert self.challenger is not None  # a gauntlet has one
             return self.challenger, number + (number >= self.challenger)
         # Agent i is first in n-1-i pairings; they start at i(n-1) - i(i-1)/2.
         n = len(self.agents)

@@ -53,7 +53,7 @@ def top_level_package(spec: str) -> str:
 
 
 def _files_under(folder: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for parent, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
         found.extend(Path(parent) / name for name in sorted(files) if not name.endswith(SKIPPED_SUFFIXES))

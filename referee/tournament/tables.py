@@ -62,6 +62,7 @@ def standings_table(results: Results) -> Table:
         ]
         if two:
             match = results.head_to_head
+            assert match is not None  # two agents always have one
             los = match.los if agent.name == results.tested else 1 - match.los
             row += [f"{100 * los:.1f}", f"{100 * match.draw_ratio:.1f}"]
         rows.append(row)
@@ -110,7 +111,9 @@ def endings_table(results: Results) -> Table:
             "—" if cpu is None else f"{1000 * cpu:.2f}", memory_text(agent.peak_memory_mb),
         ])
     headers = ["agent", "games", *(c.replace("_", " ") for c in columns), "CPU ms/move", "peak MB"]
-    return Table("Endings, CPU time per move and peak memory (MB above the interpreter's baseline)", "endings", headers, rows)
+    return Table(
+        "Endings, CPU time per move and peak memory (MB above the interpreter's baseline)", "endings", headers, rows
+    )
 
 
 def sandbox_warning(results: Results) -> str | None:
@@ -179,7 +182,9 @@ def read_left_out(path: Path) -> tuple[LeftOut, ...]:
 
 def left_out_table(left_out: Sequence[LeftOut]) -> Table:
     rows: list[list[object]] = [[b.folder, b.name, b.status, b.one_line] for b in left_out]
-    return Table(f"{LEFT_OUT_TITLE} ({len(left_out)})", "left_out", ["folder", "agent", "status", "what is wrong"], rows)
+    return Table(
+        f"{LEFT_OUT_TITLE} ({len(left_out)})", "left_out", ["folder", "agent", "status", "what is wrong"], rows
+    )
 
 
 def left_out_text(left_out: Sequence[LeftOut]) -> str | None:
@@ -235,8 +240,10 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
     if results.sprt is not None and sprt is not None:
         state = results.sprt
         pentanomial = (
-            f"; pentanomial LLR {state.pentanomial_llr:.2f} over {state.pairs} pairs (reported, not used for the verdict)"
-            if state.pentanomial_llr is not None else ""
+            f"; pentanomial LLR {state.pentanomial_llr:.2f} over {state.pairs} pairs "
+            "(reported, not used for the verdict)"
+            if state.pentanomial_llr is not None
+            else ""
         )
         lines.append(
             f"SPRT ({ELO_MODEL} Elo: elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}) "
@@ -289,7 +296,9 @@ def write_files(
         with open(path, "w", newline="", encoding="utf-8") as file:
             writer = csv.writer(file)
             writer.writerow(["games", "game_index", "llr", "lower", "upper"])
-            writer.writerows([n, index, f"{llr:.4f}", f"{lower:.4f}", f"{upper:.4f}"] for n, index, llr in results.sprt_trajectory)
+            writer.writerows(
+                [n, index, f"{llr:.4f}", f"{lower:.4f}", f"{upper:.4f}"] for n, index, llr in results.sprt_trajectory
+            )
         written.append(path)
     path = folder / "results.md"
     path.write_text("\n".join(markdown) + "\n", encoding="utf-8")

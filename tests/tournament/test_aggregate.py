@@ -59,13 +59,19 @@ def test_failures_count_for_the_agent_that_failed():
     assert a.endings == {"time": 1, "illegal": 1, OPPONENT_FAILED: 1, "turn_limit": 1}
     assert b.endings == {OPPONENT_FAILED: 2, "crash": 1, "turn_limit": 1}
     headers = endings_table(results).headers
-    assert headers[:3] == ["agent", "games", "turn limit"] and "memory" in headers and headers[-2:] == ["CPU ms/move", "peak MB"]
+    assert (
+        headers[:3] == ["agent", "games", "turn limit"]
+        and "memory" in headers
+        and headers[-2:] == ["CPU ms/move", "peak MB"]
+    )
 
 
 def both_failed(red: str, blue: str, **kwargs) -> GameRecord:
     """A game neither agent could be loaded for (on_error: forfeit): no winner, an error for each."""
     record = make_record(red, blue, None, reason="load_error", error_color="RED", **kwargs)
-    return GameRecord(**{**record.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}})
+    return GameRecord(
+        **{**record.to_dict(), "error": {c: {"kind": "load_error", "message": "x"} for c in ("RED", "BLUE")}}
+    )
 
 
 def test_a_game_neither_agent_could_load_is_a_loss_for_both_with_an_error_for_both():
@@ -82,7 +88,9 @@ def test_a_game_neither_agent_could_load_is_a_loss_for_both_with_an_error_for_bo
 
 
 def test_games_both_agents_failed_stay_out_of_the_ratings_and_the_sprt():
-    played = [make_record(r, b, w) for r, b, w in [("a", "b", "RED"), ("b", "c", None), ("c", "a", "BLUE"), ("a", "c", None)]]
+    played = [
+        make_record(r, b, w) for r, b, w in [("a", "b", "RED"), ("b", "c", None), ("c", "a", "BLUE"), ("a", "c", None)]
+    ]
     played += [make_record("x", n, "BLUE") for n in "abc"] + [make_record(n, "y", "RED") for n in "abc"]
     played += [make_record("x", "y", "RED"), make_record("y", "x", "RED")]
     # Two more games between x and y that neither could play: the ratings must not move.
@@ -195,7 +203,9 @@ def test_tables_do_not_depend_on_record_order(pair):
     kwargs = {"sprt": SprtSettings(0, 20), "tested": "ann"}
     assert _everything(aggregate(original, **kwargs)) == _everything(aggregate(shuffled, **kwargs))
     # Summaries (what the CLI streams from games.jsonl) give the same as whole records.
-    assert _everything(aggregate([GameSummary.of(r) for r in shuffled], **kwargs)) == _everything(aggregate(original, **kwargs))
+    assert _everything(aggregate([GameSummary.of(r) for r in shuffled], **kwargs)) == _everything(
+        aggregate(original, **kwargs)
+    )
 
 
 def test_the_live_sprt_count_leaves_out_games_both_agents_failed_as_the_tables_do():
@@ -248,7 +258,13 @@ def test_only_complete_colour_swapped_pairs_count():
     results = aggregate(records, tested="p")
     assert results.paired.counts == (0, 0, 0, 0, 1) and results.unpaired == 1
     # The same colours twice are no pair (records not from the schedule).
-    same = aggregate([match_game(0, 1), GameRecord(**{**match_game(0, 0).to_dict(), "extra": {"config_hash": "h", "game_index": 1, "round": 1}})], tested="p")
+    same = aggregate(
+        [
+            match_game(0, 1),
+            GameRecord(**{**match_game(0, 0).to_dict(), "extra": {"config_hash": "h", "game_index": 1, "round": 1}}),
+        ],
+        tested="p",
+    )
     assert same.paired is None and same.unpaired == 2
     # Records without rounds (not from a tournament) have no pairs at all.
     assert aggregate([make_record("p", "q", "RED"), make_record("q", "p", "RED")], tested="p").paired is None
@@ -294,7 +310,12 @@ def test_equal_ratings_are_ranked_by_score_then_name():
     ratings = results.ratings.ratings
     assert ratings["x"].elo == pytest.approx(ratings["C"].elo, abs=1e-6) == pytest.approx(ratings["y"].elo, abs=1e-6)
     rows = standings_table(results).rows
-    assert [(row[0], row[1], row[7]) for row in rows] == [(1, "z", "100.0"), (2, "x", "50.0"), (2, "y", "50.0"), (4, "C", "37.5")]
+    assert [(row[0], row[1], row[7]) for row in rows] == [
+        (1, "z", "100.0"),
+        (2, "x", "50.0"),
+        (2, "y", "50.0"),
+        (4, "C", "37.5"),
+    ]
 
 
 def test_equal_numbers_of_games_rank_by_points():
@@ -302,13 +323,22 @@ def test_equal_numbers_of_games_rank_by_points():
     records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
     results = aggregate(records)
     assert results.ranked_by == "points" and "Ranked by" not in render(results)
-    assert [(row[0], row[1], row[6]) for row in standings_table(results).rows] == [(1, "a", "1.5"), (2, "c", "1"), (3, "b", "0.5")]
+    assert [(row[0], row[1], row[6]) for row in standings_table(results).rows] == [
+        (1, "a", "1.5"),
+        (2, "c", "1"),
+        (3, "b", "0.5"),
+    ]
 
 
 def test_without_ratings_unequal_games_rank_by_score():
     # Two separate matches: no common scale, so no ratings; c played 4 games, the others 2.
     records = [make_record("a", "b", "RED"), make_record("b", "a", None)]
-    records += [make_record("c", "d", "RED"), make_record("d", "c", "RED"), make_record("c", "d", "RED"), make_record("d", "c", "BLUE")]
+    records += [
+        make_record("c", "d", "RED"),
+        make_record("d", "c", "RED"),
+        make_record("c", "d", "RED"),
+        make_record("d", "c", "BLUE"),
+    ]
     results = aggregate(records)
     assert results.ratings.ratings == {} and results.ranked_by == "score"
     assert [(row[0], row[1]) for row in standings_table(results).rows] == [(1, "a"), (1, "c"), (3, "b"), (3, "d")]

@@ -201,7 +201,10 @@ def test_tampered_records_are_refused_on_resume_and_the_printed_repair_works(uni
     assert "Traceback" not in proc.stderr and "Standings" not in proc.stdout
     assert f"error: {games}:1: game " in proc.stderr
     assert f"{games}:2: game index 6 is outside the schedule (games 0 to 5)" in proc.stderr
-    assert f"{games}:7: game {lines[0]['extra']['game_index']} is recorded on line 1 too, with another result" in proc.stderr
+    assert (
+        f"{games}:7: game {lines[0]['extra']['game_index']} is recorded on line 1 too, with another result"
+        in proc.stderr
+    )
     command = repair_command(proc.stderr)
     assert command == ["sed", "-i.bak", "1d;2d;7d", str(games)]
     subprocess.run(command, check=True, timeout=30)
@@ -298,8 +301,15 @@ agents:
 games_per_pair: 4
 """)
     out, mark = tmp_path / "out", uuid.uuid4().hex
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env={**os.environ, MARK: mark},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        command(config, "-o", str(out), "--workers", "2", "-q"),
+        cwd=ROOT,
+        env={**os.environ, MARK: mark},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     # The two agents are checked at once; three agents mean games are running (the sleeper sleeps 600 s a move).
     wait_for_agents(mark, 3, proc)
     if whole_group:
@@ -323,8 +333,14 @@ agents:
   - {name: random, spec: agents.random_agent}
 """)
     out, mark = tmp_path / "out", uuid.uuid4().hex
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env={**os.environ, MARK: mark},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        command(config, "-o", str(out), "--workers", "2", "-q"),
+        cwd=ROOT,
+        env={**os.environ, MARK: mark},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_agents(mark, 2, proc)  # checks under way: constructors that take ten minutes
     proc.send_signal(signal.SIGTERM)
     # Not ten minutes: the running checks' agents are killed (the timeout only guards against a hang).
@@ -337,16 +353,21 @@ agents:
 
 def test_agent_options_reach_every_call_of_the_agent(tmp_path):
     report = tmp_path / "calls.jsonl"
-    config = write_config(tmp_path, f"""\
+    config = write_config(
+        tmp_path,
+        f"""\
 name: options
 agents:
-  - {{name: echo, spec: tests.tournament.fixtures.agents.echo_options, options: {{report_to: {str(report)!r}, depth: 3}}}}
+  - name: echo
+    spec: tests.tournament.fixtures.agents.echo_options
+    options: {{report_to: {str(report)!r}, depth: 3}}
   - {{name: random, spec: agents.random_agent}}
 games_per_pair: 2
 time_limit: 20
 seed: 4
 sandbox: off  # the agent reports its calls to a file of the test's, which a sealed agent cannot see
-""")
+""",
+    )
     proc = run(config, "-o", str(tmp_path / "out"), "--workers", "1", "-q")
     assert proc.returncode == 0, proc.stderr
     calls = [json.loads(line) for line in report.read_text().splitlines()]
@@ -400,7 +421,9 @@ def test_a_billion_laughs_config_is_refused(tmp_path):
     assert Path(config).stat().st_size < 1000
     proc = run(config, "-o", str(tmp_path / "out"))
     assert proc.returncode == 2, proc.stderr
-    assert f"error: {config}:15: this holds more than 100000 values once its aliases (*name) are expanded" in proc.stderr
+    assert (
+        f"error: {config}:15: this holds more than 100000 values once its aliases (*name) are expanded" in proc.stderr
+    )
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
 
@@ -503,10 +526,14 @@ def test_a_discovered_symlink_out_of_the_folder_is_left_out_unimported(tmp_path)
     (tmp_path / "subs" / "_impl" / "carol" / "__init__.py").write_text(RANDOM_AGENT)
     (tmp_path / "subs" / "carol").symlink_to(Path("_impl") / "carol")  # stays inside: fine
     (tmp_path / "outside" / "evil").mkdir(parents=True)
-    (tmp_path / "outside" / "evil" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('imported')\n" + RANDOM_AGENT)
+    (tmp_path / "outside" / "evil" / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').write('imported')\n" + RANDOM_AGENT
+    )
     (tmp_path / "subs" / "evil").symlink_to(tmp_path / "outside" / "evil")
     (tmp_path / "subs" / "sneaky").symlink_to(Path("..") / "outside" / "evil")  # relative, same place
-    (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs, on_error: forfeit}\ngames_per_pair: 2\n")
+    (tmp_path / "class.yaml").write_text(
+        "name: class\nagents:\n  - {discover: subs, on_error: forfeit}\ngames_per_pair: 2\n"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
@@ -529,7 +556,10 @@ def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
     games = records(tmp_path / "out")
     assert len(games) == 6 * 2  # alice, bob, broken_import, no_class
     for record in games:
-        if {"alice", "bob"} & {record.red_name, record.blue_name} and {"broken_import", "no_class"} & {record.red_name, record.blue_name}:
+        if {"alice", "bob"} & {record.red_name, record.blue_name} and {"broken_import", "no_class"} & {
+            record.red_name,
+            record.blue_name,
+        }:
             assert record.reason == "load_error" and record.name_of(record.winner) in ("alice", "bob")
     endings = {row[0]: row for row in table(tmp_path / "out", "endings")}
     header = table(tmp_path / "out", "endings")[0]
@@ -541,7 +571,12 @@ def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
     standings = table(tmp_path / "out", "standings")
     rows = {row[1]: dict(zip(standings[0], row)) for row in standings[1:]}
     for broken in ("broken_import", "no_class"):
-        assert (rows[broken]["games"], rows[broken]["draws"], rows[broken]["losses"], rows[broken]["points"]) == ("6", "0", "6", "0")
+        assert (rows[broken]["games"], rows[broken]["draws"], rows[broken]["losses"], rows[broken]["points"]) == (
+            "6",
+            "0",
+            "6",
+            "0",
+        )
         assert rows[broken]["score %"] == "0.0"
 
 
@@ -614,7 +649,9 @@ def test_unsealed_games_are_flagged_in_every_output_and_sealed_ones_are_not(tmp_
 
     require_sandbox()
     for mode in ("off", "required"):
-        config = write_config(tmp_path, TINY.replace("name: tiny", f"name: tiny_{mode}") + f"sandbox: {mode}\n", f"{mode}.yaml")
+        config = write_config(
+            tmp_path, TINY.replace("name: tiny", f"name: tiny_{mode}") + f"sandbox: {mode}\n", f"{mode}.yaml"
+        )
         out = tmp_path / mode
         proc = run(config, "-o", str(out), "--workers", "2", "-q")
         assert proc.returncode == 0, proc.stderr
@@ -667,7 +704,11 @@ BROKEN = {
 
 def markdown_rows(markdown: str) -> dict[str, list[str]]:
     """The cells of a Markdown file's table rows (code spans as their text), by their first cell."""
-    rows = [[cell.strip().strip("`") for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
+    rows = [
+        [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("|")
+    ]
     return {row[0]: row for row in rows}
 
 
@@ -730,9 +771,15 @@ def test_when_too_few_agents_load_each_left_out_folder_says_why(tmp_path):
     proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert "agents: a tournament needs at least two agents; 1 can play (5 discovered folders were left out)" in proc.stderr
+    assert (
+        "agents: a tournament needs at least two agents; 1 can play (5 discovered folders were left out)" in proc.stderr
+    )
     for name, why in BROKEN.items():
-        line = next(line for line in proc.stderr.splitlines() if line.startswith(f"error: {tmp_path / 'subs' / name}: left out: "))
+        line = next(
+            line
+            for line in proc.stderr.splitlines()
+            if line.startswith(f"error: {tmp_path / 'subs' / name}: left out: ")
+        )
         assert why in line, line
     assert not (tmp_path / "out").exists()
 
@@ -764,7 +811,9 @@ workrs: 2
         f"error: {config}:9: workrs: unknown field (did you mean 'workers'?)",
     ]
     lines = proc.stderr.splitlines()
-    assert len(lines) == len(expected) + 1 and lines[-1] == f"{len(expected)} problems; nothing was played.", proc.stderr
+    assert len(lines) == len(expected) + 1 and lines[-1] == f"{len(expected)} problems; nothing was played.", (
+        proc.stderr
+    )
     for line, start in zip(lines, expected):
         assert line.startswith(start), (line, start)
     assert not (tmp_path / "out").exists()
@@ -775,6 +824,8 @@ def test_peak_memory_reads_as_memory_above_the_baseline(uninterrupted):
     rows = table(out, "endings")
     peaks = [row[rows[0].index("peak MB")] for row in rows[1:]]
     # The random agents' peaks are a few hundredths of a MB or less: never a "0.0" that reads as not measured.
-    assert peaks and all(p == "< 0.01" or p.count(".") == 1 and (float(p) >= 1 or len(p.split(".")[1]) == 2) for p in peaks), peaks
+    assert peaks and all(
+        p == "< 0.01" or p.count(".") == 1 and (float(p) >= 1 or len(p.split(".")[1]) == 2) for p in peaks
+    ), peaks
     assert "peak memory (MB above the interpreter's baseline)" in (out / "results.md").read_text()
     assert "peak MB: memory above the interpreter's baseline" in (out / "report.html").read_text()

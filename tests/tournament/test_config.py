@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.limits import Limits
 from referee.tournament.config import ConfigError, default_name, load_config, parse_config
 from referee.tournament.lineup import build_lineup
 
@@ -32,7 +33,7 @@ def test_a_good_config_and_its_defaults(tmp_path):
     config = load_config(path)
     assert config.name == "t" and config.game == "infexion" and config.format == "round_robin"
     assert config.games_per_pair == 2 and config.seed == 0 and config.workers is None
-    assert config.time_limit is None and config.space_limit is None and config.sprt is None
+    assert config.limits == Limits() and config.sprt is None
     assert config.output == Path("results/t")
     assert [(a.name, a.spec, dict(a.options)) for a in config.agents] == [
         ("random_agent", "agents.random_agent", {}),
@@ -80,14 +81,38 @@ def test_name_defaults_to_the_file_name(tmp_path):
         ("name: t\nagents:\n  - agents.random_agent\n  - 3\n", "4: agents[1]", "package spec"),
         ("name: t\nagents:\n  - agents.random_agent\n  - not a spec\n", "4: agents[1]", "not a package spec"),
         ("name: t\nagents:\n  - agents.random_agent\n  - {name: x}\n", "4: agents[1]", "needs 'spec'"),
-        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, nmae: x}\n", "4: agents[1].nmae", "did you mean 'name'"),
-        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, name: 'a b'}\n", "4: agents[1].name", "letters, digits"),
+        (
+            "name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, nmae: x}\n",
+            "4: agents[1].nmae",
+            "did you mean 'name'",
+        ),
+        (
+            "name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, name: 'a b'}\n",
+            "4: agents[1].name",
+            "letters, digits",
+        ),
         ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, options: 3}\n", "4: agents[1].options", "mapping"),
-        ("name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, options: {seed: 3}}\n", "4: agents[1].options.seed", "passed by the referee"),
-        ("name: t\nagents:\n  - agents.random_agent\n  - agents.random_agent\n", "4: agents[1]", "two agents are named 'random_agent'"),
+        (
+            "name: t\nagents:\n  - agents.random_agent\n  - {spec: a.b, options: {seed: 3}}\n",
+            "4: agents[1].options.seed",
+            "passed by the referee",
+        ),
+        (
+            "name: t\nagents:\n  - agents.random_agent\n  - agents.random_agent\n",
+            "4: agents[1]",
+            "two agents are named 'random_agent'",
+        ),
         ("name: t\nagents:\n  - agents.random_agent\n  - {discover: ''}\n", "4: agents[1].discover", "folder path"),
-        ("name: t\nagents:\n  - agents.random_agent\n  - {discover: x, on_error: ignore}\n", "4: agents[1].on_error", "exclude, forfeit"),
-        ("name: t\nagents:\n  - agents.random_agent\n  - {discover: x, class: 'no way'}\n", "4: agents[1].class", "class name"),
+        (
+            "name: t\nagents:\n  - agents.random_agent\n  - {discover: x, on_error: ignore}\n",
+            "4: agents[1].on_error",
+            "exclude, forfeit",
+        ),
+        (
+            "name: t\nagents:\n  - agents.random_agent\n  - {discover: x, class: 'no way'}\n",
+            "4: agents[1].class",
+            "class name",
+        ),
     ],
 )
 def test_each_bad_field_is_named(tmp_path, text, where, words):
@@ -142,7 +167,11 @@ def test_aliases_of_a_sane_size_still_share_options(tmp_path):
         "  - {name: c, spec: agents.random_agent, options: {<<: *common, depth: 4}}\n"
     )
     options = [dict(agent.options) for agent in load_config(path).agents]
-    assert options == [{"depth": 3, "weights": [1, 2]}, {"depth": 3, "weights": [1, 2]}, {"depth": 4, "weights": [1, 2]}]
+    assert options == [
+        {"depth": 3, "weights": [1, 2]},
+        {"depth": 3, "weights": [1, 2]},
+        {"depth": 4, "weights": [1, 2]},
+    ]
 
 
 def test_default_names():

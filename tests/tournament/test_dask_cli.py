@@ -102,7 +102,9 @@ def playing_agents(mark: str) -> list[tuple[int, int]]:
         try:
             if b"referee.hosting.agent_host" not in Path(f"/proc/{pid}/cmdline").read_bytes():
                 continue
-            environ = dict(item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item)
+            environ = dict(
+                item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item
+            )
         except OSError:
             continue
         if b"PYTHONHASHSEED" in environ:  # a game's agent (the load checks run unseeded)
@@ -178,8 +180,20 @@ def scheduler():
     """A real `dask scheduler` process; tests add the workers they need."""
     address = f"tcp://127.0.0.1:{_free_port()}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "dask",
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            address.rsplit(":", 1)[1],
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         _wait_for_workers(address, 0)
@@ -201,8 +215,13 @@ def referee_only(tmp_path_factory) -> str:
     return str(folder)
 
 
-def start_worker(address: str, folder: Path, referee_path: str | None = None, path: str | None = None) -> subprocess.Popen:
-    """A `dask worker` process started in ``folder`` (with ``referee_path`` as its PYTHONPATH and ``path`` as its PATH, if given)."""
+def start_worker(
+    address: str, folder: Path, referee_path: str | None = None, path: str | None = None
+) -> subprocess.Popen:
+    """A `dask worker` process started in ``folder``.
+
+    With ``referee_path`` as its PYTHONPATH and ``path`` as its PATH, if given.
+    """
     env = {**os.environ}
     if referee_path is not None:
         env["PYTHONPATH"] = referee_path
@@ -215,7 +234,9 @@ def start_worker(address: str, folder: Path, referee_path: str | None = None, pa
 
 
 @contextlib.contextmanager
-def dask_worker(address: str, folder: Path, workers_after: int, referee_path: str | None = None, path: str | None = None):
+def dask_worker(
+    address: str, folder: Path, workers_after: int, referee_path: str | None = None, path: str | None = None
+):
     """A `dask worker` started in ``folder``; waits until the scheduler has ``workers_after`` workers."""
     proc = start_worker(address, folder, referee_path, path)
     try:
@@ -242,7 +263,10 @@ def test_a_worker_that_cannot_load_an_agent_stops_the_run_before_any_game(schedu
     with dask_worker(scheduler, elsewhere, 1, referee_only):
         proc = run(config, "-o", str(tmp_path / "out"), "--scheduler", scheduler)
     assert proc.returncode == 2, proc.stderr
-    assert "agent 'r3' (tests.tournament.fixtures.submissions.alice) cannot be loaded on 1 of 1 Dask workers" in proc.stderr
+    assert (
+        "agent 'r3' (tests.tournament.fixtures.submissions.alice) cannot be loaded on 1 of 1 Dask workers"
+        in proc.stderr
+    )
     assert f"(in {elsewhere}): cannot import tests.tournament.fixtures.submissions.alice" in proc.stderr
     assert "No module named 'tests'" in proc.stderr and "docs/dask.md" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -315,7 +339,9 @@ def test_shipped_agents_play_on_a_worker_started_where_they_are_not(scheduler, t
     elsewhere.mkdir()
     with dask_worker(scheduler, elsewhere, 1, referee_only):
         refused = in_project(project, referee_only, config, "-o", "refused", "--scheduler", scheduler)
-        shipped = in_project(project, referee_only, config, "-o", "shipped", "--scheduler", scheduler, "--ship-agents", "-q")
+        shipped = in_project(
+            project, referee_only, config, "-o", "shipped", "--scheduler", scheduler, "--ship-agents", "-q"
+        )
     # Without shipping the worker cannot import them, and the command says what to do.
     assert refused.returncode == 2, refused.stderr
     assert f"(in {elsewhere}): cannot import players.alpha" in refused.stderr and "--ship-agents" in refused.stderr
@@ -359,7 +385,9 @@ def test_a_worker_that_joins_later_gets_the_shipped_agents_and_none_are_left_beh
             assert bundle.roots == ("players/",)
             # The check runs against the shipped copy: what it lacks is named, with where it looked.
             problem = executor.check_agents(broken)
-            assert problem is not None and "agent 'needs' (players.needs_numpyish) cannot be loaded on 1 of 1" in problem
+            assert (
+                problem is not None and "agent 'needs' (players.needs_numpyish) cannot be loaded on 1 of 1" in problem
+            )
             assert "referee-agents-" in problem and "a_package_nobody_installed" in problem and SHIPPED_HINT in problem
             assert executor.check_agents(plan) is None
             second = start_worker(scheduler, second_folder, referee_only)
@@ -387,7 +415,10 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path):
     config = write_config(tmp_path, TINY + f"executor: dask\nscheduler: tcp://127.0.0.1:{_free_port()}\n")
     proc = run(config, "-o", str(tmp_path / "out"))
     assert proc.returncode == 2
-    assert "error: cannot reach the Dask scheduler at tcp://127.0.0.1:" in proc.stderr and "Connection refused" in proc.stderr
+    assert (
+        "error: cannot reach the Dask scheduler at tcp://127.0.0.1:" in proc.stderr
+        and "Connection refused" in proc.stderr
+    )
     assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()
 
 
@@ -395,7 +426,11 @@ def test_scheduler_addresses_are_checked(tmp_path):
     config = write_config(tmp_path, TINY + "executor: dask\nscheduler: 10.0.0.1:8786\n")
     proc = run(config, "-o", str(tmp_path / "out"))
     assert proc.returncode == 2
-    assert f"{config}:11: scheduler: must be local or a Dask scheduler's address such as tcp://10.0.0.1:8786, not '10.0.0.1:8786'" in proc.stderr
+    assert (
+        f"{config}:11: scheduler: must be local or a Dask scheduler's address such as tcp://10.0.0.1:8786, "
+        "not '10.0.0.1:8786'"
+        in proc.stderr
+    )
     config = write_config(tmp_path, TINY + "scheduler: tcp://10.0.0.1:8786\n")
     proc = run(config, "-o", str(tmp_path / "out"))
     assert proc.returncode == 2 and f"{config}:10: scheduler: scheduler is only used by executor: dask" in proc.stderr
@@ -452,8 +487,18 @@ def test_agents_that_cannot_be_shipped_stop_the_run_before_any_game(tmp_path, re
     # Importable here (an installed package), but not a folder of the working directory: nothing to ship.
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    proc = in_project(elsewhere, referee_only, config, "-o", str(tmp_path / "out"), "--scheduler", "local", "--workers", "1",
-                      "--ship-agents")
+    proc = in_project(
+        elsewhere,
+        referee_only,
+        config,
+        "-o",
+        str(tmp_path / "out"),
+        "--scheduler",
+        "local",
+        "--workers",
+        "1",
+        "--ship-agents",
+    )
     assert proc.returncode == 2, proc.stderr
     assert (f"error: agent 'r1' (agents.random_agent): ship_agents sends the folder of its package, but there is no "
             f"agents/ (or agents.py) in {elsewhere}; run the tournament from the folder that holds it") in proc.stderr

@@ -37,7 +37,9 @@ def cluster():
     os.chdir(ROOT)
     os.environ[MARK] = MODULE_MARK  # the workers, and the agents they start, inherit it
     try:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as local:
             yield local
     finally:
         os.chdir(saved_cwd)
@@ -75,7 +77,9 @@ def play_logged(log: str, seconds: float, red: AgentEntry, blue: AgentEntry, set
 def log_lines(log: Path) -> list[tuple[str, int, int]]:
     if not log.exists():
         return []
-    return [(what, int(index), int(pid)) for what, index, pid in (line.split() for line in log.read_text().splitlines())]
+    return [
+        (what, int(index), int(pid)) for what, index, pid in (line.split() for line in log.read_text().splitlines())
+    ]
 
 
 def agent_processes() -> list[int]:
@@ -163,7 +167,10 @@ def test_stop_lets_running_games_finish_and_starts_no_more(executor, tmp_path):
 
 
 def test_discard_abandons_real_games_and_kills_their_agents(executor):
-    agents = (AgentEntry("tests.tournament.fixtures.agents.sleeper", "sleeper"), AgentEntry("agents.random_agent", "random"))
+    agents = (
+        AgentEntry("tests.tournament.fixtures.agents.sleeper", "sleeper"),
+        AgentEntry("agents.random_agent", "random"),
+    )
 
     def discard_once_agents_run():
         # Both games run (two workers) with their agents started: then abandon them.

@@ -65,7 +65,10 @@ def test_discard_kills_the_agents_of_a_real_game(monkeypatch):
     monkeypatch.chdir(ROOT)
     mark = uuid.uuid4().hex
     monkeypatch.setenv(MARK, mark)
-    agents = (AgentEntry("tests.tournament.fixtures.agents.sleeper", "sleeper"), AgentEntry("agents.random_agent", "random"))
+    agents = (
+        AgentEntry("tests.tournament.fixtures.agents.sleeper", "sleeper"),
+        AgentEntry("agents.random_agent", "random"),
+    )
     executor = LocalExecutor(1)
 
     def discard_once_agents_run():

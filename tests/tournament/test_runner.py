@@ -9,6 +9,7 @@ import pytest
 from referee.match import AgentEntry
 from referee.tournament.aggregate import GameSummary, aggregate
 from referee.tournament.checks import RecordsRefused
+from referee.tournament.executor import LocalExecutor
 from referee.tournament.journal import FolderLock, JournalError
 from referee.tournament.runner import OutputFolder, run_plan
 from referee.tournament.schedule import TournamentPlan
@@ -20,14 +21,16 @@ from . import fakes
 
 def plan(n: int = 3, games_per_pair: int = 4, names=None, **kwargs) -> TournamentPlan:
     names = names or [f"a{i}" for i in range(n)]
-    return TournamentPlan(name="t", agents=tuple(AgentEntry(f"pkg.{x}", x) for x in names), games_per_pair=games_per_pair, **kwargs)
+    return TournamentPlan(
+        name="t", agents=tuple(AgentEntry(f"pkg.{x}", x) for x in names), games_per_pair=games_per_pair, **kwargs
+    )
 
 
 def run(p: TournamentPlan, folder, play=fakes.play_by_seed, **kwargs):
     output = OutputFolder(folder, p)
     with FolderLock(folder):
         done, recorded = output.open()
-        summary = run_plan(p, output, done, recorded, workers=2, play=play, progress=False, **kwargs)
+        summary = run_plan(p, output, done, recorded, LocalExecutor(2), play=play, progress=False, **kwargs)
     return summary, list(output.games.records())
 
 
@@ -183,7 +186,7 @@ def test_the_end_of_a_run_checks_the_file_again(tmp_path):
         done, recorded = output.open()
         with open(tmp_path / "games.jsonl", "a") as other:
             other.write("not a record\n")
-        run_plan(p, output, done, recorded, workers=1, play=fakes.play_by_seed, progress=False)
+        run_plan(p, output, done, recorded, LocalExecutor(1), play=fakes.play_by_seed, progress=False)
         with pytest.raises(RecordsRefused) as info:
             output.final_records()
     assert [b.line for b in info.value.bad] == [4]

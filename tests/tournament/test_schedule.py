@@ -6,6 +6,7 @@ from itertools import islice
 
 import pytest
 
+from referee.limits import Limits
 from referee.match import AgentEntry
 from referee.tournament.schedule import TournamentPlan, game_seed, job, schedule
 
@@ -78,10 +79,16 @@ def test_skipped_games_keep_their_places_and_seeds():
 
 
 def test_games_carry_their_context_for_the_record():
-    p = plan(3, 2, game_options={}, time_limit=5.0, space_limit=50.0)
+    p = plan(3, 2, game_options={}, limits=Limits(time_limit=5.0, space_limit=50.0))
     job = next(iter(schedule(p)))
-    assert job.settings.time_limit == 5.0 and job.settings.space_limit == 50.0
-    assert job.settings.extra == {"tournament": "t", "config_hash": p.fingerprint, "game_index": 0, "round": 0, "pairing": ["a0", "a1"]}
+    assert job.settings.limits == Limits(time_limit=5.0, space_limit=50.0)
+    assert job.settings.extra == {
+        "tournament": "t",
+        "config_hash": p.fingerprint,
+        "game_index": 0,
+        "round": 0,
+        "pairing": ["a0", "a1"],
+    }
 
 
 def test_the_fingerprint_follows_what_decides_the_games():
@@ -89,7 +96,7 @@ def test_the_fingerprint_follows_what_decides_the_games():
     assert base.fingerprint == plan(3, 2).fingerprint
     assert base.fingerprint != plan(3, 4).fingerprint
     assert base.fingerprint != plan(3, 2, seed=1).fingerprint
-    assert base.fingerprint != plan(3, 2, time_limit=1.0).fingerprint
+    assert base.fingerprint != plan(3, 2, limits=Limits(time_limit=1.0)).fingerprint
     assert base.fingerprint != plan(4, 2).fingerprint
 
 

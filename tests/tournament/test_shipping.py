@@ -60,10 +60,14 @@ def names_in(archive: bytes) -> set[str]:
 
 def test_the_top_level_folder_of_each_agent_is_packed_without_caches(tmp_path):
     root = make_project(tmp_path / "project")
-    (root / "solo.py").write_text(RANDOM_AGENT.replace('(Path(__file__).parent / "name.txt").read_text().strip()', '"solo"'))
+    (root / "solo.py").write_text(
+        RANDOM_AGENT.replace('(Path(__file__).parent / "name.txt").read_text().strip()', '"solo"')
+    )
     (root / "elsewhere").mkdir()
     (root / "elsewhere" / "big.bin").write_bytes(b"x" * 1000)  # not named by any agent: stays here
-    bundle = pack_agents([("a", "players.alpha"), ("b", "players/beta:Agent"), ("s", "solo"), ("r", "referee.game")], root)
+    bundle = pack_agents(
+        [("a", "players.alpha"), ("b", "players/beta:Agent"), ("s", "solo"), ("r", "referee.game")], root
+    )
     assert bundle.roots == ("players/", "solo.py")  # the referee is the workers' own, never shipped
     assert names_in(bundle.archive) == {
         "players/__init__.py", "players/alpha/__init__.py", "players/alpha/name.txt",

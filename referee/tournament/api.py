@@ -1,0 +1,201 @@
+"""Running a tournament from a checked config: the library entry point.
+
+:func:`run` does what ``python -m referee tournament`` does between reading
+the config and printing the outcome: build the lineup, check the agents where
+they will play, lock and open the output folder, play the games not yet
+recorded, check the records again and write the tables and report.  The
+command line, the benchmarks and the Dask path all call it; what it has to
+say on the way (broken agents, notes about the folder, the header line, the
+tables) goes to a :class:`RunObserver`, so the command keeps its console
+output and a library caller can stay silent.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..match import play_match
+from .aggregate import Results, aggregate
+from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
+from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
+from .journal import GAMES_FILE, FolderLock, JournalError
+from .lineup import BrokenAgent, build_lineup
+from .report import write_report
+from .runner import META_FILE, OutputFolder, RunSummary, foreign_contents, run_plan, tested_agent
+from .schedule import TournamentPlan
+from .shipping import AgentBundle, ShippingError
+from .sprt import SprtSettings
+from .tables import LeftOut, read_left_out, write_files
+
+
+class RunError(Exception):
+    """A tournament that cannot run (a bad output folder, agents that cannot load...): one or more problems."""
+
+    def __init__(self, *problems: str):
+        super().__init__("\n".join(problems))
+        self.problems: list[str] = list(problems)
+
+
+class RunObserver:
+    """What a run reports on the way; every hook does nothing by default."""
+
+    def broken(self, agent: BrokenAgent) -> None:
+        """A discovered folder that failed to load (left out, or kept in to forfeit)."""
+
+    def shipped(self, bundle: AgentBundle) -> None:
+        """The agents' folders were sent to the executor's workers."""
+
+    def note(self, text: str) -> None:
+        """Something done to the output folder's files (a torn last line cut off...)."""
+
+    def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
+        """The games are about to start: ``already`` are recorded, ``where`` says where the rest run."""
+
+    def tables(self, results: Results, sprt: SprtSettings | None, left_out: tuple[LeftOut, ...]) -> None:
+        """The results, before the tables and the report are written."""
+
+
+@dataclass
+class TournamentRun:
+    """What :func:`run` did: the results, the run's counts, the files written."""
+
+    results: Results
+    summary: RunSummary
+    output: Path
+    games_file: Path
+    where: str  # where the games ran (the executor's description)
+    written: list[Path] = field(default_factory=list)
+    left_out: tuple[LeftOut, ...] = ()
+
+
+def make_executor(kind: str = "local", workers: int | None = None, scheduler: str = LOCAL_SCHEDULER) -> Executor:
+    """The executor of that kind (``local`` or ``dask``), ready to run games; raises :class:`RunError`.
+
+    ``workers``: local worker processes, or the size of a Dask LocalCluster
+    (``scheduler: local``); default the number of cores.
+    """
+    workers = workers or os.cpu_count() or 1
+    if kind == "local":
+        return LocalExecutor(workers)
+    if kind != "dask":
+        raise RunError(f"unknown executor {kind!r} (local or dask)")
+    problem = scheduler_problem(scheduler)
+    if problem:
+        raise RunError(f"scheduler: {problem}")
+    try:
+        from .dask_executor import DaskExecutor  # Dask is an optional extra
+    except ImportError as exc:
+        raise RunError(str(exc)) from None
+    executor = DaskExecutor(scheduler, workers)
+    try:
+        executor.connect()
+    except ClusterError as exc:
+        executor.close()
+        raise RunError(str(exc)) from None
+    return executor
+
+
+def _foreign_folder(output: Path, foreign: list[str]) -> str:
+    shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+    return (
+        f"{output} already exists and is not a tournament's output folder (no {META_FILE} or {GAMES_FILE}; it "
+        f"holds {shown}). A tournament writes {META_FILE}, {GAMES_FILE}, the tables, report.html and replays/ "
+        "there, overwriting files of the same names. Use another output folder (-o DIR) or an empty one, or "
+        "--force to write there anyway."
+    )
+
+
+def run(
+    config: TournamentConfig,
+    *,
+    output: Path | str | None = None,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    resume: bool = False,
+    force: bool = False,
+    ship_agents: bool | None = None,
+    observer: RunObserver | None = None,
+    play: PlayFunction = play_match,
+    limit: int | None = None,
+) -> TournamentRun:
+    """Run (or continue) the tournament of ``config`` into ``output`` (default the config's); raises :class:`RunError`.
+
+    ``executor``: where games run (default: made from the config, and closed
+    at the end); ``workers``: games at once (default the config's, else the
+    number of cores); ``progress``: progress bars on stderr; ``resume``: the
+    folder must hold a run to continue; ``force``: write into a folder that
+    holds other files; ``ship_agents``: send the agents' folders to a Dask
+    cluster (default the config's); ``limit``: stop after that many new games
+    (benchmarks).  Ctrl-C stops the games (see :func:`.runner.run_plan`); the
+    tables are still written, and the returned summary says it was stopped.
+    """
+    observer = observer or RunObserver()
+    workers = workers or config.workers or os.cpu_count() or 1
+    if executor is None:
+        with make_executor(config.executor, workers, config.scheduler) as made:
+            return run(
+                config, output=output, executor=made, workers=workers, progress=progress, resume=resume, force=force,
+                ship_agents=ship_agents, observer=observer, play=play, limit=limit,
+            )
+    output = Path(output) if output is not None else config.output
+    foreign = [] if force else foreign_contents(output)
+    if foreign:
+        raise RunError(_foreign_folder(output, foreign))
+
+    try:
+        lineup = build_lineup(config, workers=workers, progress=progress)
+    except ConfigError as exc:
+        raise RunError(*exc.problems) from None
+    for broken in lineup.broken:
+        observer.broken(broken)
+    plan = lineup.plan
+    if config.ship_agents if ship_agents is None else ship_agents:
+        try:
+            bundle = executor.ship_agents(plan)
+        except (ShippingError, ClusterError) as exc:
+            raise RunError(str(exc)) from None
+        if bundle is not None:
+            observer.shipped(bundle)
+    problem = executor.check_agents(
+        plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress
+    )  # kept ones forfeit anyway
+    if problem:
+        raise RunError(problem)
+
+    folder = OutputFolder(output, plan)
+    if resume and not folder.holds_a_run():
+        raise RunError(f"--resume: {output} holds no tournament to continue")
+    where = executor.describe()
+    try:
+        with FolderLock(output):
+            broken_meta = [
+                {"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken
+            ]
+            done, recorded = folder.open({"config": str(config.path), "broken_agents": broken_meta})
+            for note in folder.notes:
+                observer.note(note)
+            observer.starting(plan, config, len(done), where, output)
+            summary = run_plan(
+                plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit
+            )
+            # The tables come from the file, checked again: it may have been written to during the run.
+            noted = len(folder.notes)
+            final = folder.final_records()
+            for note in folder.notes[noted:]:
+                observer.note(note)
+    except JournalError as exc:
+        raise RunError(str(exc)) from None
+
+    results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
+    # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
+    left_out = read_left_out(folder.meta)
+    observer.tables(results, config.sprt, left_out)
+    title = f"Tournament {plan.name}"
+    written = write_files(results, output, title, config.sprt, left_out)
+    try:
+        written += write_report(results, folder.games, output, title, config.sprt, left_out)
+    except JournalError as exc:  # the file changed again since it was checked
+        raise RunError(str(exc)) from None
+    return TournamentRun(results, summary, output, folder.games.path, where, written, left_out)
