@@ -93,7 +93,7 @@ def rule_reasons() -> tuple[str, ...]:
 def game_modules(name: str) -> list[str]:
     """The modules the named game's registration names (an agent's sandbox must show a plug-in's)."""
     path = _sources().get(name, "")
-    return [path.partition(":")[0], *registration(name).modules()]
+    return list(dict.fromkeys([path.partition(":")[0], *registration(name).modules()]))
 
 
 def game_class(name: str) -> type[Game]:

@@ -32,7 +32,7 @@ class Frames:
     #: One per step: a string with a character per cell (games whose cells
     #: hold one stack), or a list of ``[cell, kinds, owner, text]`` for the
     #: cells that are not plain (games with terrain, cities and units).
-    boards: list = field(default_factory=list)
+    boards: list[Any] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)  # per action: who, text, touched cells
     #: Why the actions do not lead to the recorded result (None: they do).
     warning: str | None = None

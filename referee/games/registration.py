@@ -141,15 +141,15 @@ class Registration:
     def agent_types_module(self) -> AgentTypes:
         """The module of the agent-facing action types."""
         module: ModuleType = load(self.agent_types)
-        return module  # type: ignore[return-value]
+        return module
 
     def legacy_adapter(self) -> LegacyAdapter | None:
         """The adapter of the game's older agent protocol, if it has one."""
-        return None if self.legacy is None else load(self.legacy)  # type: ignore[no-any-return]
+        return None if self.legacy is None else load(self.legacy)
 
     def frames_builder(self) -> FramesBuilder | None:
         """The function building this game's replay frames, if it has a replay viewer."""
-        return None if self.frames is None else load(self.frames)  # type: ignore[no-any-return]
+        return None if self.frames is None else load(self.frames)
 
     def modules(self) -> list[str]:
         """Every module this registration names (an agent's sandbox must show a plug-in's)."""

@@ -45,7 +45,8 @@ class Channel:
                 return None
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
+        command: dict[str, Any] = json.loads(line)
+        return command
 
     def send(self, message: dict[str, Any]) -> None:
         data = _OK_REPLY if message is OK else encode(message)
@@ -152,7 +153,7 @@ class Host:
         types = game.agent_types_module()
         self.to_engine: Callable[[Any], Any] = types.to_engine_action
         self.from_engine: Callable[[Any], Any] = types.from_engine_action
-        #: The game's older agent protocol, if it has one (Cachex's 2022 ``Player``).
+        #: The game's older agent protocol, if its registration names one.
         self.adapter = game.legacy_adapter()
         self.colors = {c.name: c for c in PlayerColor}
         self.agent: Any = None
@@ -184,8 +185,8 @@ class Host:
         try:
             module = import_module(module_name)
         except BaseException as exc:  # noqa: BLE001
-            message = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
-            return failure("load", message, agent_traceback(exc))
+            problem = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
+            return failure("load", problem, agent_traceback(exc))
         cls = getattr(module, class_name, None)
         legacy_name = None if self.adapter is None else self.adapter.class_name
         if cls is None and class_name == "Agent" and legacy_name and hasattr(module, legacy_name):
@@ -225,7 +226,7 @@ class Host:
         try:
             self.engine_action(text)
         except ValueError as exc:
-            # E.g. a Cachex cell off this board: the agent's choice is not an
+            # E.g. a cell off this game's (smaller) board: the agent's choice is not an
             # action here, which is its illegal action, not a garbled channel.
             shown = repr(result)
             shown = shown if len(shown) <= 120 else shown[:117] + "..."
@@ -243,7 +244,7 @@ class Host:
         color = message.get("color")
         engine_action = self.engine_action(message["action"])
         if self.adapter is not None and self.legacy:
-            player = self.adapter.player(self.colors[color].value)
+            player = self.adapter.player(self.colors[str(color)].value)
             self.agent.turn(player, self.adapter.to_legacy(engine_action))
         else:
             self.agent.turn(None if color is None else self.colors[color], self.from_engine(engine_action), **kwargs)

@@ -23,6 +23,7 @@ def infexion_frames(actions: Sequence[str], state: Any) -> Frames:
     frames.boards.append(board_string())
     for i, text in enumerate(actions):
         action = apply_recorded(state, text, i)
+        assert isinstance(action, int)  # Infexion's actions are ids
         before = state.last_snapshot()
         mover = (state.turn - 1) & 1
         source = ACTION_CELL[action]

@@ -36,7 +36,7 @@ def infinitron_frames(actions: Sequence[str], state: Any) -> Frames:
         """cell -> (player, uid, hp)"""
         return {pos: (p, uid, hp) for p in (0, 1) for uid, (pos, hp, _) in state.units[p].items()}
 
-    def board() -> list:
+    def board() -> list[list[Any]]:
         entries = []
         on = units()
         for i in range(len(CELLS)):
