@@ -17,11 +17,10 @@ objects agents exchange with the referee and the engine's own actions::
 """
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 from collections.abc import Mapping
 
-from .games import load_game
+from .games import registration
 from .games.base import Action, GameState
 
 
@@ -29,10 +28,11 @@ class GameView:
     """One agent's copy of the game: the state and the action conversions."""
 
     def __init__(self, color: Any, referee: Mapping[str, Any]):
-        self.game = load_game(referee.get("game", "infexion"), **dict(referee.get("game_options") or {}))
+        game = registration(referee.get("game", "infexion"))
+        self.game = game.game_class()(**dict(referee.get("game_options") or {}))
         self.state: GameState = self.game.new_state()
         self.me: int = int(getattr(color, "value", color))
-        types = import_module(self.game.agent_types_module)
+        types = game.agent_types_module()
         self._to_engine = types.to_engine_action
         self._from_engine = types.from_engine_action
 

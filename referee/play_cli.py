@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import __version__
-from .games import game_class, game_names
+from .games import game_class, game_names, registration
 from .arguments import ArgumentParser
 from .games.base import GameOptionError
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
@@ -62,7 +62,7 @@ def _game_options(name: str) -> list[str]:
     """The option strings a game adds (``-n``, ``--size``, ...)."""
     scratch = ArgumentParser(add_help=False)
     try:
-        game_class(name).add_arguments(scratch)
+        registration(name).add_arguments(scratch)
     except (GameOptionError, argparse.ArgumentError):
         return []
     return scratch.option_strings()
@@ -154,7 +154,7 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     for name in [game_name] if game_name else game_names():
         own = parser.add_argument_group(f"{name} only (with --game {name})") if game_name is None else game
         try:
-            game_class(name).add_arguments(own)
+            registration(name).add_arguments(own)
         except (GameOptionError, argparse.ArgumentError):
             pass  # an unknown game is --game's error; a plug-in's clashing option is left out of the help
     return parser
@@ -191,8 +191,10 @@ def main(argv: list[str]) -> int:
         if problem:
             return _usage_error(parser, f"{color}: {problem}")
     try:
-        options = game_class(args.game).options_from_args(args)
-        game_class(args.game)(**options)
+        rules = game_class(args.game)
+        # --seed is also the game seed: a game whose setup it draws (Infinitron's cities) takes it as in a tournament.
+        options = rules.seeded_options(registration(args.game).options_from_args(args), args.seed)
+        rules(**options)
     except GameOptionError as exc:
         return _usage_error(parser, str(exc))
     if args.record == "-" and args.html == "-":

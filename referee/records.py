@@ -13,7 +13,9 @@ Schema (``schema_version`` 1):
 ``red``/``blue``    the agents' package specs as given (``agents.minimax``)
 ``red_name`` ...    display names (a tournament's agent names; else the spec)
 ``winner``          ``"RED"``, ``"BLUE"`` or ``null`` for a draw
-``reason``          one of :data:`REASONS` (a game may add its own)
+``reason``          one of :data:`REASONS`: the bundled games' rules' reasons
+                    (``RULE_REASONS``; a plug-in game may add its own) and
+                    an agent's failures (``AGENT_FAILURE_REASONS``)
 ``message``         one human-readable sentence about the ending
 ``turns``           number of actions applied
 ``actions``         every applied action's canonical text, in order
@@ -44,22 +46,26 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from collections.abc import Mapping
 
+from .games import rule_reasons
+from .hosting.failures import AGENT_FAILURE_REASONS as _FAILURE_REASONS
+
 SCHEMA_VERSION = 1
 
 COLORS = ("RED", "BLUE")
 
-#: Reasons the referee itself gives; games add theirs (``connection``, ...).
-RULE_REASONS = ("elimination", "turn_limit", "no_tokens", "connection", "repetition", "capital")
-AGENT_FAILURE_REASONS = (
-    "illegal_action",
-    "time_limit",
-    "space_limit",
-    "agent_error",
-    "agent_crashed",
-    "protocol_error",
-    "load_error",
-)
-REASONS = RULE_REASONS + AGENT_FAILURE_REASONS
+#: The reasons an agent's failure gives (:data:`referee.hosting.failures.FAILURES`).
+AGENT_FAILURE_REASONS = _FAILURE_REASONS
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # The rules' reasons come from the games' classes, imported on first use
+    # (reading a record needs no game's rules).
+    if name == "RULE_REASONS":
+        return rule_reasons()
+    if name == "REASONS":
+        return rule_reasons() + AGENT_FAILURE_REASONS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Bound on any error text kept in a record (tracebacks can be huge).
 MAX_ERROR_CHARS = 4000

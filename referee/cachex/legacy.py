@@ -6,6 +6,9 @@ conversions are what the referee uses to talk to them.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..games.cachex.engine import ACTION_COUNT, STEAL, cell_coords
 from .actions import cell_action
 
@@ -55,3 +58,26 @@ def describe_legacy(obj: object) -> str:
     if len(obj) != 3:
         return f"('PLACE', r, q) needs exactly two coordinates: {obj!r:.80}"
     return f"coordinates must be whole numbers from 0 to 14: {obj!r:.80}"
+
+
+class Cachex2022Protocol:
+    """The 2022 protocol as the agent host plays it (a :class:`referee.games.registration.LegacyAdapter`).
+
+    A 2022 agent's class is ``Player``, built as ``Player(player, n)``.
+    """
+
+    class_name = "Player"
+
+    def constructor_args(self, color: int, agent_kwargs: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (LEGACY_PLAYER_NAMES[color], agent_kwargs["n"])
+
+    def player(self, color: int) -> str:
+        return LEGACY_PLAYER_NAMES[color]
+
+    from_legacy = staticmethod(from_legacy)
+    describe_legacy = staticmethod(describe_legacy)
+    to_legacy = staticmethod(to_legacy)
+
+
+#: What Cachex's registration names as its legacy adapter.
+ADAPTER = Cachex2022Protocol()

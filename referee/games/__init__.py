@@ -1,26 +1,34 @@
 """The games the referee knows, by name.
 
-A game is a plug-in: a class implementing :class:`referee.games.base.Game`,
-registered here by its import path so that only the games in use are imported.
-To add one, write ``referee/games/<name>/`` and add a line to ``GAMES``, or,
-for a game that lives elsewhere, name it in the ``REFEREE_GAMES`` variable.
+Each game is one folder, ``referee/games/<name>/``, whose ``registration.py``
+declares a :class:`~referee.games.registration.Registration`: its rules, its
+agent-facing types, its command-line options, its replay frames and its
+default heuristics.  ``GAMES`` lists the registration modules, imported only
+when asked for, so that a game's start imports no other game.  A game that
+lives elsewhere is named in the ``REFEREE_GAMES`` variable
+(docs/adding-a-game.md).
 """
 from __future__ import annotations
 
 import os
-from importlib import import_module
+from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from .base import Game, GameOptionError
+from .registration import Registration, load
 
+#: Game name -> the module whose ``REGISTRATION`` describes it.
 GAMES: dict[str, str] = {
-    "infexion": "referee.games.infexion:Infexion",
-    "cachex": "referee.games.cachex:Cachex",
-    "infinitron": "referee.games.infinitron:Infinitron",
+    "infexion": "referee.games.infexion.registration",
+    "cachex": "referee.games.cachex.registration",
+    "infinitron": "referee.games.infinitron.registration",
 }
 
-#: Games from outside this package: ``REFEREE_GAMES="name=module:Class,..."``
-#: (read by the referee and by every agent process, which inherit it).
+#: Games from outside this package: ``REFEREE_GAMES="name=module,..."``, each
+#: module with a ``REGISTRATION``; the older ``name=module:Class`` names a game
+#: class whose module holds its agent types (read by the referee and by every
+#: agent process, which inherit it).
 PLUGIN_ENV = "REFEREE_GAMES"
 
 
@@ -28,39 +36,69 @@ def _plugin_games() -> dict[str, str]:
     found = {}
     for entry in filter(None, (e.strip() for e in os.environ.get(PLUGIN_ENV, "").split(","))):
         name, sep, path = entry.partition("=")
-        if not sep or ":" not in path:
-            raise GameOptionError(f"{PLUGIN_ENV}: {entry!r} is not name=module:Class")
+        if not sep or not name.strip() or not path.strip():
+            raise GameOptionError(
+                f"{PLUGIN_ENV}: {entry!r} is not name=module (a module with a REGISTRATION) or name=module:Class"
+            )
         found[name.strip()] = path.strip()
     return found
 
 
-def _registry() -> dict[str, str]:
+def _sources() -> dict[str, str]:
     return {**GAMES, **_plugin_games()}
 
 
 def game_names() -> list[str]:
-    return sorted(_registry())
+    return sorted(_sources())
 
 
-def game_module(name: str) -> str:
-    """The module that defines the named game (an agent's sandbox must show a plug-in's)."""
+@cache
+def _load_registration(name: str, path: str) -> Registration:
+    module_name, _, class_name = path.partition(":")
+    if class_name:  # the older plug-in form: a game class, its module its own agent types
+        cls = Registration(name, path, module_name).game_class()
+        types = getattr(cls, "agent_types_module", "") or module_name
+        return Registration(name, path, types)
     try:
-        return _registry()[name].partition(":")[0]
+        found = load(module_name).REGISTRATION
+    except (ImportError, AttributeError) as exc:
+        raise GameOptionError(f"game {name!r} ({path}) cannot be loaded: {exc}") from None
+    if not isinstance(found, Registration):
+        raise GameOptionError(f"game {name!r}: {path}.REGISTRATION is not a Registration")
+    if found.name != name:
+        raise GameOptionError(f"game {name!r}: {path} registers a game named {found.name!r}")
+    return found
+
+
+def registration(name: str) -> Registration:
+    """The named game's registration; raises GameOptionError if unknown or broken."""
+    try:
+        path = _sources()[name]
     except KeyError:
         raise GameOptionError(f"unknown game {name!r}; known games: {', '.join(game_names())}") from None
+    return _load_registration(name, path)
+
+
+def registrations() -> Iterator[Registration]:
+    """The bundled games' registrations, in ``GAMES`` order."""
+    return (registration(name) for name in GAMES)
+
+
+def rule_reasons() -> tuple[str, ...]:
+    """Every verdict reason of the bundled games' rules, each once, in ``GAMES`` order."""
+    reasons = (reason for r in registrations() for reason in r.game_class().reasons)
+    return tuple(dict.fromkeys(reasons))
+
+
+def game_modules(name: str) -> list[str]:
+    """The modules the named game's registration names (an agent's sandbox must show a plug-in's)."""
+    path = _sources().get(name, "")
+    return list(dict.fromkeys([path.partition(":")[0], *registration(name).modules()]))
 
 
 def game_class(name: str) -> type[Game]:
     """The class of the named game; raises GameOptionError if unknown."""
-    try:
-        path = _registry()[name]
-    except KeyError:
-        raise GameOptionError(f"unknown game {name!r}; known games: {', '.join(game_names())}") from None
-    module_name, _, class_name = path.partition(":")
-    try:
-        return getattr(import_module(module_name), class_name)
-    except (ImportError, AttributeError) as exc:
-        raise GameOptionError(f"game {name!r} ({path}) cannot be loaded: {exc}") from None
+    return registration(name).game_class()
 
 
 def load_game(name: str, **options: Any) -> Game:

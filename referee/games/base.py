@@ -159,11 +159,6 @@ class Game(ABC):
     name: str = ""
     #: Game-specific verdict reasons (besides the referee's own).
     reasons: tuple[str, ...] = ()
-    #: Import path of the module holding the action types agents see, with
-    #: ``to_engine_action(obj) -> action | None`` and
-    #: ``from_engine_action(action) -> obj``.  A string, so that game modules
-    #: stay free of imports from the rest of the framework.
-    agent_types_module: str = ""
     #: Whether every turn is exactly one action (commentary says "turn N"
     #: then; games whose turns hold several actions count actions instead).
     one_action_per_turn: bool = True
@@ -174,15 +169,6 @@ class Game(ABC):
     @abstractmethod
     def new_state(self) -> GameState:
         """The starting position."""
-
-    @classmethod
-    def add_arguments(cls, parser: Any) -> None:
-        """Add this game's own command-line options (an argparse parser)."""
-
-    @classmethod
-    def options_from_args(cls, args: Any) -> dict[str, Any]:
-        """The game options given by the parsed command line."""
-        return {}
 
     @property
     def agent_kwargs(self) -> Mapping[str, Any]:

@@ -2,8 +2,10 @@
 
     python -m referee.hosting.agent_host CMD_FD REPLY_FD GAME OPTIONS_JSON CPU_HARD_LIMIT
 
-It imports the game's agent-facing types, says it is ready (the referee takes
-the memory baseline then), and serves the referee's calls: import and
+It imports the game's agent-facing types (and its older protocol's adapter,
+if any: both named by the game's registration, so this module knows no
+game), says it is ready (the referee takes the memory baseline then), and
+serves the referee's calls: import and
 construct the agent, ``action()``, ``turn()``.  Replies go to REPLY_FD, never
 to stdout, which belongs to the agent.  Everything the agent raises is caught
 and reported; whatever this process sends is checked again by the referee, so
@@ -43,7 +45,8 @@ class Channel:
                 return None
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
+        command: dict[str, Any] = json.loads(line)
+        return command
 
     def send(self, message: dict[str, Any]) -> None:
         data = _OK_REPLY if message is OK else encode(message)
@@ -142,17 +145,19 @@ class Host:
 
     def __init__(self, game_name: str, options: dict[str, Any]):
         from referee.game.player import PlayerColor
-        from referee.games import load_game
+        from referee.games import registration
 
-        self.game = load_game(game_name, **options)
+        game = registration(game_name)
+        self.game = game.game_class()(**options)
         self.state = self.game.new_state()  # only for parsing/formatting action text
-        self.types = import_module(self.game.agent_types_module)
-        self.to_engine: Callable[[Any], Any] = self.types.to_engine_action
-        self.from_engine: Callable[[Any], Any] = self.types.from_engine_action
+        types = game.agent_types_module()
+        self.to_engine: Callable[[Any], Any] = types.to_engine_action
+        self.from_engine: Callable[[Any], Any] = types.from_engine_action
+        #: The game's older agent protocol, if its registration names one.
+        self.adapter = game.legacy_adapter()
         self.colors = {c.name: c for c in PlayerColor}
         self.agent: Any = None
-        #: The course's 2022 protocol (Cachex): ``Player(player, n)``,
-        #: ``action()`` returning a tuple, ``turn(player, tuple)``.
+        #: Whether this agent speaks the older protocol.
         self.legacy = False
         self._parsed: dict[str, Any] = {}
 
@@ -180,19 +185,19 @@ class Host:
         try:
             module = import_module(module_name)
         except BaseException as exc:  # noqa: BLE001
-            message = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
-            return failure("load", message, agent_traceback(exc))
+            problem = f"cannot import {module_name}: {describe_exception(exc)}{import_hint(exc, module_name)}"
+            return failure("load", problem, agent_traceback(exc))
         cls = getattr(module, class_name, None)
-        legacy_ok = hasattr(self.types, "from_legacy")
-        if cls is None and class_name == "Agent" and legacy_ok and hasattr(module, "Player"):
-            class_name, cls = "Player", module.Player  # a 2022 agent: detected by its class name
+        legacy_name = None if self.adapter is None else self.adapter.class_name
+        if cls is None and class_name == "Agent" and legacy_name and hasattr(module, legacy_name):
+            class_name, cls = legacy_name, getattr(module, legacy_name)  # an older agent: known by its class name
         if cls is None:
             return failure("load", missing_class(module, module_name, class_name))
-        self.legacy = legacy_ok and class_name == "Player"
+        self.legacy = legacy_name is not None and class_name == legacy_name
         try:
-            if self.legacy:
+            if self.adapter is not None and self.legacy:
                 color_index = self.colors[message["color"]].value
-                self.agent = cls(self.types.LEGACY_PLAYER_NAMES[color_index], self.game.agent_kwargs["n"])
+                self.agent = cls(*self.adapter.constructor_args(color_index, self.game.agent_kwargs))
             else:
                 self.agent = cls(color=self.colors[message["color"]], **kwargs)
         except MemoryError:
@@ -202,11 +207,11 @@ class Host:
         return OK
 
     def action(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        if self.legacy:
+        if self.adapter is not None and self.legacy:
             result = self.agent.action()
-            engine_action = self.types.from_legacy(result)
+            engine_action = self.adapter.from_legacy(result)
             if engine_action is None:
-                return failure("bad_return", f"action() returned {self.types.describe_legacy(result)}")
+                return failure("bad_return", f"action() returned {self.adapter.describe_legacy(result)}")
         else:
             result = self.agent.action(**kwargs)
             engine_action = self.to_engine(result)
@@ -221,7 +226,7 @@ class Host:
         try:
             self.engine_action(text)
         except ValueError as exc:
-            # E.g. a Cachex cell off this board: the agent's choice is not an
+            # E.g. a cell off this game's (smaller) board: the agent's choice is not an
             # action here, which is its illegal action, not a garbled channel.
             shown = repr(result)
             shown = shown if len(shown) <= 120 else shown[:117] + "..."
@@ -238,9 +243,9 @@ class Host:
     def turn(self, message: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         color = message.get("color")
         engine_action = self.engine_action(message["action"])
-        if self.legacy:
-            player = self.types.LEGACY_PLAYER_NAMES[self.colors[color].value]
-            self.agent.turn(player, self.types.to_legacy(engine_action))
+        if self.adapter is not None and self.legacy:
+            player = self.adapter.player(self.colors[str(color)].value)
+            self.agent.turn(player, self.adapter.to_legacy(engine_action))
         else:
             self.agent.turn(None if color is None else self.colors[color], self.from_engine(engine_action), **kwargs)
         return OK

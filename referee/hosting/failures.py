@@ -1,4 +1,4 @@
-"""What can go wrong with an agent: one exception type per verdict reason."""
+"""What can go wrong with an agent: one exception type per verdict reason, and their list."""
 from __future__ import annotations
 
 
@@ -55,3 +55,21 @@ class AgentProtocolError(AgentFailure):
     """The agent's process sent something that is not a valid reply."""
 
     reason = "protocol_error"
+
+
+#: Every way an agent fails, with the column of the tournament's endings
+#: table that counts it (in the table's order).  Records, the endings table
+#: and the verdicts all read this list.
+FAILURES: tuple[tuple[type[AgentFailure], str], ...] = (
+    (AgentTimeout, "time"),
+    (AgentOutOfMemory, "memory"),
+    (AgentIllegalAction, "illegal"),
+    (AgentCrashed, "crash"),
+    (AgentRaised, "error"),
+    (AgentProtocolError, "error"),
+    (AgentLoadError, "error"),
+)
+#: The verdict reasons of an agent's failure (the game is a forfeit).
+AGENT_FAILURE_REASONS: tuple[str, ...] = tuple(dict.fromkeys(kind.reason for kind, _ in FAILURES))
+#: Verdict reason -> its column in the endings table.
+FAILURE_COLUMNS: dict[str, str] = {kind.reason: column for kind, column in FAILURES}

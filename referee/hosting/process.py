@@ -212,12 +212,12 @@ class HostedAgent:
     def _sealed(self, command: list[str], env: dict[str, str]) -> list[str]:
         """``command`` wrapped in the sandbox's namespaces and cgroup."""
         if self.sandbox.namespaces:
-            from ..games import game_module
+            from ..games import game_modules
 
             bwrap = probe().bwrap
             assert bwrap is not None, "resolve() hands out namespaces only where bwrap works"
             command = bwrap_command(
-                bwrap, command, Path(self.cwd or os.getcwd()), self.module, [game_module(self.game)], env
+                bwrap, command, Path(self.cwd or os.getcwd()), self.module, game_modules(self.game), env
             )
         if self.sandbox.cgroup:
             self.cgroup = new_cgroup(self.sandbox.accounting)

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 from collections.abc import Callable, Iterable, Mapping
 
-from ..records import AGENT_FAILURE_REASONS, COLORS, RULE_REASONS, GameRecord
+from ..games import rule_reasons
+from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
+from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
 
@@ -23,16 +25,7 @@ def _per_color(value: Callable[[str], T]) -> tuple[T, T]:
     """``value`` of Red, then of Blue."""
     return value(COLORS[0]), value(COLORS[1])
 
-#: How an agent's own failure is shown in the endings table.
-FAILURE_COLUMNS = {
-    "time_limit": "time",
-    "space_limit": "memory",
-    "illegal_action": "illegal",
-    "agent_crashed": "crash",
-    "agent_error": "error",
-    "protocol_error": "error",
-    "load_error": "error",
-}
+
 OPPONENT_FAILED = "opponent failed"
 #: ``GameSummary.failed`` of a game in which both agents failed (to load): a
 #: loss for both, left out of every rating and of the SPRT.
@@ -248,9 +241,10 @@ def _pair_scores(games: list[GameSummary], first: str) -> tuple[int, int, int, i
     return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 
-def _ending_columns(rule_reasons: set[str]) -> tuple[str, ...]:
-    """The rules' endings in the order the records module lists them, then the failures."""
-    rules = [r for r in RULE_REASONS if r in rule_reasons] + sorted(rule_reasons - set(RULE_REASONS))
+def _ending_columns(reasons: set[str]) -> tuple[str, ...]:
+    """The rules' endings in the order the games are registered, then the failures (columns of FAILURES)."""
+    known = rule_reasons()
+    rules = [r for r in known if r in reasons] + sorted(reasons - set(known))
     failures = list(dict.fromkeys(FAILURE_COLUMNS.values()))
     return (*rules, *failures, OPPONENT_FAILED)
 

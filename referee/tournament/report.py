@@ -27,7 +27,7 @@ from pathlib import Path
 from collections.abc import Iterable, Sequence
 
 from ..records import GameRecord
-from ..render.frames import ADAPTERS, ReplayError
+from ..render.frames import ReplayError, has_viewer
 from ..render.html_replay import replay_html
 from .aggregate import Results
 from .journal import GamesFile
@@ -135,7 +135,7 @@ def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -
             continue
         seen.add(index)
         link = None
-        if with_replays and record.game in ADAPTERS:
+        if with_replays and has_viewer(record.game):
             replays.mkdir(exist_ok=True)
             link = _write_replay(record, index, replays)
         rows.append(

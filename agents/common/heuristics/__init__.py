@@ -4,23 +4,22 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .base import WIN, WIN_ZONE, Heuristics, perspective
+from referee.games import GameOptionError, registration
 
-#: Game name -> ``module:Class`` of its heuristics (imported only when used).
-HEURISTICS = {
-    "infexion": "agents.common.heuristics.infexion:InfexionHeuristics",
-    "cachex": "agents.common.heuristics.cachex:CachexHeuristics",
-    "infinitron": "agents.common.heuristics.infinitron:InfinitronHeuristics",
-}
+from .base import WIN, WIN_ZONE, Heuristics, perspective
 
 
 def heuristics_for(game: Any, **options: Any) -> Heuristics:
     """The heuristics of ``game`` (a :class:`referee.games.base.Game`).
 
-    A game without heuristics of its own gets the neutral defaults, so every
-    game the referee knows can be played by the search agents.
+    The game's registration names them; a game without heuristics of its
+    own gets the neutral defaults, so every game the referee knows can be
+    played by the search agents.
     """
-    path = HEURISTICS.get(game.name)
+    try:
+        path = registration(game.name).heuristics
+    except GameOptionError:  # a game made outside the registry
+        path = None
     if path is None:
         return Heuristics(game, **options)
     module, _, name = path.partition(":")

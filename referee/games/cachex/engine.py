@@ -724,7 +724,6 @@ class Cachex(Game):
 
     name = "cachex"
     reasons = REASONS
-    agent_types_module = "referee.cachex"
 
     def __init__(self, n: int = DEFAULT_N, **options: Any):
         check_options(self.name, options, ())
@@ -737,15 +736,3 @@ class Cachex(Game):
     @property
     def agent_kwargs(self) -> Mapping[str, Any]:
         return {"n": self.n}
-
-    @classmethod
-    def add_arguments(cls, parser: Any) -> None:
-        parser.add_argument(
-            "-n", "--size", dest="n", type=int, default=None, metavar="N",
-            help=f"Cachex board size, {MIN_N} to {MAX_N} (default {DEFAULT_N})",
-        )
-
-    @classmethod
-    def options_from_args(cls, args: Any) -> dict[str, Any]:
-        n = getattr(args, "n", None)
-        return {} if n is None else {"n": n}

@@ -609,7 +609,6 @@ class Infexion(Game):
 
     name = "infexion"
     reasons = ("elimination", "turn_limit", "no_tokens")
-    agent_types_module = "referee.game.actions"
 
     def __init__(self, **options: object):
         check_options(self.name, options, ())

@@ -1400,7 +1400,6 @@ class Infinitron(Game):
 
     name = "infinitron"
     reasons = ("capital", "turn_limit")
-    agent_types_module = "referee.infinitron"
     one_action_per_turn = False
 
     def __init__(self, **options: Any):
@@ -1426,17 +1425,6 @@ class Infinitron(Game):
 
     def new_state(self) -> InfinitronState:
         return InfinitronState(self.setup)
-
-    @classmethod
-    def add_arguments(cls, parser: Any) -> None:
-        parser.add_argument("--chaos", action="store_true", help="Infinitron: chaos events before Red's turns")
-
-    @classmethod
-    def options_from_args(cls, args: Any) -> dict[str, Any]:
-        options: dict[str, Any] = {"chaos": bool(getattr(args, "chaos", False))}
-        if getattr(args, "seed", None) is not None:
-            options["seed"] = args.seed  # the game seed also places the neutral cities
-        return options
 
     @property
     def agent_kwargs(self) -> dict[str, Any]:

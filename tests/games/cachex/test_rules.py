@@ -9,7 +9,7 @@ import argparse
 
 import pytest
 
-from referee.games import load_game
+from referee.games import load_game, registration
 from referee.games.base import BLUE, RED, GameOptionError, IllegalActionError, Outcome
 from referee.games.cachex import STEAL, Cachex, CachexState, cell_index
 
@@ -45,7 +45,7 @@ def test_default_board_is_7_and_options_are_reported():
     assert game.agent_kwargs == {"n": 7}
     assert game.new_state().n == 7
     assert game.reasons == ("connection", "repetition", "turn_limit")
-    assert game.agent_types_module == "referee.cachex"
+    assert registration("cachex").agent_types == "referee.cachex"
 
 
 @pytest.mark.parametrize("n", [3, 4, 9, 15])
@@ -70,9 +70,11 @@ def test_unknown_options_are_refused_by_name():
 
 def test_command_line_option_n():
     parser = argparse.ArgumentParser()
-    Cachex.add_arguments(parser)
-    assert Cachex.options_from_args(parser.parse_args(["-n", "9"])) == {"n": 9}
-    assert Cachex.options_from_args(parser.parse_args([])) == {}
+    cachex = registration("cachex")
+    cachex.add_arguments(parser)
+    assert cachex.options_from_args(parser.parse_args(["-n", "9"])) == {"n": 9}
+    assert cachex.options_from_args(parser.parse_args(["--size", "5"])) == {"n": 5}
+    assert cachex.options_from_args(parser.parse_args([])) == {}
 
 
 # -- turns, first moves, the centre --------------------------------------------------

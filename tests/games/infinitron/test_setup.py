@@ -5,7 +5,7 @@ import argparse
 
 import pytest
 
-from referee.games import game_names, load_game
+from referee.games import game_names, load_game, registration
 from referee.games.base import GameOptionError
 from referee.games.infinitron import Infinitron, neutral_cities_from_seed
 from referee.games.infinitron.geometry import hex_distance, on_board
@@ -74,16 +74,20 @@ def test_registered_with_its_reasons_and_agent_types():
     game = load_game("infinitron", chaos=True, seed=3)
     assert isinstance(game, Infinitron) and game.name == "infinitron"
     assert game.reasons == ("capital", "turn_limit")
-    assert game.agent_types_module == "referee.infinitron"
+    assert registration("infinitron").agent_types == "referee.infinitron"
     assert game.new_state().current_player == -1
 
 
 def test_command_line_options():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=None)
-    Infinitron.add_arguments(parser)
-    assert Infinitron.options_from_args(parser.parse_args([])) == {"chaos": False}
-    assert Infinitron.options_from_args(parser.parse_args(["--chaos", "--seed", "4"])) == {"chaos": True, "seed": 4}
+    infinitron = registration("infinitron")
+    infinitron.add_arguments(parser)
+    assert infinitron.options_from_args(parser.parse_args([])) == {"chaos": False}
+    # --seed is the play command's; the game takes it through its seeded options, as in a tournament.
+    args = parser.parse_args(["--chaos", "--seed", "4"])
+    options = Infinitron.seeded_options(infinitron.options_from_args(args), args.seed)
+    assert options == {"chaos": True, "seed": 4}
 
 
 def test_max_turns_shortens_the_game():
