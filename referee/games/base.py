@@ -66,6 +66,10 @@ class Outcome:
 class GameState(ABC):
     """One position of a game, mutable in place by ``apply``/``undo``."""
 
+    # Empty, so that an engine declaring its own ``__slots__`` really has no
+    # ``__dict__`` (an undeclared field then cannot be set by mistake).
+    __slots__ = ()
+
     @property
     @abstractmethod
     def current_player(self) -> int:
@@ -217,7 +221,7 @@ def whole_number(value: object, allow_bool: bool = False) -> int | None:
     coordinate is almost always a mistake.
     """
     if type(value) is int:
-        return value  # type: ignore[return-value]
+        return value
     if type(value) is bool and not allow_bool:
         return None
     try:

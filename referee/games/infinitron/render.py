@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..base import BLUE, PLAYER_NAMES, RED
 from .geometry import CELLS, INDEX, RADIUS
-from .engine import (
+from .rules import (
     ABILITY_NAMES,
     BLOCK,
     DESTROYED,
@@ -26,11 +26,11 @@ from .engine import (
     RANGE_NAMES,
     REPAIR,
     Template,
-    action_to_str,
 )
+from .notation import action_to_str
 
 if TYPE_CHECKING:
-    from .engine import InfinitronState
+    from .state import InfinitronState
 
 _RED = "\033[1;31m"
 _BLUE = "\033[1;34m"
