@@ -138,7 +138,7 @@ class MCTS:
             root = self._new_node(state, root=True)
             self.root = root
         root = self.root
-        copy = getattr(state, "copy_without_history", state.copy)
+        copy = state.copy_without_history
         done = 0
         if len(root.actions) > 1 and root.proven is None:
             # With no time at all the root's best prior is played unsearched.

@@ -127,6 +127,25 @@ class GameState(ABC):
     def copy(self) -> GameState:
         """An independent state equal to this one (undo history included)."""
 
+    def copy_without_history(self) -> GameState:
+        """An independent copy that need not undo past this point (for playouts).
+
+        Engines override it when dropping the history makes copying cheaper.
+        """
+        return self.copy()
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A legal action of the player to move, drawn uniformly with ``rng``.
+
+        Only ``rng.random()`` is used, whose sequence Python keeps the same
+        across versions.  Engines override it when they can draw without
+        listing every action.
+        """
+        actions = self.legal_actions()
+        if not actions:
+            raise ValueError("no legal action: the game is over or chance acts next")
+        return actions[int(rng.random() * len(actions))]
+
     @property
     @abstractmethod
     def outcome(self) -> Outcome | None:

@@ -474,56 +474,19 @@ class InfexionState(GameState):
         return actions[int(rand() * len(actions))]
 
     def random_playout(self, rng: Random) -> Outcome:
-        """Play uniformly random actions to the end (no undo records kept).
+        """Play uniformly random actions to the end, in place; returns the outcome.
 
-        The same rules as :meth:`apply`, inlined: this loop is what MCTS and
-        the engine benchmark spend their time in.  Afterwards the state cannot
-        be undone (the history is cleared, so ``undo`` raises rather than
-        restoring a wrong position): play out a copy to keep the original.
+        Exactly ``apply(random_action(rng))`` until the game ends (the engine
+        benchmark measures it; MCTS plays its own playouts).  Afterwards the
+        history is cleared, so ``undo`` raises rather than restoring a wrong
+        position: play out a copy to keep the original.
         """
-        self._history = []
-        b = self.board
-        turn = self.turn
-        rp, bp = self.red_power, self.blue_power
-        rand = rng.random
-        cell_of = ACTION_CELL
-        targets = SPREAD_TARGETS
-        result = outcome_of(turn, rp, bp)
+        apply, draw = self.apply, self.random_action
+        result = self.outcome
         while result is None:
-            me = turn & 1
-            flags = LEGAL_FLAG[(me, rp + bp < MAX_TOTAL_POWER)]
-            for _ in range(12):
-                a = int(rand() * ACTION_COUNT)
-                if flags[a * 16 + b[cell_of[a]]]:
-                    break
-            else:
-                self.red_power, self.blue_power, self.turn = rp, bp, turn
-                legal = self.legal_actions()
-                a = legal[int(rand() * len(legal))]
-            if a < SPREAD_BASE:
-                if me:
-                    b[a] = BLUE_FLAG | 1
-                    bp += 1
-                else:
-                    b[a] = 1
-                    rp += 1
-            else:
-                src = cell_of[a]
-                k = b[src] & 7
-                b[src] = 0
-                new, d_red, d_blue = EFFECTS[me]
-                if me:
-                    bp -= k
-                else:
-                    rp -= k
-                for t in targets[a * 8 + k]:
-                    v = b[t]
-                    b[t] = new[v]
-                    rp += d_red[v]
-                    bp += d_blue[v]
-            turn += 1
-            result = outcome_of(turn, rp, bp)
-        self.red_power, self.blue_power, self.turn = rp, bp, turn
+            apply(draw(rng))
+            result = self.outcome
+        self._history = []
         return result
 
     # -- position text --------------------------------------------------------

@@ -581,7 +581,7 @@ class InfinitronState(GameState):
             )
         return f"turn {min(self.turn + 1, self.setup.max_turns)} of {self.setup.max_turns}; " + "; ".join(parts)
 
-    # -- random play (benchmarks and MCTS) --------------------------------------
+    # -- random play (benchmarks) ----------------------------------------------
 
     def random_playout(self, rng: random.Random, max_actions: int | None = None) -> Outcome | None:
         """Play uniformly random commands (chance from ``rng`` too) to the end.
