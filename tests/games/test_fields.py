@@ -158,3 +158,21 @@ def test_infinitron_copy_is_independent(seed):
         while not copied.is_over:
             copied.apply(copied.random_action(rng))
         assert state.key() == key and _field_values(state) == fields
+
+
+@pytest.mark.parametrize("game", ["infexion", "cachex", "infinitron"])
+def test_copies_set_every_slot_of_every_engine_state(game):
+    # An engine state has no __dict__ (GameState declares empty slots), so a
+    # field forgotten by a copy is an unset slot, which getattr reports.
+    from referee.games import load_game
+
+    state = load_game(game).new_state()
+    rng = random.Random(5)
+    for _ in range(6):
+        state.apply(state.random_action(rng))
+    slots = [name for klass in type(state).__mro__ for name in klass.__dict__.get("__slots__", ())]
+    assert slots and not hasattr(state, "__dict__")
+    for copied in (state.copy(), state.copy_without_history()):
+        for name in slots:
+            getattr(copied, name)
+        assert copied.key() == state.key()
