@@ -78,8 +78,14 @@ class StateFields:
         # of the state (copies share the history), so it must never be mutated.
         lines += ["def restore(self, snap):"]
         if saved:
-            lines += ["    (" + "".join(f"_{f.name}, " for f in saved) + ") = snap"]
-            lines += [f"    self.{f.name} = " + expr(f.copy, f"_{f.name}", f"_copy_{f.name}") for f in saved]
+            # Shared values unpack straight into the state; containers are copied.
+            targets = "".join(f"self.{f.name}, " if f.copy == SHARED else f"_{f.name}, " for f in saved)
+            lines += [f"    ({targets}) = snap"]
+            lines += [
+                f"    self.{f.name} = " + expr(f.copy, f"_{f.name}", f"_copy_{f.name}")
+                for f in saved
+                if f.copy != SHARED
+            ]
         else:
             lines += ["    pass"]
         lines += ["def copy_into(self, other):"]

@@ -77,13 +77,10 @@ from .rules import (
 from .setup import Setup, default_cities, uniform_index
 
 
-def _setup_key(setup: Setup) -> Hashable:
-    return (setup.cities, setup.chaos, setup.max_turns)
-
-
-def _templates_key(templates: list[tuple[Template, ...]]) -> Hashable:
-    # The five DEFINE numbers decide the rest of a template.
-    return tuple(tuple(t[:5] for t in ts) for ts in templates)
+# Keys written as expressions (format strings, like the constants of
+# :mod:`..fields`), so that the generated key() makes no extra calls.
+_SETUP_KEY = "({0}.cities, {0}.chaos, {0}.max_turns)"
+_TEMPLATES_KEY = "tuple([tuple([t[:5] for t in ts]) for ts in {0}])"  # the five DEFINE numbers decide the rest
 
 
 #: The state's fields: how each is copied and keyed.  ``occ`` follows from
@@ -91,11 +88,11 @@ def _templates_key(templates: list[tuple[Template, ...]]) -> Hashable:
 #: ``setup`` never changes, so undo need not save it.
 FIELDS = StateFields(
     (
-        Field("setup", key=_setup_key, undo=False),
+        Field("setup", key=_SETUP_KEY, undo=False),
         Field("ground", COPY, AS_BYTES),
         Field("occ", COPY, None),
         Field("units", PAIR, PAIR_ITEMS),
-        Field("templates", COPY, _templates_key),
+        Field("templates", COPY, _TEMPLATES_KEY),
         Field("city_owner", COPY, AS_TUPLE),
         Field("city_flags", COPY, AS_BYTES),
         Field("rp", COPY, AS_TUPLE),
