@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.games import load_game
 from referee.games.fields import AS_BYTES, AS_TUPLE, COPY, PAIR, PAIR_ITEMS, SORTED_ITEMS, Field, StateFields
 from referee.games.infinitron import Infinitron
 from referee.games.infinitron.state import FIELDS, InfinitronState
@@ -110,10 +111,14 @@ def test_a_field_declared_twice_is_refused():
         StateFields((Field("a"), Field("a")))
 
 
-def test_engine_states_keep_exactly_their_declared_fields():
-    FIELDS.check_class(InfinitronState)
-    state = InfinitronState()
-    for name in FIELDS.slots:
+@pytest.mark.parametrize("game", ["infexion", "cachex", "infinitron"])
+def test_engine_states_keep_exactly_their_declared_fields(game):
+    from importlib import import_module
+
+    module = import_module(f"referee.games.{game}.state")
+    state = load_game(game).new_state()
+    module.FIELDS.check_class(type(state))
+    for name in module.FIELDS.slots:
         getattr(state, name)  # every declared field is set by __init__
 
 
@@ -164,8 +169,6 @@ def test_infinitron_copy_is_independent(seed):
 def test_copies_set_every_slot_of_every_engine_state(game):
     # An engine state has no __dict__ (GameState declares empty slots), so a
     # field forgotten by a copy is an unset slot, which getattr reports.
-    from referee.games import load_game
-
     state = load_game(game).new_state()
     rng = random.Random(5)
     for _ in range(6):

@@ -35,6 +35,7 @@ from ..base import (
     GameState,
     Outcome,
 )
+from ..fields import COPY, PAIR, Field, StateFields
 from .notation import action_to_str, parse_action
 from .tables import (
     ACTION_COUNT,
@@ -57,6 +58,28 @@ from .tables import (
     outcome_after,
 )
 
+#: The state's fields and how each is copied.  Undo takes back a journal of
+#: each action's changes rather than snapshots, and the key is the board
+#: integer ``code`` with the side to move, so only copies and the slots are
+#: derived from this declaration.
+FIELDS = StateFields(
+    (
+        Field("n", key=None, undo=False),
+        Field("layout", key=None, undo=False),
+        Field("board", COPY, key=None, undo=False),
+        Field("turn", key=None, undo=False),
+        Field("code", key=None, undo=False),
+        Field("stones", COPY, key=None, undo=False),
+        Field("repetitions", COPY, key=None, undo=False),
+        Field("_outcome", key=None, undo=False),
+        Field("_parent", PAIR, key=None, undo=False),
+        Field("_group_size", PAIR, key=None, undo=False),
+        Field("_group_sides", PAIR, key=None, undo=False),
+    ),
+    transient=("_history",),
+)
+
+
 # ---------------------------------------------------------------------------
 # The state
 
@@ -69,10 +92,7 @@ class CachexState(GameState):
     counts that position once (its earlier history is unknown).
     """
 
-    __slots__ = (
-        "n", "layout", "board", "turn", "code", "stones", "repetitions", "_outcome", "_history",
-        "_parent", "_group_size", "_group_sides",
-    )
+    __slots__ = FIELDS.slots
 
     def __init__(self, n: int = DEFAULT_N, cells: Mapping[tuple[int, int], int] | None = None, turn: int = 0):
         """``cells`` maps ``(r, q)`` to ``RED``/``BLUE``; empty board by default.
@@ -417,22 +437,11 @@ class CachexState(GameState):
 
         The repetition counts are copied all the same: they are rules.
         """
-        other = CachexState.__new__(CachexState)
-        other.n = self.n
-        other.layout = self.layout
-        other.board = bytearray(self.board)
-        other.turn = self.turn
-        other.code = self.code
-        other.stones = self.stones.copy()
-        other.repetitions = self.repetitions.copy()
-        other._outcome = self._outcome
+        other: CachexState = FIELDS.copy_into(self, CachexState.__new__(CachexState))
         other._history = []
-        other._parent = [self._parent[0].copy(), self._parent[1].copy()]
-        other._group_size = [self._group_size[0].copy(), self._group_size[1].copy()]
-        other._group_sides = [bytearray(self._group_sides[0]), bytearray(self._group_sides[1])]
         return other
 
-    # -- random play (MCTS and benchmarks) ----------------------------------
+    # -- random play (agents and benchmarks) --------------------------------
 
     def random_action(self, rng: Random) -> int:
         """A legal action drawn uniformly, usually without listing them all.
@@ -461,8 +470,8 @@ class CachexState(GameState):
 
         The same actions as calling ``apply(random_action(rng))`` until the
         end (the tests check so), without undo records and with the random
-        choice inlined: this loop is what MCTS and the benchmark spend their
-        time in.  The undo history is cleared, so play out a copy
+        choice inlined, for the engine benchmark (MCTS plays its own
+        playouts).  The undo history is cleared, so play out a copy
         (``copy_without_history``) when the position is still needed.
         """
         self._history.clear()

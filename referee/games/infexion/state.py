@@ -17,6 +17,7 @@ from ..base import (
     GameState,
     Outcome,
 )
+from ..fields import COPY, Field, StateFields
 from .notation import action_to_str, parse_action
 from .tables import (
     ACTION_CELL,
@@ -43,10 +44,25 @@ from .tables import (
 # The state
 
 
+#: The state's fields and how each is copied.  Undo keeps its own compact
+#: snapshot (the board's bytes and the two powers; ``turn`` just steps back)
+#: and the key is the board's bytes with the side to move, so only copies and
+#: the slots are derived from this declaration.
+FIELDS = StateFields(
+    (
+        Field("board", COPY, key=None, undo=False),
+        Field("turn", key=None, undo=False),
+        Field("red_power", key=None, undo=False),
+        Field("blue_power", key=None, undo=False),
+    ),
+    transient=("_history",),
+)
+
+
 class InfexionState(GameState):
     """An Infexion position: the board, the action count and the powers."""
 
-    __slots__ = ("board", "turn", "red_power", "blue_power", "_history")
+    __slots__ = FIELDS.slots
 
     def __init__(self, cells: Mapping[tuple[int, int], tuple[int, int]] | None = None, turn: int = 0):
         """``cells`` maps ``(r, q)`` to ``(player, power)``; empty board by default."""
@@ -216,25 +232,17 @@ class InfexionState(GameState):
         self.turn -= 1
 
     def copy(self) -> InfexionState:
-        other = InfexionState.__new__(InfexionState)
-        other.board = bytearray(self.board)
-        other.turn = self.turn
-        other.red_power = self.red_power
-        other.blue_power = self.blue_power
+        other: InfexionState = FIELDS.copy_into(self, InfexionState.__new__(InfexionState))
         other._history = self._history.copy()
         return other
 
     def copy_without_history(self) -> InfexionState:
         """A copy that cannot undo past this point (cheaper, for playouts)."""
-        other = InfexionState.__new__(InfexionState)
-        other.board = bytearray(self.board)
-        other.turn = self.turn
-        other.red_power = self.red_power
-        other.blue_power = self.blue_power
+        other: InfexionState = FIELDS.copy_into(self, InfexionState.__new__(InfexionState))
         other._history = []
         return other
 
-    # -- random play (MCTS and benchmarks) ----------------------------------
+    # -- random play (agents and benchmarks) ----------------------------------
 
     def random_action(self, rng: Random) -> int:
         """A legal action drawn uniformly, usually without listing them all.
