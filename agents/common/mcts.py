@@ -58,7 +58,9 @@ _NO_COUNTS = array("l")
 class Node:
     """Statistics of one position; children are created when first visited."""
 
-    __slots__ = ("player", "actions", "priors", "visits", "values", "children", "total", "value_sum", "proven", "events")
+    __slots__ = (
+        "player", "actions", "priors", "visits", "values", "children", "total", "value_sum", "proven", "events"
+    )
 
     def __init__(self, player: int):
         self.player = player  # RED, BLUE or CHANCE
@@ -138,7 +140,7 @@ class MCTS:
             root = self._new_node(state, root=True)
             self.root = root
         root = self.root
-        copy = getattr(state, "copy_without_history", state.copy)
+        copy = state.copy_without_history
         done = 0
         if len(root.actions) > 1 and root.proven is None:
             # With no time at all the root's best prior is played unsearched.
@@ -178,7 +180,8 @@ class MCTS:
         if node.player == CHANCE:
             node.events = {}
             return node
-        self._fill(node, state, self.h.ordered_actions(state, self.rng if root else None, prune=self.h.prune_everywhere))
+        ordered = self.h.ordered_actions(state, self.rng if root else None, prune=self.h.prune_everywhere)
+        self._fill(node, state, ordered)
         return node
 
     def _fill(self, node: Node, state: GameState, actions: list[Hashable]) -> None:

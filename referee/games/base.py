@@ -66,6 +66,10 @@ class Outcome:
 class GameState(ABC):
     """One position of a game, mutable in place by ``apply``/``undo``."""
 
+    # Empty, so that an engine declaring its own ``__slots__`` really has no
+    # ``__dict__`` (an undeclared field then cannot be set by mistake).
+    __slots__ = ()
+
     @property
     @abstractmethod
     def current_player(self) -> int:
@@ -122,6 +126,25 @@ class GameState(ABC):
     @abstractmethod
     def copy(self) -> GameState:
         """An independent state equal to this one (undo history included)."""
+
+    def copy_without_history(self) -> GameState:
+        """An independent copy that need not undo past this point (for playouts).
+
+        Engines override it when dropping the history makes copying cheaper.
+        """
+        return self.copy()
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A legal action of the player to move, drawn uniformly with ``rng``.
+
+        Only ``rng.random()`` is used, whose sequence Python keeps the same
+        across versions.  Engines override it when they can draw without
+        listing every action.
+        """
+        actions = self.legal_actions()
+        if not actions:
+            raise ValueError("no legal action: the game is over or chance acts next")
+        return actions[int(rng.random() * len(actions))]
 
     @property
     @abstractmethod
@@ -203,7 +226,7 @@ def whole_number(value: object, allow_bool: bool = False) -> int | None:
     coordinate is almost always a mistake.
     """
     if type(value) is int:
-        return value  # type: ignore[return-value]
+        return value
     if type(value) is bool and not allow_bool:
         return None
     try:

@@ -4,7 +4,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from referee.games import GameOptionError, registration
+from referee.games import registration
+from referee.games.base import GameOptionError
 
 from .base import WIN, WIN_ZONE, Heuristics, perspective
 

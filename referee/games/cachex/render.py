@@ -10,7 +10,7 @@ returns a string.
 """
 from __future__ import annotations
 
-from .engine import BLUE_STONE, RED_STONE, STRIDE
+from .tables import BLUE_STONE, RED_STONE, STRIDE
 
 _RED = "\033[1;31m"
 _BLUE = "\033[1;34m"

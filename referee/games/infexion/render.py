@@ -6,7 +6,7 @@ diamond: (0, 0) at the left, (6, 0) at the top, (0, 6) at the bottom and
 """
 from __future__ import annotations
 
-from .engine import BLUE_FLAG, BOARD_N
+from .tables import BLUE_FLAG, BOARD_N
 
 _RED = "\033[1;31m"
 _BLUE = "\033[1;34m"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..base import BLUE, PLAYER_NAMES, RED
 from .geometry import CELLS, INDEX, RADIUS
-from .engine import (
+from .rules import (
     ABILITY_NAMES,
     BLOCK,
     DESTROYED,
@@ -26,11 +26,11 @@ from .engine import (
     RANGE_NAMES,
     REPAIR,
     Template,
-    action_to_str,
 )
+from .notation import action_to_str
 
 if TYPE_CHECKING:
-    from .engine import InfinitronState
+    from .state import InfinitronState
 
 _RED = "\033[1;31m"
 _BLUE = "\033[1;34m"
@@ -98,7 +98,9 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
         kind = f"{PLAYER_NAMES[i]} capital" if i < 2 else "city"
         owner = state.city_owner[i]
         status = (
-            "destroyed" if state.city_flags[i] & DESTROYED else ("neutral" if owner < 0 else f"held by {PLAYER_NAMES[owner]}")
+            "destroyed"
+            if state.city_flags[i] & DESTROYED
+            else ("neutral" if owner < 0 else f"held by {PLAYER_NAMES[owner]}")
         )
         city_parts.append(f"{kind} {where} {status}")
     lines.append("cities: " + "; ".join(city_parts))
@@ -125,7 +127,9 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
             lines.append(f"  {label} t{t} {hp}/{max_hp} HP at ({CELLS[cell][0]}, {CELLS[cell][1]}){status}")
     key_text = "  ".join(
         f"{glyphs[g]} {name}"
-        for g, name in ((PLAIN, "plain"), (BLOCK, "BLOCK"), (LAVA, "LAVA"), (REPAIR, "REPAIR"), (LABEL, "LABEL"), (FISH, "fish"))
+        for g, name in (
+            (PLAIN, "plain"), (BLOCK, "BLOCK"), (LAVA, "LAVA"), (REPAIR, "REPAIR"), (LABEL, "LABEL"), (FISH, "fish")
+        )
     )
     lines.append(f"key: {key_text}  @ neutral city  R/B city held by RED/BLUE  X destroyed city")
     outcome = state.outcome

@@ -267,3 +267,16 @@ def test_random_playout_cannot_be_undone_into_a_wrong_position():
     assert s.is_over
     with pytest.raises(IndexError):
         s.undo()
+
+
+def test_random_playout_is_random_actions_applied():
+    import random
+
+    for seed in range(5):
+        fast = play(InfexionState(), "SPAWN(3, 3)")
+        slow = fast.copy()
+        rng = random.Random(seed)
+        while not slow.is_over:
+            slow.apply(slow.random_action(rng))
+        assert fast.random_playout(random.Random(seed)) == slow.outcome
+        assert fast.key() == slow.key() and fast.turn == slow.turn

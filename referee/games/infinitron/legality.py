@@ -1,0 +1,274 @@
+"""Why an Infinitron command is illegal: one check per command kind.
+
+:func:`illegal_reason` handles what every command shares (well-formed, the
+game not over, whose turn, the command limit) and hands the rest to the
+check of the command's kind, found in :data:`CHECKS`.  Each check returns
+``None`` for a legal command, else a sentence saying why it is not.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..base import PLAYER_NAMES
+from .geometry import BLOCKERS, CELL_COUNT, DISTANCE
+from .notation import cell_text, is_well_formed
+from .rules import (
+    ABILITY,
+    ABILITY_NAMES,
+    ABILITY_PRICES,
+    ASTEROID,
+    ATTACK,
+    BLAST_REACH,
+    BLOCK,
+    BUILD,
+    BUILD_RADIUS,
+    CHANCE_KINDS,
+    DEFINE,
+    DEFINE_PRICE,
+    DONE_TEXT,
+    END,
+    FISH,
+    FISH_MARKET,
+    FISH_TOKENS,
+    HEAL2,
+    HEAL_REACH,
+    MAX_COMMANDS,
+    MAX_TEMPLATES,
+    MAX_UNITS,
+    MOVE,
+    NO_EVENT,
+    NONE,
+    PLAIN,
+    RANGE_NAMES,
+    SWIFT,
+    TERRAIN,
+    TERRAIN_NAMES,
+    define_problem,
+)
+
+if TYPE_CHECKING:
+    from .state import InfinitronState
+
+Action = tuple[int, ...]
+#: ``check(state, action, player)``: why the command is illegal, or None.
+Check = Callable[["InfinitronState", Action, int], "str | None"]
+
+
+def illegal_reason(state: InfinitronState, action: object) -> str | None:
+    """Why ``action`` is illegal in ``state``, or None when it is legal."""
+    if not is_well_formed(action):
+        return f"not an Infinitron action: {action!r}"
+    a: Action = action  # type: ignore[assignment]  # is_well_formed checked it
+    kind = a[0]
+    if state.is_over:
+        return "the game is over"
+    p = state.turn & 1
+    if kind in CHANCE_KINDS:
+        if not state.chance_pending:
+            return "chaos events are chance's actions: none is due now (they come before RED's turns, with chaos on)"
+        return CHECKS[kind](state, a, p)
+    if state.chance_pending:
+        return "a chaos roll is due before RED's turn: chance acts now, not a player"
+    if kind == END:
+        return None
+    if state.commands >= MAX_COMMANDS:
+        return f"{PLAYER_NAMES[p]} has given the {MAX_COMMANDS} commands a turn allows; the next must be END_TURN"
+    return CHECKS[kind](state, a, p)
+
+
+def _occupied(occupant: int, where: str) -> str:
+    return f"cell {where} holds {PLAYER_NAMES[occupant & 1]} unit {occupant >> 1}"
+
+
+def check_define(state: InfinitronState, a: Action, p: int) -> str | None:
+    me = PLAYER_NAMES[p]
+    if len(state.templates[p]) >= MAX_TEMPLATES:
+        return f"{me} already has {MAX_TEMPLATES} templates, the most allowed"
+    problem = define_problem(*a[1:])
+    if problem:
+        return problem
+    rp = state.rp[p]
+    if rp < DEFINE_PRICE:
+        return f"DEFINE costs {DEFINE_PRICE} RP and {me} has {rp}"
+    return None
+
+
+def check_build(state: InfinitronState, a: Action, p: int) -> str | None:
+    me = PLAYER_NAMES[p]
+    t, cell = a[1], a[2]
+    where = f"({cell_text(cell)})"
+    templates = state.templates[p]
+    if t >= len(templates):
+        return f"{me} has no template {t} (it has {len(templates)})"
+    if len(state.units[p]) >= MAX_UNITS:
+        return f"{me} already has {MAX_UNITS} living units, the most allowed"
+    cost, rp = templates[t].cost, state.rp[p]
+    if rp < cost:
+        return f"template {t} costs {cost} RP and {me} has {rp}"
+    occupant = state.occ[cell]
+    if occupant >= 0:
+        return _occupied(occupant, where)
+    if state.ground[cell] == BLOCK:
+        return f"cell {where} is BLOCK (impassable)"
+    if cell not in state._build_cells(p):
+        return f"cell {where} is not within distance {BUILD_RADIUS} of a city {me} controls"
+    return None
+
+
+def check_terrain(state: InfinitronState, a: Action, p: int) -> str | None:
+    me = PLAYER_NAMES[p]
+    cell = a[2]
+    where = f"({cell_text(cell)})"
+    if not any(state.terrain_points):
+        return f"{me} holds no terrain points"
+    g = state.ground[cell]
+    if state._terrain_pool(cell) < 0:
+        holders = ", ".join(
+            f"({cell_text(state.setup.cities[i])})" for i, pts in enumerate(state.terrain_points) if pts
+        )
+        return f"cell {where} is not in the territory of a city that gave {me} terrain points ({holders})"
+    if state.setup.city_at[cell] >= 0:
+        return f"cell {where} is a city"
+    if g != PLAIN:
+        return f"cell {where} is not plain: it holds " + ("a fish token" if g == FISH else TERRAIN_NAMES[g])
+    occupant = state.occ[cell]
+    if occupant >= 0:
+        return _occupied(occupant, where)
+    return None
+
+
+def _unit_problem(state: InfinitronState, p: int, uid: int) -> str | None:
+    """Why ``p``'s unit ``uid`` cannot be commanded at all now."""
+    if uid not in state.units[p]:
+        return f"{PLAYER_NAMES[p]} has no living unit {uid}"
+    if uid in state.done:
+        return f"{PLAYER_NAMES[p]} unit {uid} {DONE_TEXT[state.done[uid]]}"
+    return None
+
+
+def check_move(state: InfinitronState, a: Action, p: int) -> str | None:
+    uid, cell = a[1], a[2]
+    problem = _unit_problem(state, p, uid)
+    if problem:
+        return problem
+    me = PLAYER_NAMES[p]
+    where = f"({cell_text(cell)})"
+    ucell, _, t = state.units[p][uid]
+    tm = state.templates[p][t]
+    if uid == state.active and state.active_moved:
+        return f"{me} unit {uid} has already moved this turn"
+    if tm.budget == 0:
+        return f"{me} unit {uid} has Move 0"
+    if cell == ucell:
+        return f"{me} unit {uid} is already on {where}"
+    occupant = state.occ[cell]
+    if occupant >= 0:
+        return _occupied(occupant, where)
+    if state.ground[cell] == BLOCK:
+        return f"cell {where} is BLOCK (impassable)"
+    if cell not in state._destinations(uid, ucell, tm)[1]:
+        swift = " (SWIFT: 1/2 point onto LABEL)" if tm.swift else ""
+        return (
+            f"no path of steps over empty passable cells from ({cell_text(ucell)}) to {where} "
+            f"fits {me} unit {uid}'s Move {tm.move}{swift}"
+        )
+    return None
+
+
+def check_attack(state: InfinitronState, a: Action, p: int) -> str | None:
+    uid, cell = a[1], a[2]
+    problem = _unit_problem(state, p, uid)
+    if problem:
+        return problem
+    me = PLAYER_NAMES[p]
+    where = f"({cell_text(cell)})"
+    ucell, _, t = state.units[p][uid]
+    tm = state.templates[p][t]
+    if not tm.damage:
+        return f"{me} unit {uid}'s template has no attack (dmg 0)"
+    occupant = state.occ[cell]
+    if occupant < 0:
+        return f"no unit on {where} to attack"
+    if occupant & 1 == p:
+        return f"cell {where} holds {me}'s own unit {occupant >> 1}"
+    distance = DISTANCE[ucell * CELL_COUNT + cell]
+    if not tm.min_range <= distance <= tm.max_range:
+        reach = f"<= {tm.max_range}" if tm.min_range == 1 else f"{tm.min_range} or {tm.max_range}"
+        return (
+            f"the target is at distance {distance}; {me} unit {uid}'s {RANGE_NAMES[tm.range]} attack "
+            f"reaches distance {reach}"
+        )
+    if distance >= 2:
+        for b in BLOCKERS[ucell * CELL_COUNT + cell]:
+            o = state.occ[b]
+            if o >= 0:
+                return (
+                    f"the line from ({cell_text(ucell)}) to {where} is blocked by "
+                    f"{PLAYER_NAMES[o & 1]} unit {o >> 1} on ({cell_text(b)})"
+                )
+    return None
+
+
+def check_ability(state: InfinitronState, a: Action, p: int) -> str | None:
+    uid, cell = a[1], a[2]
+    problem = _unit_problem(state, p, uid)
+    if problem:
+        return problem
+    me = PLAYER_NAMES[p]
+    where = f"({cell_text(cell)})"
+    ucell, _, t = state.units[p][uid]
+    ab = state.templates[p][t].ability
+    if ab == NONE:
+        return f"{me} unit {uid}'s template has no ability"
+    if ab == SWIFT:
+        return "SWIFT is passive: it is never used with ABILITY"
+    distance = DISTANCE[ucell * CELL_COUNT + cell]
+    if ab <= HEAL2:
+        if distance > HEAL_REACH:
+            return f"{ABILITY_NAMES[ab]} reaches distance <= {HEAL_REACH}; {where} is at distance {distance}"
+        occupant = state.occ[cell]
+        if occupant < 0 or occupant & 1 != p:
+            return f"no {me} unit on {where} to heal"
+    elif distance > BLAST_REACH:
+        return f"{ABILITY_NAMES[ab]} targets a cell at distance <= {BLAST_REACH}; {where} is at distance {distance}"
+    price, rp = ABILITY_PRICES[ab], state.rp[p]
+    if rp < price:
+        return f"{ABILITY_NAMES[ab]} costs {price} RP and {me} has {rp}"
+    return None
+
+
+def check_no_event(state: InfinitronState, a: Action, p: int) -> str | None:
+    return None
+
+
+def check_asteroid(state: InfinitronState, a: Action, p: int) -> str | None:
+    if a[1] not in state.setup.asteroid_cells:
+        return f"an asteroid falls at distance >= 3 from both capitals; ({cell_text(a[1])}) is not"
+    return None
+
+
+def check_fish_market(state: InfinitronState, a: Action, p: int) -> str | None:
+    free = state._fish_cells()
+    wanted = min(FISH_TOKENS, len(free))
+    if len(a) - 1 != wanted:
+        return f"FISH_MARKET puts {wanted} fish tokens (one per cell), not {len(a) - 1}"
+    allowed = set(free)
+    for c in a[1:]:
+        if c not in allowed:
+            return f"a fish token goes on an empty plain cell that is not a city; ({cell_text(c)}) is not one"
+    return None
+
+
+#: The check of each command kind but END_TURN (always legal when a player may act).
+CHECKS: dict[int, Check] = {
+    DEFINE: check_define,
+    BUILD: check_build,
+    MOVE: check_move,
+    ATTACK: check_attack,
+    ABILITY: check_ability,
+    TERRAIN: check_terrain,
+    NO_EVENT: check_no_event,
+    ASTEROID: check_asteroid,
+    FISH_MARKET: check_fish_market,
+}

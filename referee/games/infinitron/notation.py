@@ -1,0 +1,273 @@
+"""Infinitron actions as tuples and as text: constructors, the canonical text, the parser.
+
+An action is a small tuple whose first item is the command kind
+(``END_TURN`` is ``(0,)``, ``MOVE(u, r, q)`` is ``(3, u, cell)``...);
+:func:`action_to_str` writes the text the rules give and
+:func:`parse_action` reads it back, saying what is wrong with bad text.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import cast
+
+from ..base import NotationError
+from .geometry import CELL_COUNT, CELLS, INDEX, on_board
+from .rules import (
+    ABILITY,
+    ABILITY_NAMES,
+    ASTEROID,
+    ATTACK,
+    BUILD,
+    DAMAGE_TENS,
+    DEFINE,
+    END,
+    END_TURN_ACTION,
+    FISH_MARKET,
+    FISH_TOKENS,
+    HP_POINTS,
+    MOVE,
+    MOVE_VALUES,
+    NO_EVENT,
+    NO_EVENT_ACTION,
+    RANGE_NAMES,
+    TEMPLATES,
+    TERRAIN,
+    TERRAIN_KINDS,
+    TERRAIN_NAMES,
+)
+
+
+def cell_of(r: int, q: int) -> int:
+    """Cell number of ``(r, q)``; raises ValueError off the board."""
+    try:
+        return INDEX[(r, q)]
+    except KeyError:
+        raise ValueError(f"({r}, {q}) is not on the board (max(|r|, |q|, |r+q|) <= 5)") from None
+
+
+def define(hp: int, move: int, dmg: int, range_: str | int, ability: str | int) -> tuple[int, ...]:
+    r = RANGE_NAMES.index(range_) if isinstance(range_, str) else range_
+    a = ABILITY_NAMES.index(ability) if isinstance(ability, str) else ability
+    return (DEFINE, hp, move, dmg, r, a)
+
+
+def build(template: int, r: int, q: int) -> tuple[int, int, int]:
+    return (BUILD, template, cell_of(r, q))
+
+
+def move(unit: int, r: int, q: int) -> tuple[int, int, int]:
+    return (MOVE, unit, cell_of(r, q))
+
+
+def attack(unit: int, r: int, q: int) -> tuple[int, int, int]:
+    return (ATTACK, unit, cell_of(r, q))
+
+
+def ability(unit: int, r: int, q: int) -> tuple[int, int, int]:
+    return (ABILITY, unit, cell_of(r, q))
+
+
+def terrain(kind: str | int, r: int, q: int) -> tuple[int, int, int]:
+    k = TERRAIN_NAMES.index(kind) if isinstance(kind, str) else kind
+    return (TERRAIN, k, cell_of(r, q))
+
+
+def asteroid(r: int, q: int) -> tuple[int, int]:
+    return (ASTEROID, cell_of(r, q))
+
+
+def fish_market(cells: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+    return (FISH_MARKET, *sorted(cell_of(r, q) for r, q in cells))
+
+
+def _check_form(action: tuple[int, ...]) -> bool:
+    """Whether a non-empty tuple of ints is an action of this game (legal or not)."""
+    kind = action[0]
+    n = len(action)
+    if kind in (END, NO_EVENT):
+        return n == 1
+    if kind == DEFINE:
+        return (
+            n == 6
+            and action[1] in HP_POINTS
+            and action[2] in MOVE_VALUES
+            and action[3] in DAMAGE_TENS
+            and 0 <= action[4] < len(RANGE_NAMES)
+            and 0 <= action[5] < len(ABILITY_NAMES)
+        )
+    if kind in (BUILD, MOVE, ATTACK, ABILITY):
+        return n == 3 and action[1] >= 0 and 0 <= action[2] < CELL_COUNT
+    if kind == TERRAIN:
+        return n == 3 and action[1] in TERRAIN_KINDS and 0 <= action[2] < CELL_COUNT
+    if kind == ASTEROID:
+        return n == 2 and 0 <= action[1] < CELL_COUNT
+    if kind == FISH_MARKET:
+        # Distinct cells in ascending order (the canonical form).
+        cells = action[1:]
+        return (
+            n <= 1 + FISH_TOKENS
+            and all(0 <= c < CELL_COUNT for c in cells)
+            and all(a < b for a, b in zip(cells, cells[1:]))
+        )
+    return False
+
+
+_CELL_TEXT = tuple("{}, {}".format(*rq) for rq in CELLS)
+
+
+def cell_text(cell: int) -> str:
+    return _CELL_TEXT[cell]
+
+
+#: The commands written ``WORD(number, r, q)``: a template or unit number and a cell.
+_NUMBERED_WORDS = {BUILD: "BUILD", MOVE: "MOVE", ATTACK: "ATTACK", ABILITY: "ABILITY"}
+_NUMBERED_KINDS = {word: kind for kind, word in _NUMBERED_WORDS.items()}
+
+
+def _format(a: tuple[int, ...]) -> str:
+    kind = a[0]
+    if kind == END:
+        return "END_TURN"
+    if kind == DEFINE:
+        return f"DEFINE({a[1]}, {a[2]}, {a[3]}, {RANGE_NAMES[a[4]]}, {ABILITY_NAMES[a[5]]})"
+    if kind in _NUMBERED_WORDS:
+        return f"{_NUMBERED_WORDS[kind]}({a[1]}, {_CELL_TEXT[a[2]]})"
+    if kind == TERRAIN:
+        return f"TERRAIN({TERRAIN_NAMES[a[1]]}, {_CELL_TEXT[a[2]]})"
+    if kind == NO_EVENT:
+        return "NO_EVENT"
+    if kind == ASTEROID:
+        return f"ASTEROID({_CELL_TEXT[a[1]]})"
+    return "FISH_MARKET(" + ", ".join(f"({_CELL_TEXT[c]})" for c in a[1:]) + ")"
+
+
+# The actions without a unit or template number or a list of cells are few:
+# their texts are tabled both ways, which makes DEFINE (thousands of them in
+# legal_actions) cheap to print, parse and check.
+_FIXED_TEXT: dict[tuple[int, ...], str] = {
+    a: _format(a)
+    for a in (
+        [END_TURN_ACTION, NO_EVENT_ACTION]
+        + [(DEFINE, *spec) for spec in TEMPLATES]
+        + [(TERRAIN, k, c) for k in TERRAIN_KINDS for c in range(CELL_COUNT)]
+        + [(ASTEROID, c) for c in range(CELL_COUNT)]
+    )
+}
+_FIXED_ACTION: dict[str, tuple[int, ...]] = {text: a for a, text in _FIXED_TEXT.items()}
+
+
+def is_well_formed(action: object) -> bool:
+    """Whether ``action`` is an action tuple of this game (legal or not)."""
+    if type(action) is not tuple or not action:
+        return False
+    for x in action:
+        if type(x) is not int:  # bool is excluded on purpose: True is not a number here
+            return False
+    return action in _FIXED_TEXT or _check_form(action)
+
+
+def action_to_str(action: object) -> str:
+    """The canonical text of an action (see the module's docs for the forms)."""
+    if not is_well_formed(action):
+        return repr(action)
+    a = cast(tuple[int, ...], action)
+    return _FIXED_TEXT.get(a) or _format(a)
+
+
+_COMMAND_RE = re.compile(r"^\s*([A-Z_]+)\s*(?:\((.*)\))?\s*$", re.S)
+_INT = r"\s*([+-]?\d+)\s*"
+_PAIR_RE = re.compile(r"\s*\(" + _INT + "," + _INT + r"\)\s*")
+_ARITY = {"DEFINE": 5, "BUILD": 3, "MOVE": 3, "ATTACK": 3, "ABILITY": 3, "TERRAIN": 3, "ASTEROID": 2}
+_FORMS = (
+    "DEFINE(hp, move, dmg, range, ability), BUILD(t, r, q), MOVE(u, r, q), ATTACK(u, r, q), "
+    "ABILITY(u, r, q), TERRAIN(kind, r, q), END_TURN, NO_EVENT, ASTEROID(r, q), FISH_MARKET((r, q), ...)"
+)
+
+
+def _int(text: str, what: str, command: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise NotationError(f"{command}: {what} must be a whole number, not {text.strip()!r}") from None
+
+
+def _cell(r_text: str, q_text: str, command: str) -> int:
+    r, q = _int(r_text, "r", command), _int(q_text, "q", command)
+    if not on_board(r, q):
+        raise NotationError(f"{command}: cell ({r}, {q}) is off the board (max(|r|, |q|, |r+q|) <= 5)")
+    return INDEX[(r, q)]
+
+
+def _name(text: str, names: Sequence[str], what: str, command: str, first: int = 0) -> int:
+    word = text.strip()
+    if word in names[first:]:
+        return names.index(word)
+    raise NotationError(f"{command}: {what} must be one of {', '.join(names[first:])}, not {word!r}")
+
+
+def _bounded(text: str, allowed: range, what: str, command: str) -> int:
+    value = _int(text, what, command)
+    if value not in allowed:
+        raise NotationError(f"{command}: {what} must be {allowed.start}..{allowed.stop - 1}, not {value}")
+    return value
+
+
+def parse_action(text: str) -> tuple[int, ...]:
+    """Read a command's text; raises :class:`NotationError` saying what is wrong."""
+    if not isinstance(text, str):
+        raise NotationError(f"an action must be text, not {type(text).__name__}")
+    fixed = _FIXED_ACTION.get(text)
+    if fixed is not None:
+        return fixed
+    m = _COMMAND_RE.match(text)
+    if m is None:
+        raise NotationError(f"not an Infinitron command: {text[:80]!r} (expected one of {_FORMS})")
+    word, inside = m.groups()
+    if word in ("END_TURN", "NO_EVENT"):
+        if inside is not None:
+            raise NotationError(f"{word} takes no arguments: {text[:80]!r}")
+        return END_TURN_ACTION if word == "END_TURN" else NO_EVENT_ACTION
+    if inside is None:
+        raise NotationError(f"not an Infinitron command: {text[:80]!r} (expected one of {_FORMS})")
+    if word == "FISH_MARKET":
+        cells: list[int] = []
+        rest = inside.strip()
+        while rest:
+            pm = _PAIR_RE.match(rest)
+            if pm is None:
+                raise NotationError(f"FISH_MARKET: expected cells written (r, q) separated by commas in {text[:80]!r}")
+            cells.append(_cell(pm.group(1), pm.group(2), word))
+            rest = rest[pm.end():]
+            if rest.startswith(","):
+                rest = rest[1:].lstrip()
+                if not rest:
+                    raise NotationError(f"FISH_MARKET: a cell is missing after the last comma in {text[:80]!r}")
+        if len(set(cells)) != len(cells):
+            raise NotationError(f"FISH_MARKET: a cell is listed twice in {text[:80]!r}")
+        if len(cells) > FISH_TOKENS:
+            raise NotationError(f"FISH_MARKET: at most {FISH_TOKENS} cells, got {len(cells)}")
+        return (FISH_MARKET, *sorted(cells))
+    arity = _ARITY.get(word)
+    if arity is None:
+        raise NotationError(f"unknown command {word!r} in {text[:80]!r} (expected one of {_FORMS})")
+    args = inside.split(",")
+    if len(args) != arity:
+        raise NotationError(f"{word} takes {arity} arguments, got {len(args)}: {text[:80]!r}")
+    if word == "DEFINE":
+        return (
+            DEFINE,
+            _bounded(args[0], HP_POINTS, "hp", word),
+            _bounded(args[1], MOVE_VALUES, "move", word),
+            _bounded(args[2], DAMAGE_TENS, "dmg", word),
+            _name(args[3], RANGE_NAMES, "range", word),
+            _name(args[4], ABILITY_NAMES, "ability", word),
+        )
+    if word == "ASTEROID":
+        return (ASTEROID, _cell(args[0], args[1], word))
+    if word == "TERRAIN":
+        return (TERRAIN, _name(args[0], TERRAIN_NAMES, "kind", word, first=1), _cell(args[1], args[2], word))
+    number = _int(args[0], "the template number" if word == "BUILD" else "the unit number", word)
+    if number < 0:
+        raise NotationError(f"{word}: numbers are 0 or more, not {number}")
+    return (_NUMBERED_KINDS[word], number, _cell(args[1], args[2], word))

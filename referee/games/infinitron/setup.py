@@ -1,0 +1,98 @@
+"""Infinitron's fixed setup: the cities (drawn from the game seed), chaos and the turn limit.
+
+:class:`Setup` holds what stays the same for a whole game, with the tables
+derived from the cities; :func:`neutral_cities_from_seed` is the rules' draw
+of the neutral cities, which must give the same cities on every Python.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from .geometry import CELL_COUNT, CELLS, DISTANCE, INDEX, WITHIN_1, WITHIN_2, hex_distance
+from .rules import (
+    CAPITAL_RESOURCES,
+    CAPITAL_TERRAIN,
+    CAPITALS,
+    CITY_MIN_DISTANCE_FROM_CAPITALS,
+    CITY_MIN_SPACING,
+    CITY_RESOURCES,
+    CITY_TERRAIN,
+    MAX_TURNS,
+    NEUTRAL_CITY_PAIRS,
+)
+
+
+class Setup:
+    """What stays fixed during a game: cities, chaos, the turn limit.
+
+    City 0 is Red's capital, city 1 Blue's, then the neutral cities in
+    ascending cell order.
+    """
+
+    __slots__ = (
+        "chaos",
+        "max_turns",
+        "cities",
+        "resources",
+        "terrain_values",
+        "city_at",
+        "territory",
+        "build_zone",
+        "asteroid_cells",
+        "no_points",
+    )
+
+    def __init__(self, neutral_cities: Iterable[int], chaos: bool = False, max_turns: int = MAX_TURNS):
+        self.chaos = chaos
+        self.max_turns = max_turns
+        self.cities: tuple[int, ...] = CAPITALS + tuple(sorted(neutral_cities))
+        n = len(self.cities)
+        self.resources = (CAPITAL_RESOURCES,) * 2 + (CITY_RESOURCES,) * (n - 2)
+        self.terrain_values = (CAPITAL_TERRAIN,) * 2 + (CITY_TERRAIN,) * (n - 2)
+        city_at = [-1] * CELL_COUNT
+        for i, c in enumerate(self.cities):
+            city_at[c] = i
+        self.city_at = tuple(city_at)
+        self.territory = tuple(frozenset(WITHIN_2[c]) for c in self.cities)
+        self.build_zone = tuple(WITHIN_1[c] for c in self.cities)
+        self.asteroid_cells = tuple(
+            c
+            for c in range(CELL_COUNT)
+            if all(DISTANCE[c * CELL_COUNT + cap] >= CITY_MIN_DISTANCE_FROM_CAPITALS for cap in CAPITALS)
+        )
+        self.no_points = (0,) * n
+
+
+def uniform_index(rng: random.Random, n: int) -> int:
+    # random() is the one Random method whose sequence Python keeps the same
+    # across versions, so a seed gives the same draws everywhere.
+    return int(rng.random() * n)
+
+
+def neutral_cities_from_seed(seed: int) -> tuple[tuple[int, int], ...]:
+    """The four neutral cities the rules choose with ``seed``, in ascending order.
+
+    Two mirrored pairs ``(r, q)`` / ``(-r, -q)`` drawn uniformly, in turn, among
+    the cells at distance >= 3 from both capitals and >= 2 from every city
+    already placed (and from the cell's own mirror).
+    """
+    rng = random.Random(seed)
+    capitals = [CELLS[c] for c in CAPITALS]
+    placed: list[tuple[int, int]] = []
+    for _ in range(NEUTRAL_CITY_PAIRS):
+        candidates = [
+            (r, q)
+            for r, q in CELLS
+            if all(hex_distance((r, q), cap) >= CITY_MIN_DISTANCE_FROM_CAPITALS for cap in capitals)
+            and all(hex_distance((r, q), city) >= CITY_MIN_SPACING for city in placed)
+            and hex_distance((r, q), (-r, -q)) >= CITY_MIN_SPACING
+        ]
+        r, q = candidates[uniform_index(rng, len(candidates))]
+        placed += [(r, q), (-r, -q)]
+    return tuple(sorted(placed))
+
+
+def default_cities() -> Iterable[int]:
+    """The neutral cities' cells of the default game (seed 0)."""
+    return (INDEX[rq] for rq in neutral_cities_from_seed(0))
