@@ -163,7 +163,9 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(args.games):
         for name, sandbox in modes.items():
             settings = MatchSettings(
-                seed=seed, limits=Limits(time_limit=180, space_limit=250), sandbox="off" if name == "unsealed" else "auto"
+                seed=seed,
+                limits=Limits(time_limit=180, space_limit=250),
+                sandbox="off" if name == "unsealed" else "auto",
             )
             begin = time.perf_counter()
             record = play_match(entry, entry, settings)

@@ -45,7 +45,9 @@ def _tournament(config: TournamentConfig, games: int, workers: int, executor: Ex
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tournament", description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml")
-    parser.add_argument("--games", type=int, default=24, help="games per measurement (default 24; 0: the whole schedule)")
+    parser.add_argument(
+        "--games", type=int, default=24, help="games per measurement (default 24; 0: the whole schedule)"
+    )
     parser.add_argument("--workers", default="1,2", help="worker counts to measure, comma-separated (default 1,2)")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of measurements, interleaved (default 2)")
     args = parser.parse_args(argv)

@@ -175,7 +175,9 @@ class GameRecord:
         if version != SCHEMA_VERSION:
             raise RecordError(f"unsupported record schema_version {version!r} (this referee reads {SCHEMA_VERSION})")
         known = set(cls.__dataclass_fields__)
-        required = {"game", "red", "blue", "winner", "reason", "turns", "actions", "time_used", "peak_memory_mb", "error"}
+        required = {
+            "game", "red", "blue", "winner", "reason", "turns", "actions", "time_used", "peak_memory_mb", "error"
+        }
         missing = sorted(required - set(data))
         if missing:
             raise RecordError(f"record is missing {', '.join(missing)}")
