@@ -57,9 +57,18 @@ def hand_made() -> list[tuple[str, RefGame]]:
         position(4, [(1, 1), (3, 3)], [(1, 0), (0, 1), (2, 2)], 4),
     ))
     # Wins one move away, through corners too.
-    out.append(("n=5, Red one stone from joining r=0 to r=4", position(5, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (2, 0), (1, 4)], 8)))
-    out.append(("n=4, Blue along the corner row r=0, one stone short", position(4, [(1, 1), (2, 2), (3, 3), (3, 1)], [(0, 0), (0, 1), (0, 2)], 7)))
-    out.append(("n=4, Red along the corner column q=0, one stone short", position(4, [(0, 0), (1, 0), (2, 0)], [(1, 1), (2, 2), (3, 3)], 6)))
+    out.append((
+        "n=5, Red one stone from joining r=0 to r=4",
+        position(5, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (2, 0), (1, 4)], 8),
+    ))
+    out.append((
+        "n=4, Blue along the corner row r=0, one stone short",
+        position(4, [(1, 1), (2, 2), (3, 3), (3, 1)], [(0, 0), (0, 1), (0, 2)], 7),
+    ))
+    out.append((
+        "n=4, Red along the corner column q=0, one stone short",
+        position(4, [(0, 0), (1, 0), (2, 0)], [(1, 1), (2, 2), (3, 3)], 6),
+    ))
     # Already over: a connection; the action limit.
     out.append(("n=3, Red has connected: game over", position(3, [(0, 1), (1, 1), (2, 1)], [(0, 0), (2, 2)], 5)))
     out.append(("n=3, at the action limit: game over", position(3, [(0, 0)], [(2, 2)], 343)))

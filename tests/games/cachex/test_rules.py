@@ -156,7 +156,9 @@ def test_steal_mirrors_reds_stone_and_turns_it_blue():
     assert stones(state) == {(3, 1): B, (1, 3): R}
 
 
-@pytest.mark.parametrize("n, red, blue", [(4, (2, 2), (2, 2)), (5, (0, 4), (4, 0)), (7, (6, 1), (1, 6)), (15, (0, 0), (0, 0))])
+@pytest.mark.parametrize(
+    "n, red, blue", [(4, (2, 2), (2, 2)), (5, (0, 4), (4, 0)), (7, (6, 1), (1, 6)), (15, (0, 0), (0, 0))]
+)
 def test_steal_mirror_across_the_major_axis(n, red, blue):
     state = CachexState(n)
     state.apply_checked(place(*red))

@@ -32,7 +32,8 @@ def test_first_turn_of_each_player_is_spawn_only():
 
 
 def test_spawn_legal_at_total_power_48_and_illegal_at_49():
-    cells = {(r, q): (R if (r + q) % 2 else B, 6) for r, q in [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 0)]}
+    row = [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 0)]
+    cells = {(r, q): (R if (r + q) % 2 else B, 6) for r, q in row}
     s = InfexionState(cells, turn=10)
     assert s.total_power == 48
     assert s.is_legal(parse_action("SPAWN(5, 5)"))

@@ -62,10 +62,15 @@ def view(state: InfinitronState) -> dict:
         "commands": state.commands,
         "chance": state.current_player == CHANCE,
         "templates": {
-            COLOUR[p]: [(t.hp, t.move, t.dmg, RANGE_NAMES[t.range], ABILITY_NAMES[t.ability]) for t in state.templates[p]]
+            COLOUR[p]: [
+                (t.hp, t.move, t.dmg, RANGE_NAMES[t.range], ABILITY_NAMES[t.ability]) for t in state.templates[p]
+            ]
             for p in (RED, BLUE)
         },
-        "outcome": None if outcome is None else (None if outcome.winner is None else COLOUR[outcome.winner], outcome.reason),
+        "outcome": (
+            None if outcome is None
+            else (None if outcome.winner is None else COLOUR[outcome.winner], outcome.reason)
+        ),
     }
 
 

@@ -17,7 +17,10 @@ R = 5
 DIRS = [(0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0)]
 BOARD = [(r, q) for r in range(-R, R + 1) for q in range(-R, R + 1) if max(abs(r), abs(q), abs(r + q)) <= R]
 CAPITAL = {"r": (4, -2), "b": (-4, 2)}
-RANGES = {"MELEE": (0, {1}), "MEDIUM": (1, {1, 2}), "LONG": (2, {1, 2, 3}), "ARTILLERY": (2, {4, 5}), "SUPER": (4, {1, 2, 3, 4, 5})}
+RANGES = {
+    "MELEE": (0, {1}), "MEDIUM": (1, {1, 2}), "LONG": (2, {1, 2, 3}),
+    "ARTILLERY": (2, {4, 5}), "SUPER": (4, {1, 2, 3, 4, 5}),
+}
 ABILITIES = {"NONE": 0, "HEAL1": 1, "HEAL2": 2, "BLAST1": 2, "BLAST2": 3, "SWIFT": 1}
 TERRAINS = ["BLOCK", "LAVA", "REPAIR", "LABEL"]
 
@@ -47,7 +50,7 @@ def between_cells(a, b):
         t = Fraction(i, n)
         pr, pq = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
         # Squared distance in the plane between axial points: dq^2 + dq*dr + dr^2.
-        def d2(c):
+        def d2(c, pr=pr, pq=pq):
             dr, dq = c[0] - pr, c[1] - pq
             return dq * dq + dq * dr + dr * dr
 

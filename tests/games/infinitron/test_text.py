@@ -121,7 +121,10 @@ def test_every_action_text_parses_back(action):
 
 @pytest.mark.parametrize(
     "junk",
-    [None, (), (1,), (True,), (False,), ("END",), [0], (0, 1), (3, 1, 91), (3, -1, 0), (3, True, 0), (9, 5, 2), 0, "END_TURN"],
+    [
+        None, (), (1,), (True,), (False,), ("END",), [0], (0, 1), (3, 1, 91), (3, -1, 0), (3, True, 0), (9, 5, 2), 0,
+        "END_TURN",
+    ],
 )
 def test_junk_is_never_legal_and_is_rejected_by_name(junk):
     state = empty_state()
