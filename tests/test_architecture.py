@@ -1,0 +1,119 @@
+"""The directions of imports that docs/architecture.md lists, checked on the tree.
+
+Every ``import`` under ``referee/`` and ``agents/`` (at module level or inside
+a function) is read with :mod:`ast`; an import from one part to another that
+the page does not allow fails, naming the file and line.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+COMPAT = {"referee.game", "referee.cachex", "referee.infinitron", "referee.board", "referee.agentkit"}
+COMMANDS = {
+    "referee.cli", "referee.play_cli", "referee.replay_cli", "referee.arguments", "referee.termination",
+    "referee.__main__",
+}
+
+#: Part -> the parts (or, for hosting, the modules) it may import.
+ALLOWED: dict[str, set[str]] = {
+    "referee.games": set(),
+    "referee.limits": set(),
+    **{part: {"referee.games", "referee.game"} for part in COMPAT},
+    "referee.hosting": {"referee.games", "referee.game.player", "referee.limits"},
+    "referee.match": {
+        "referee.__version__", "referee.games", "referee.hosting", "referee.limits", "referee.records",
+        "referee.termination",
+    },
+    "referee.records": {"referee.games", "referee.hosting.failures"},
+    "referee.render": {
+        "referee.games", "referee.records", "referee.match", "referee.hosting.failures", "referee.hosting.process",
+    },
+    "referee.tournament": {
+        "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
+        "referee.arguments", "referee.termination", "referee.hosting.sandbox", "referee.hosting.failures",
+    },
+    "referee.search": {"referee.games", "referee.arguments"},
+    "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},
+}
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a source file (a package's ``__init__`` is the package)."""
+    names = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(names[:-1] if names[-1] == "__init__" else names)
+
+
+def part(module: str) -> str | None:
+    """The part of the tree a module belongs to (None: outside the project)."""
+    names = module.split(".")
+    if names[0] == "agents":
+        return "agents"
+    if names[0] != "referee":
+        return None
+    return "referee" if len(names) == 1 else f"referee.{names[1]}"
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module) of every import in a file."""
+    relative = path.relative_to(ROOT).with_suffix("")
+    module_parts = list(relative.parts)
+    # A module's package is its folder (an ``__init__``'s too).
+    package = module_parts[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            # ``from pkg import module`` imports the module: judge it by its full name.
+            found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+    return found
+
+
+def allowed(source_part: str, target: str) -> bool:
+    """Whether ``source_part`` may import ``target`` (a module, or a name in one)."""
+    target_part = part(target)
+    if target_part is None or target_part == source_part:
+        return True
+    rules = ALLOWED.get(source_part)
+    if rules is None:  # the commands: anything
+        return True
+    return any(target == rule or target.startswith(rule + ".") for rule in rules)
+
+
+SOURCES = sorted([*ROOT.joinpath("referee").rglob("*.py"), *ROOT.joinpath("agents").rglob("*.py")])
+
+
+def test_every_part_of_the_tree_is_listed():
+    parts = {part(module_name(p)) for p in SOURCES}
+    unlisted = {p for p in parts if p not in ALLOWED and p not in COMMANDS and p != "referee"}
+    assert not unlisted, f"parts not in docs/architecture.md's table: {sorted(unlisted)}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_point_the_documented_way(path):
+    source_part = part(module_name(path))
+    assert source_part is not None
+    wrong = [f"{path.relative_to(ROOT)}:{line}: {target}" for line, target in imports(path)
+             if not allowed(source_part, target)]
+    assert not wrong, "imports against docs/architecture.md:\n" + "\n".join(wrong)
+
+
+def test_the_check_catches_a_wrong_direction():
+    # The engines must not reach hosting, nor hosting the tournament, nor an agent the match loop.
+    assert not allowed("referee.games", "referee.hosting.process")
+    assert not allowed("referee.hosting", "referee.tournament.runner")
+    assert not allowed("agents", "referee.match.play_match")
+    assert not allowed("referee.tournament", "referee.hosting.process.HostedAgent")
+    assert not allowed("referee.match", "referee.tournament.api.run")
+    assert allowed("referee.tournament", "referee.hosting.sandbox.resolve")
+    assert allowed("referee.match", "referee.__version__")
