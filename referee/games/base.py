@@ -176,6 +176,24 @@ class GameState(ABC):
         return ""
 
 
+class AlternatingState(GameState):
+    """A state whose players take one action each in turn, Red first.
+
+    ``turn`` counts the actions applied: Red moves on even turns.
+    """
+
+    __slots__ = ()
+    turn: int
+
+    @property
+    def current_player(self) -> int:
+        return self.turn & 1
+
+    @property
+    def move_count(self) -> int:
+        return self.turn
+
+
 class Game(ABC):
     """A game's rules with their options: makes initial states."""
 

@@ -67,6 +67,12 @@ def same_tables(one: Path, other: Path) -> None:
     assert table(one, "endings", drop_last=2) == table(other, "endings", drop_last=2)
 
 
+def start(config: Path, out: Path, **options) -> subprocess.Popen:
+    """The tournament command on ``config`` with two workers, quiet, in the background (text pipes by default)."""
+    options = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **options}
+    return subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, **options)
+
+
 def wait_for_lines(path: Path, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -140,8 +146,7 @@ def test_resume_after_sigkill_gives_the_uninterrupted_tables(interruptible, tmp_
     out = tmp_path / "killed"
     mark = uuid.uuid4().hex
     env = {**os.environ, MARK: mark}
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = start(config, out, env=env, stdout=subprocess.DEVNULL, text=False)
     wait_for_lines(out / "games.jsonl", 2, proc)
     proc.kill()  # SIGKILL: no cleanup in the tournament process at all
     proc.wait()
@@ -160,8 +165,7 @@ def test_resume_after_sigkill_gives_the_uninterrupted_tables(interruptible, tmp_
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(interruptible, tmp_path):
     config, reference = interruptible
     out = tmp_path / "interrupted"
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start(config, out)
     wait_for_lines(out / "games.jsonl", 1, proc)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
@@ -229,8 +233,7 @@ def test_an_identical_duplicate_record_counts_once(uninterrupted, tmp_path):
 def test_a_torn_line_written_during_the_run_is_cut_off_and_the_tables_come_out(interruptible, tmp_path):
     config, reference = interruptible
     out = tmp_path / "torn"
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start(config, out)
     wait_for_lines(out / "games.jsonl", 1, proc)
     with open(out / "games.jsonl", "ab") as games:  # five bytes, no newline, from "an agent"
         games.write(b"xxxxx")
@@ -247,8 +250,7 @@ def test_a_bad_line_written_during_the_run_stops_the_tables_and_says_how_to_repa
     config, reference = interruptible
     out = tmp_path / "junk"
     games = out / "games.jsonl"
-    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start(config, out)
     wait_for_lines(games, 1, proc)
     with open(games, "ab") as file:
         file.write(b"junk\n")
@@ -301,15 +303,7 @@ agents:
 games_per_pair: 4
 """)
     out, mark = tmp_path / "out", uuid.uuid4().hex
-    proc = subprocess.Popen(
-        command(config, "-o", str(out), "--workers", "2", "-q"),
-        cwd=ROOT,
-        env={**os.environ, MARK: mark},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start(config, out, env={**os.environ, MARK: mark}, start_new_session=True)
     # The two agents are checked at once; three agents mean games are running (the sleeper sleeps 600 s a move).
     wait_for_agents(mark, 3, proc)
     if whole_group:
@@ -333,14 +327,7 @@ agents:
   - {name: random, spec: agents.random_agent}
 """)
     out, mark = tmp_path / "out", uuid.uuid4().hex
-    proc = subprocess.Popen(
-        command(config, "-o", str(out), "--workers", "2", "-q"),
-        cwd=ROOT,
-        env={**os.environ, MARK: mark},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start(config, out, env={**os.environ, MARK: mark})
     wait_for_agents(mark, 2, proc)  # checks under way: constructors that take ten minutes
     proc.send_signal(signal.SIGTERM)
     # Not ten minutes: the running checks' agents are killed (the timeout only guards against a hang).

@@ -32,7 +32,7 @@ from ..base import (
     BLUE,
     PLAYER_NAMES,
     RED,
-    GameState,
+    AlternatingState,
     Outcome,
 )
 from ..fields import COPY, PAIR, Field, StateFields
@@ -84,7 +84,7 @@ FIELDS = StateFields(
 # The state
 
 
-class CachexState(GameState):
+class CachexState(AlternatingState):
     """A Cachex position with its history: board, action count, repetitions.
 
     ``repetitions`` maps the board integer to how often that board has
@@ -142,14 +142,6 @@ class CachexState(GameState):
             self._outcome = DRAW_BY_TURN_LIMIT if turn >= MAX_ACTIONS else None
 
     # -- queries ------------------------------------------------------------
-
-    @property
-    def current_player(self) -> int:
-        return self.turn & 1
-
-    @property
-    def move_count(self) -> int:
-        return self.turn
 
     @property
     def outcome(self) -> Outcome | None:

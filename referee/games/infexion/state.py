@@ -14,7 +14,7 @@ from ..base import (
     BLUE,
     PLAYER_NAMES,
     RED,
-    GameState,
+    AlternatingState,
     Outcome,
 )
 from ..fields import COPY, Field, StateFields
@@ -59,7 +59,7 @@ FIELDS = StateFields(
 )
 
 
-class InfexionState(GameState):
+class InfexionState(AlternatingState):
     """An Infexion position: the board, the action count and the powers."""
 
     __slots__ = FIELDS.slots
@@ -83,14 +83,6 @@ class InfexionState(GameState):
         self.blue_power = sum(v & 7 for v in b if v > BLUE_FLAG)
 
     # -- queries ------------------------------------------------------------
-
-    @property
-    def current_player(self) -> int:
-        return self.turn & 1
-
-    @property
-    def move_count(self) -> int:
-        return self.turn
 
     @property
     def total_power(self) -> int:

@@ -8,7 +8,7 @@ check of the command's kind, found in :data:`CHECKS`.  Each check returns
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..base import PLAYER_NAMES
 from .geometry import BLOCKERS, CELL_COUNT, DISTANCE
@@ -44,6 +44,7 @@ from .rules import (
     SWIFT,
     TERRAIN,
     TERRAIN_NAMES,
+    Template,
     define_problem,
 )
 
@@ -138,24 +139,33 @@ def check_terrain(state: InfinitronState, a: Action, p: int) -> str | None:
     return None
 
 
-def _unit_problem(state: InfinitronState, p: int, uid: int) -> str | None:
-    """Why ``p``'s unit ``uid`` cannot be commanded at all now."""
+class _UnitCommand(NamedTuple):
+    """What MOVE, ATTACK and ABILITY checks read: the unit, its target and how to name them."""
+
+    uid: int
+    cell: int  # the target cell
+    me: str  # the commanding player's name
+    where: str  # the target cell as text, in brackets
+    unit_cell: int
+    template: Template
+
+
+def _unit_command(state: InfinitronState, a: Action, p: int) -> _UnitCommand | str:
+    """The unit command ``a`` of ``p``, or why its unit cannot be commanded at all now."""
+    uid, cell = a[1], a[2]
     if uid not in state.units[p]:
         return f"{PLAYER_NAMES[p]} has no living unit {uid}"
     if uid in state.done:
         return f"{PLAYER_NAMES[p]} unit {uid} {DONE_TEXT[state.done[uid]]}"
-    return None
+    unit_cell, _, t = state.units[p][uid]
+    return _UnitCommand(uid, cell, PLAYER_NAMES[p], f"({cell_text(cell)})", unit_cell, state.templates[p][t])
 
 
 def check_move(state: InfinitronState, a: Action, p: int) -> str | None:
-    uid, cell = a[1], a[2]
-    problem = _unit_problem(state, p, uid)
-    if problem:
-        return problem
-    me = PLAYER_NAMES[p]
-    where = f"({cell_text(cell)})"
-    ucell, _, t = state.units[p][uid]
-    tm = state.templates[p][t]
+    command = _unit_command(state, a, p)
+    if isinstance(command, str):
+        return command
+    uid, cell, me, where, ucell, tm = command
     if uid == state.active and state.active_moved:
         return f"{me} unit {uid} has already moved this turn"
     if tm.budget == 0:
@@ -177,14 +187,10 @@ def check_move(state: InfinitronState, a: Action, p: int) -> str | None:
 
 
 def check_attack(state: InfinitronState, a: Action, p: int) -> str | None:
-    uid, cell = a[1], a[2]
-    problem = _unit_problem(state, p, uid)
-    if problem:
-        return problem
-    me = PLAYER_NAMES[p]
-    where = f"({cell_text(cell)})"
-    ucell, _, t = state.units[p][uid]
-    tm = state.templates[p][t]
+    command = _unit_command(state, a, p)
+    if isinstance(command, str):
+        return command
+    uid, cell, me, where, ucell, tm = command
     if not tm.damage:
         return f"{me} unit {uid}'s template has no attack (dmg 0)"
     occupant = state.occ[cell]
@@ -211,14 +217,11 @@ def check_attack(state: InfinitronState, a: Action, p: int) -> str | None:
 
 
 def check_ability(state: InfinitronState, a: Action, p: int) -> str | None:
-    uid, cell = a[1], a[2]
-    problem = _unit_problem(state, p, uid)
-    if problem:
-        return problem
-    me = PLAYER_NAMES[p]
-    where = f"({cell_text(cell)})"
-    ucell, _, t = state.units[p][uid]
-    ab = state.templates[p][t].ability
+    command = _unit_command(state, a, p)
+    if isinstance(command, str):
+        return command
+    uid, cell, me, where, ucell, tm = command
+    ab = tm.ability
     if ab == NONE:
         return f"{me} unit {uid}'s template has no ability"
     if ab == SWIFT:
