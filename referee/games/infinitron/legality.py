@@ -161,10 +161,17 @@ def _unit_command(state: InfinitronState, a: Action, p: int) -> _UnitCommand | s
     return _UnitCommand(uid, cell, PLAYER_NAMES[p], f"({cell_text(cell)})", unit_cell, state.templates[p][t])
 
 
-def check_move(state: InfinitronState, a: Action, p: int) -> str | None:
-    command = _unit_command(state, a, p)
-    if isinstance(command, str):
-        return command
+def _of_unit(check: Callable[[InfinitronState, _UnitCommand, int], str | None]) -> Check:
+    """A unit command's check, first asking whether its unit can be commanded at all."""
+
+    def checked(state: InfinitronState, a: Action, p: int) -> str | None:
+        command = _unit_command(state, a, p)
+        return command if isinstance(command, str) else check(state, command, p)
+
+    return checked
+
+
+def check_move(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
     if uid == state.active and state.active_moved:
         return f"{me} unit {uid} has already moved this turn"
@@ -186,10 +193,7 @@ def check_move(state: InfinitronState, a: Action, p: int) -> str | None:
     return None
 
 
-def check_attack(state: InfinitronState, a: Action, p: int) -> str | None:
-    command = _unit_command(state, a, p)
-    if isinstance(command, str):
-        return command
+def check_attack(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
     if not tm.damage:
         return f"{me} unit {uid}'s template has no attack (dmg 0)"
@@ -216,10 +220,7 @@ def check_attack(state: InfinitronState, a: Action, p: int) -> str | None:
     return None
 
 
-def check_ability(state: InfinitronState, a: Action, p: int) -> str | None:
-    command = _unit_command(state, a, p)
-    if isinstance(command, str):
-        return command
+def check_ability(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
     ab = tm.ability
     if ab == NONE:
@@ -267,9 +268,9 @@ def check_fish_market(state: InfinitronState, a: Action, p: int) -> str | None:
 CHECKS: dict[int, Check] = {
     DEFINE: check_define,
     BUILD: check_build,
-    MOVE: check_move,
-    ATTACK: check_attack,
-    ABILITY: check_ability,
+    MOVE: _of_unit(check_move),
+    ATTACK: _of_unit(check_attack),
+    ABILITY: _of_unit(check_ability),
     TERRAIN: check_terrain,
     NO_EVENT: check_no_event,
     ASTEROID: check_asteroid,
