@@ -1,5 +1,5 @@
 """Command line: ``python -m referee [options] RED BLUE`` plays one game;
-``python -m referee tournament|search|replay ...`` hand off to their modules.
+``python -m referee tournament|search|replay|autograde ...`` hand off to their modules.
 
 Each subcommand module has ``main(argv: list[str]) -> int`` and is imported
 only when used, so a plain game starts fast.
@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "tournament": "referee.tournament.cli",
     "search": "referee.search.cli",
     "replay": "referee.replay_cli",
+    "autograde": "referee.marking.cli",
 }
 EXIT_USAGE = 2
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPAT = {"referee.game", "referee.cachex", "referee.infinitron", "referee.board", "referee.agentkit"}
 COMMANDS = {
     "referee.cli", "referee.play_cli", "referee.replay_cli", "referee.arguments", "referee.termination",
-    "referee.__main__",
+    "referee.__main__", "referee.marking",
 }
 
 #: Part -> the parts (or, for hosting, the modules) it may import.
