@@ -1,0 +1,385 @@
+"""``python -m referee autograde partA``: mark a Part A program on Gradescope, or locally.
+
+    python -m referee autograde partA [--submission DIR] [--scheme FILE] [--results FILE]
+
+The submission folder (default ``/autograder/submission``) is the student's
+Part A: the scheme's command (default ``python -m search``) is run from it,
+once per board, exactly as ``python -m referee search --grade`` runs a
+program: in a process group of its own, the board on its stdin, the whole
+group killed at the time limit, its ``SPREAD`` lines on stdout read as the
+answer (other lines ignored).  Each board is one Gradescope test; the
+results go to ``--results`` (default ``/autograder/results/results.json``)
+and a table of them to the terminal.
+
+The marking scheme (default ``/autograder/source/scheme.yaml``, where
+Gradescope unpacks the autograder) is a small YAML file::
+
+    command: python -m search   # run from the submission folder; a leading
+                                # python/python3 is the autograder's Python
+    time_limit: 30              # seconds of wall clock per board
+    valid_marks: 0.5            # share of a board's marks for a valid win that
+                                # is longer than the shortest (0..1)
+    optimum_budget: 100000      # solver node expansions for an optimum not given
+    boards:
+      - file: boards/two-rows.csv   # relative to the scheme file
+        marks: 2
+        optimum: 5              # optional: else our solver computes it
+        name: Two rows          # optional: the test's name (default: the file's)
+        visibility: visible     # optional: visible (default), hidden,
+                                # after_due_date or after_published
+        valid_marks: 0.25       # optional: this board's own share
+
+Only ``boards`` (with ``file`` and ``marks`` in each) is required.  A board
+earns its marks when the program's SPREADs are a legal sequence taking every
+blue token in the optimum's number of actions, ``valid_marks`` of them when
+the sequence is legal and winning but longer, and nothing when it is not a
+winning sequence or the program ran out of time.  A crash after printing a
+winning sequence is marked on the sequence, with the crash reported.  A bad
+scheme (an unknown or missing field, a bad value, an unreadable or
+unwinnable board, an optimum the solver cannot find within its budget) is
+refused before anything runs, with one line naming the file and the field,
+and exit status 2.  Exit status 0 whenever results were written, whatever
+the marks.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import shlex
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..search.board import BoardError, Cells, board_bytes, parse_board
+from ..search.grader import GradeRow, ProgramRun, judge, run_program
+from ..search.solver import Unsolvable, solve
+from .gradescope import RESULTS_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult, feedback_table
+
+EXIT_USAGE = 2
+
+#: Where Gradescope unpacks the autograder, and so the scheme beside ``run_autograder``.
+SCHEME_FILE = Path("/autograder/source/scheme.yaml")
+DEFAULT_COMMAND = "python -m search"
+DEFAULT_TIME_LIMIT = 30.0
+DEFAULT_VALID_MARKS = 0.5
+DEFAULT_OPTIMUM_BUDGET = 100_000
+#: Lines of the program's stderr shown when it crashes.
+STDERR_TAIL = 15
+
+_TOP_FIELDS = ("command", "time_limit", "valid_marks", "optimum_budget", "boards")
+_BOARD_FIELDS = ("file", "marks", "optimum", "name", "visibility", "valid_marks")
+
+
+class SchemeError(ValueError):
+    """A marking scheme that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """One board of the scheme, read and with its optimum known."""
+
+    name: str
+    file: Path
+    text: str
+    cells: Cells
+    optimum: int
+    marks: float
+    valid_marks: float
+    visibility: str
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A Part A marking scheme."""
+
+    command: tuple[str, ...]
+    time_limit: float
+    boards: tuple[Board, ...]
+
+
+def _unknown(keys: Iterable[object], allowed: tuple[str, ...], where: str) -> None:
+    for key in keys:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise SchemeError(f"{where}: unknown field {key!r}{hint}; the fields are {', '.join(allowed)}")
+
+
+def _number(data: dict[str, Any], key: str, default: float | None, where: str, low: float, high: float | None,
+            strict_low: bool = False) -> float:
+    value = data.get(key, default)
+    if value is None:
+        raise SchemeError(f"{where}: '{key}' is missing")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemeError(f"{where}: '{key}' must be a number, not {value!r}")
+    too_low = value <= low if strict_low else value < low
+    if too_low or (high is not None and value > high):
+        bound = f"above {low}" if strict_low else f"at least {low}"
+        raise SchemeError(f"{where}: '{key}' must be {bound}" + (f" and at most {high}" if high is not None else "")
+                          + f", not {value!r}")
+    return float(value)
+
+
+def load_scheme(path: Path) -> Scheme:
+    """Read and check a scheme; raises :class:`SchemeError` naming ``path`` and the field."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SchemeError(f"{path}: cannot read the marking scheme: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SchemeError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise SchemeError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if not isinstance(data, dict):
+        raise SchemeError(f"{path}: the marking scheme must be a mapping with a 'boards' list")
+    _unknown(data, _TOP_FIELDS, str(path))
+    command_text = data.get("command", DEFAULT_COMMAND)
+    if not isinstance(command_text, str):
+        raise SchemeError(f"{path}: 'command' must be a string, not {command_text!r}")
+    try:
+        command = shlex.split(command_text)
+    except ValueError as exc:
+        raise SchemeError(f"{path}: 'command' cannot be split into words: {exc}") from None
+    if not command:
+        raise SchemeError(f"{path}: 'command' is empty")
+    time_limit = _number(data, "time_limit", DEFAULT_TIME_LIMIT, str(path), 0, None, strict_low=True)
+    valid_marks = _number(data, "valid_marks", DEFAULT_VALID_MARKS, str(path), 0, 1)
+    budget = _number(data, "optimum_budget", DEFAULT_OPTIMUM_BUDGET, str(path), 1, None)
+    entries = data.get("boards")
+    if not isinstance(entries, list) or not entries:
+        raise SchemeError(f"{path}: 'boards' must be a non-empty list of boards ({{file: ..., marks: ...}})")
+    boards = tuple(
+        _board(entry, f"{path}: boards[{index}]", path.parent, valid_marks, int(budget))
+        for index, entry in enumerate(entries)
+    )
+    return Scheme(tuple(command), time_limit, boards)
+
+
+def _board(entry: object, where: str, base: Path, valid_marks: float, budget: int) -> Board:
+    if not isinstance(entry, dict):
+        raise SchemeError(f"{where}: a board must be a mapping with 'file' and 'marks', not {entry!r}")
+    _unknown(entry, _BOARD_FIELDS, where)
+    file = entry.get("file")
+    if not isinstance(file, str) or not file:
+        raise SchemeError(f"{where}: 'file' must be a board file's path (relative to the scheme)")
+    path = base / file
+    try:
+        text = path.read_text(encoding="utf-8")
+        cells = parse_board(text, str(path))
+    except OSError as exc:
+        raise SchemeError(f"{where}: 'file' {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SchemeError(f"{where}: 'file' {str(path)!r} is not UTF-8 text ({exc.reason})") from None
+    except BoardError as exc:
+        raise SchemeError(f"{where}: 'file' is not a Part A board: {exc}") from None
+    marks = _number(entry, "marks", None, where, 0, None)
+    own_valid = _number(entry, "valid_marks", valid_marks, where, 0, 1)
+    name = entry.get("name", Path(file).name)
+    if not isinstance(name, str) or not name.strip():
+        raise SchemeError(f"{where}: 'name' must be a non-empty string, not {name!r}")
+    visibility = entry.get("visibility", "visible")
+    if visibility not in VISIBILITIES:
+        raise SchemeError(f"{where}: 'visibility' must be one of {', '.join(VISIBILITIES)}, not {visibility!r}")
+    if "optimum" in entry:
+        optimum = entry["optimum"]
+        if isinstance(optimum, bool) or not isinstance(optimum, int) or optimum < 1:
+            raise SchemeError(f"{where}: 'optimum' must be a whole number of SPREADs (at least 1), not {optimum!r}")
+    else:
+        optimum = _solve(cells, budget, where)
+    return Board(name, path, text, cells, optimum, marks, own_valid, visibility)
+
+
+def _solve(cells: Cells, budget: int, where: str) -> int:
+    try:
+        result = solve(board_bytes(cells), budget)
+    except Unsolvable as exc:
+        raise SchemeError(f"{where}: the board cannot be won ({exc}); mark another board") from None
+    if result.actions is None:
+        raise SchemeError(
+            f"{where}: the solver gave up after {budget} expansions (the optimum is at least "
+            f"{result.lower_bound}); give the board's 'optimum' or raise 'optimum_budget'"
+        )
+    return len(result.actions)
+
+
+def _command(scheme_command: tuple[str, ...]) -> list[str]:
+    """The command to run: a leading ``python`` is the Python running the autograder, where
+    this package (and whatever setup.sh installed) lives, whatever ``python`` is on PATH."""
+    words = list(scheme_command)
+    if words[0] in ("python", "python3"):
+        words[0] = sys.executable
+    return words
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+def _tail(text: str, lines: int = STDERR_TAIL) -> str:
+    kept = text.rstrip().splitlines()[-lines:]
+    return "\n".join("    " + line for line in kept)
+
+
+def _crash(run: ProgramRun) -> str:
+    """A sentence on how the program ended badly, or empty when it did not."""
+    if run.exit_status is None or run.exit_status == 0:
+        return ""
+    if run.exit_status < 0:
+        how = f"Your program was killed by signal {-run.exit_status}"
+        if run.exit_status == -9:
+            how += " (often: it ran out of memory)"
+    else:
+        how = f"Your program crashed (exit status {run.exit_status})"
+    if run.stderr.strip():
+        return f"{how}. The end of what it printed to stderr:\n{_tail(run.stderr)}"
+    return f"{how}, printing nothing to stderr."
+
+
+def mark_board(board: Board, run: ProgramRun, time_limit: float, reproduce: str) -> TestResult:
+    """One board's test: marks and what happened, in words a student understands."""
+    row: GradeRow = judge(board.name, board.cells, run, board.optimum, str(board.optimum))
+    verdict = row.verdict
+    lines: list[str] = []
+    score = 0.0
+    if run.start_error:
+        lines.append(f"Your program could not be started: {run.start_error}. No marks.")
+    elif run.timed_out:
+        lines.append(f"Timed out: your program was stopped after {time_limit:g} s (the limit per board). No marks.")
+        if verdict.valid:
+            lines.append(f"What it had printed by then was a valid win in {_plural(verdict.length, 'SPREAD')}.")
+    elif verdict.valid:
+        taken = _plural(verdict.length, "SPREAD")
+        if verdict.length == board.optimum:
+            score = board.marks
+            lines.append(f"Your program took {taken}, the shortest possible: full marks.")
+        elif verdict.length < board.optimum:
+            # The scheme's optimum is wrong; the student is not the one to pay for it.
+            score = board.marks
+            lines.append(f"Your program took {taken}, fewer than the {board.optimum} the marking scheme expects: "
+                         "full marks (please tell your teaching staff).")
+        else:
+            score = board.marks * board.valid_marks
+            lines.append(
+                f"Your program took {taken}; the shortest takes {board.optimum}: "
+                f"{_share(board.valid_marks)} for a valid but longer win."
+            )
+    elif not verdict.reason.startswith("output line") and verdict.length == 0:
+        lines.append("Your program printed no SPREAD lines, so it did not win the board. No marks.")
+    else:
+        lines.append(f"Your answer is not a winning sequence: {_why(verdict.reason)}. No marks.")
+    crash = _crash(run) if not run.timed_out else ""
+    if crash:
+        lines.append(crash)
+    shown = "\n".join("    " + line for line in board.text.strip().splitlines())
+    lines.append(f"The board ({board.file.name}):\n{shown}")
+    lines.append(f"To run it yourself, save the board as {board.file.name} and, in your submission folder, run:\n"
+                 f"    {reproduce} < {board.file.name}\n"
+                 f"or check its answer with this package: python -m referee search --grade {shlex.quote(reproduce)} "
+                 f"{board.file.name}")
+    return TestResult(board.name, score, board.marks, "\n".join(lines), board.visibility)
+
+
+def _share(fraction: float) -> str:
+    if fraction == 0:
+        return "no marks"
+    if fraction == 0.5:
+        return "half marks"
+    return f"{fraction:.0%} of the marks"
+
+
+def _why(reason: str) -> str:
+    """The replay's reason in the student's terms ("step 3" is their 3rd action)."""
+    prefix = "illegal action at step "
+    if reason.startswith(prefix):
+        step, _, rest = reason[len(prefix):].partition(": ")
+        action, _, problem = rest.partition(": ")
+        if step.isdigit():
+            return f"your {_ordinal(int(step))} action, {action}, is not legal ({problem})"
+    if reason.startswith("step "):
+        step, _, rest = reason[len("step "):].partition(": ")
+        if step.isdigit():
+            return f"your {_ordinal(int(step))} action, {rest}"
+    if reason.startswith("output line"):
+        return f"your program's {reason}"
+    return f"after your SPREADs, {reason}" if "left on" in reason else reason
+
+
+def _layout_note(submission: Path, command: tuple[str, ...]) -> str:
+    """A hint when ``python -m NAME`` cannot find NAME at the submission's top level (a zipped folder)."""
+    if len(command) == 3 and command[0] in ("python", "python3") and command[1] == "-m":
+        module = command[2].split(".")[0]
+        if not (submission / module).is_dir() and not (submission / f"{module}.py").is_file():
+            found = sorted(p.name + "/" * p.is_dir() for p in submission.iterdir())[:10]
+            return (
+                f"Note: your submission has no '{module}' folder at its top level, so '{' '.join(command)}' "
+                f"cannot find it. Upload the folder '{module}' itself (found: {', '.join(found) or 'nothing'})."
+            )
+    return ""
+
+
+def autograde(scheme: Scheme, submission: Path, command_text: str) -> AutograderResults:
+    """Run the submission on every board of the scheme and mark it."""
+    start = time.perf_counter()
+    command = _command(scheme.command)
+    tests = []
+    for board in scheme.boards:
+        run = run_program(command, board.text.encode("utf-8"), scheme.time_limit, cwd=str(submission))
+        tests.append(mark_board(board, run, scheme.time_limit, command_text))
+    full = sum(t.score >= t.max_score for t in tests)
+    partial = sum(0 < t.score < t.max_score for t in tests)
+    summary = (
+        f"Part A: {_plural(len(tests), 'board')}; {full} solved in the fewest SPREADs, "
+        f"{partial} solved in more, {len(tests) - full - partial} with no marks."
+    )
+    note = _layout_note(submission, scheme.command)
+    output = "\n".join(part for part in (summary, note) if part)
+    return AutograderResults(tuple(tests), time.perf_counter() - start, output)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from ..arguments import ArgumentParser  # an unknown option named, with a did-you-mean
+
+    parser = ArgumentParser(
+        prog="python -m referee autograde partA",
+        description="Mark a Part A program on the scheme's boards and write Gradescope's results.json.",
+    )
+    parser.add_argument("--submission", type=Path, default=SUBMISSION_DIR, metavar="DIR",
+                        help=f"the student's folder, the command's working directory ({SUBMISSION_DIR})")
+    parser.add_argument("--scheme", type=Path, default=SCHEME_FILE, metavar="FILE",
+                        help=f"the marking scheme ({SCHEME_FILE})")
+    parser.add_argument("--results", type=Path, default=RESULTS_FILE, metavar="FILE",
+                        help=f"where to write results.json ({RESULTS_FILE})")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    prog = "python -m referee autograde partA"
+    if not args.submission.is_dir():
+        print(f"{prog}: error: --submission {args.submission}: not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        scheme = load_scheme(args.scheme)
+    except SchemeError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    results = autograde(scheme, args.submission, shlex.join(scheme.command))
+    try:
+        results.write(args.results)
+    except OSError as exc:
+        print(f"{prog}: error: cannot write {args.results}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(feedback_table(results))
+    return 0
