@@ -1,0 +1,292 @@
+"""The Part A autograder on fake submission folders, each a real ``search`` package run in a real subprocess."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from referee.marking.gradescope import problems
+from referee.marking.part_a import main
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "partA_boards"
+
+# One red 1 beside one blue 1: SPREAD 3 3 0 1 takes it (optimum 1); stepping
+# away and back (SPREAD 3 3 1 0, SPREAD 4 3 -1 1) is a valid win in 2.
+TINY = "3, 3, r, 1\n3, 4, b, 1\n"
+SHORTEST = ["SPREAD 3 3 0 1"]
+LONGER = ["SPREAD 3 3 1 0", "SPREAD 4 3 -1 1"]
+
+# A correct Part A program: this package's solver, reading the board from stdin.
+SOLVER = """
+    import sys
+    from referee.search.board import board_bytes, format_spread, parse_board
+    from referee.search.solver import solve
+
+    cells = parse_board(sys.stdin.read())
+    for action in solve(board_bytes(cells)).actions:
+        print(format_spread(action))
+"""
+
+
+def submission(tmp_path: Path, body: str) -> Path:
+    """A submission folder whose ``search/__main__.py`` is ``body``."""
+    folder = tmp_path / "submission"
+    (folder / "search").mkdir(parents=True)
+    (folder / "search" / "__init__.py").write_text("")
+    (folder / "search" / "__main__.py").write_text(textwrap.dedent(body))
+    return folder
+
+
+def printing(tmp_path: Path, lines: list[str]) -> Path:
+    """A submission that reads its board and prints ``lines``."""
+    return submission(tmp_path, "import sys\nsys.stdin.read()\n" + "".join(f"print({line!r})\n" for line in lines))
+
+
+def scheme(tmp_path: Path, text: str, boards: dict[str, str] | None = None) -> Path:
+    """A scheme file (and its board files, beside it) in ``tmp_path/autograder``."""
+    folder = tmp_path / "autograder"
+    folder.mkdir(exist_ok=True)
+    for name, board in (boards if boards is not None else {"tiny.csv": TINY}).items():
+        (folder / name).write_text(board)
+    path = folder / "scheme.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+TINY_SCHEME = """
+    time_limit: 20
+    boards:
+      - file: tiny.csv
+        marks: 4
+"""
+
+
+def autograde(capsys, sub: Path, scheme_file: Path, tmp_path: Path) -> tuple[dict, str]:
+    """Run the autograder in-process; the results.json it wrote (checked against the format) and its table."""
+    results = tmp_path / "results" / "results.json"
+    status = main(["--submission", str(sub), "--scheme", str(scheme_file), "--results", str(results)])
+    out = capsys.readouterr().out
+    assert status == 0
+    data = json.loads(results.read_text())
+    assert problems(data) == []
+    return data, out
+
+
+def test_correct_program_gets_full_marks_on_every_board(tmp_path, capsys):
+    boards = {"tiny.csv": TINY, "two-rows.csv": (BENCHMARKS / "two-rows.csv").read_text()}
+    scheme_file = scheme(tmp_path, """
+        time_limit: 20
+        boards:
+          - file: tiny.csv
+            marks: 1
+          - file: two-rows.csv
+            marks: 2
+            optimum: 10
+            name: Two rows
+            visibility: after_due_date
+    """, boards)
+    data, out = autograde(capsys, submission(tmp_path, SOLVER), scheme_file, tmp_path)
+    assert data["score"] == 3
+    assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in data["tests"]] == [
+        ("tiny.csv", 1, 1, "passed"), ("Two rows", 2, 2, "passed")
+    ]
+    assert data["tests"][1]["visibility"] == "after_due_date"
+    assert "took 10 SPREADs, the shortest possible: full marks" in data["tests"][1]["output"]
+    assert "python -m search < two-rows.csv" in data["tests"][1]["output"]
+    assert "Total: 3/3" in out
+
+
+def test_optimum_not_given_is_computed_by_the_solver(tmp_path, capsys):
+    # long-walk's optimum is 6: a program that takes 6 gets full marks, so the solver found 6.
+    boards = {"long-walk.csv": (BENCHMARKS / "long-walk.csv").read_text()}
+    scheme_file = scheme(tmp_path, "boards:\n  - file: long-walk.csv\n    marks: 1\n", boards)
+    data, _ = autograde(capsys, submission(tmp_path, SOLVER), scheme_file, tmp_path)
+    assert data["tests"][0]["score"] == 1
+    assert "took 6 SPREADs, the shortest possible" in data["tests"][0]["output"]
+
+
+def test_illegal_action_gets_nothing_and_says_which_and_why(tmp_path, capsys):
+    sub = printing(tmp_path, ["SPREAD 0 0 0 1"])
+    data, out = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
+    test = data["tests"][0]
+    assert (test["score"], test["max_score"], test["status"]) == (0, 4, "failed")
+    assert "your 1st action, SPREAD 0 0 0 1, is not legal (cell (0, 0) is empty)" in test["output"]
+    assert "Total: 0/4" in out
+
+
+def test_blue_tokens_left_gets_nothing_and_says_how_many(tmp_path, capsys):
+    data, _ = autograde(capsys, printing(tmp_path, ["SPREAD 3 3 1 0"]), scheme(tmp_path, TINY_SCHEME), tmp_path)
+    assert data["tests"][0]["score"] == 0
+    assert "1 blue token left on 1 cell" in data["tests"][0]["output"]
+
+
+def test_valid_but_longer_win_gets_the_schemes_share(tmp_path, capsys):
+    data, out = autograde(capsys, printing(tmp_path, LONGER), scheme(tmp_path, TINY_SCHEME), tmp_path)
+    test = data["tests"][0]
+    assert (test["score"], test["status"]) == (2, "failed")  # valid_marks 0.5 by default
+    assert test["output"].startswith("Your program took 2 SPREADs; the shortest takes 1: half marks")
+    assert "1 solved in more" in data["output"]
+
+
+def test_share_for_a_longer_win_comes_from_the_board_or_the_scheme(tmp_path, capsys):
+    scheme_file = scheme(tmp_path, """
+        valid_marks: 0
+        boards:
+          - file: tiny.csv
+            marks: 4
+          - file: tiny.csv
+            marks: 4
+            name: tiny again
+            valid_marks: 0.25
+    """)
+    data, _ = autograde(capsys, printing(tmp_path, LONGER), scheme_file, tmp_path)
+    assert [t["score"] for t in data["tests"]] == [0, 1]
+
+
+def test_shortest_win_among_other_output_gets_full_marks(tmp_path, capsys):
+    sub = printing(tmp_path, ["thinking...", *SHORTEST, "done in 0.01 s"])
+    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
+    assert data["tests"][0]["score"] == 4
+
+
+def test_slow_program_is_stopped_at_the_time_limit_and_gets_nothing(tmp_path, capsys):
+    sub = submission(tmp_path, """
+        import sys, time
+        sys.stdin.read()
+        print("SPREAD 3 3 0 1", flush=True)
+        time.sleep(120)
+    """)
+    scheme_file = scheme(tmp_path, "time_limit: 2\nboards:\n  - file: tiny.csv\n    marks: 4\n")
+    data, _ = autograde(capsys, sub, scheme_file, tmp_path)
+    test = data["tests"][0]
+    assert test["score"] == 0
+    assert "Timed out: your program was stopped after 2 s" in test["output"]
+    # What it printed before the limit is still read, and said to be valid.
+    assert "a valid win in 1 SPREAD" in test["output"]
+
+
+def test_crashing_program_gets_nothing_and_its_stderr_is_shown(tmp_path, capsys):
+    sub = submission(tmp_path, """
+        import sys
+        sys.stdin.read()
+        print("debug: reading board", file=sys.stderr)
+        raise RuntimeError("my search has a bug")
+    """)
+    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
+    output = data["tests"][0]["output"]
+    assert data["tests"][0]["score"] == 0
+    assert "printed no SPREAD lines" in output
+    assert "crashed (exit status 1)" in output
+    assert "RuntimeError: my search has a bug" in output
+
+
+def test_crash_after_a_shortest_win_is_marked_on_the_win_and_reported(tmp_path, capsys):
+    sub = submission(tmp_path, """
+        import sys
+        sys.stdin.read()
+        print("SPREAD 3 3 0 1", flush=True)
+        sys.exit(3)
+    """)
+    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
+    assert data["tests"][0]["score"] == 4
+    assert "crashed (exit status 3)" in data["tests"][0]["output"]
+
+
+def test_unreadable_output_line_is_named(tmp_path, capsys):
+    data, _ = autograde(capsys, printing(tmp_path, ["SPREAD 3 3 0 7"]), scheme(tmp_path, TINY_SCHEME), tmp_path)
+    assert data["tests"][0]["score"] == 0
+    assert "your program's output line 1" in data["tests"][0]["output"]
+    assert "not one of the six directions" in data["tests"][0]["output"]
+
+
+def test_zipped_folder_instead_of_the_package_gets_a_hint(tmp_path, capsys):
+    sub = tmp_path / "submission"
+    (sub / "part_a" / "search").mkdir(parents=True)
+    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
+    assert data["score"] == 0
+    assert "has no 'search' folder at its top level" in data["output"]
+    assert "part_a/" in data["output"]
+    assert "No module named search" in data["tests"][0]["output"]
+
+
+def test_scheme_command_is_run_from_the_submission_folder(tmp_path, capsys):
+    sub = tmp_path / "submission"
+    sub.mkdir()
+    (sub / "answer.py").write_text("import sys\nsys.stdin.read()\nprint(open('answer.txt').read())\n")
+    (sub / "answer.txt").write_text("SPREAD 3 3 0 1\n")
+    scheme_file = scheme(tmp_path, "command: python answer.py\nboards:\n  - file: tiny.csv\n    marks: 1\n")
+    data, _ = autograde(capsys, sub, scheme_file, tmp_path)
+    assert data["tests"][0]["score"] == 1
+    assert "python answer.py < tiny.csv" in data["tests"][0]["output"]
+
+
+@pytest.mark.parametrize(
+    ("text", "boards", "expected"),
+    [
+        ("time_limt: 5\nboards: [{file: tiny.csv, marks: 1}]\n", None,
+         "unknown field 'time_limt' (did you mean 'time_limit'?)"),
+        ("boards: [{file: tiny.csv}]\n", None, "boards[0]: 'marks' is missing"),
+        ("boards: [{file: tiny.csv, marks: many}]\n", None, "boards[0]: 'marks' must be a number, not 'many'"),
+        ("boards: [{file: nowhere.csv, marks: 1}]\n", None, "boards[0]: 'file'"),
+        ("boards: [{file: tiny.csv, marks: 1, visibility: secret}]\n", None, "'visibility' must be one of"),
+        ("boards: [{file: tiny.csv, marks: 1, optimum: 0}]\n", None, "'optimum' must be a whole number"),
+        ("valid_marks: 2\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'valid_marks' must be at least 0"),
+        ("time_limit: 0\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'time_limit' must be above 0"),
+        ("command: ''\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'command' is empty"),
+        ("boards: []\n", None, "'boards' must be a non-empty list"),
+        ("boards: [{file: tiny.csv, marks: 1\n", None, "not valid YAML"),
+        ("boards: [{file: bad.csv, marks: 1}]\n", {"bad.csv": "3, 3, g, 1\n"}, "'file' is not a Part A board"),
+        # Two blue 6s cost Red more power than its one token has: never won.
+        ("boards: [{file: lost.csv, marks: 1}]\n", {"lost.csv": "3, 3, r, 1\n0, 0, b, 6\n6, 6, b, 6\n"},
+         "the board cannot be won"),
+    ],
+)
+def test_bad_scheme_is_refused_naming_the_file_and_field(tmp_path, capsys, text, boards, expected):
+    scheme_file = scheme(tmp_path, text, boards)
+    results = tmp_path / "results.json"
+    sub = printing(tmp_path, SHORTEST)
+    status = main(["--submission", str(sub), "--scheme", str(scheme_file), "--results", str(results)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert expected in err and str(scheme_file) in err
+    assert len(err.strip().splitlines()) == 1
+    assert not results.exists()
+
+
+def test_missing_scheme_and_missing_submission_are_usage_errors(tmp_path, capsys):
+    sub = printing(tmp_path, SHORTEST)
+    assert main(["--submission", str(sub), "--scheme", str(tmp_path / "none.yaml")]) == 2
+    assert "cannot read the marking scheme" in capsys.readouterr().err
+    assert main(["--submission", str(tmp_path / "gone"), "--scheme", str(scheme(tmp_path, TINY_SCHEME))]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_cli_writes_results_gradescope_accepts_and_prints_the_table(tmp_path):
+    sub = printing(tmp_path, LONGER)
+    results = tmp_path / "out" / "results.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "autograde", "partA", "--submission", str(sub),
+         "--scheme", str(scheme(tmp_path, TINY_SCHEME)), "--results", str(results)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(results.read_text())
+    assert problems(data) == []
+    assert data["score"] == 2 and data["tests"][0]["max_score"] == 4
+    assert "tiny.csv" in done.stdout and "Total: 2/4" in done.stdout
+
+
+def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "autograde", "partA", "--submission", str(printing(tmp_path, SHORTEST)),
+         "--scheme", str(scheme(tmp_path, "boards: [{file: tiny.csv, mark: 1}]\n")),
+         "--results", str(tmp_path / "results.json")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2
+    assert "unknown field 'mark' (did you mean 'marks'?)" in done.stderr
+    assert "Traceback" not in done.stderr
