@@ -55,8 +55,8 @@ from typing import Any
 
 import yaml
 
-from ..search.board import BoardError, Cells, board_bytes, parse_board
-from ..search.grader import GradeRow, ProgramRun, judge, run_program
+from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
+from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
 from .gradescope import RESULTS_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult, feedback_table
 
@@ -70,6 +70,8 @@ DEFAULT_VALID_MARKS = 0.5
 DEFAULT_OPTIMUM_BUDGET = 100_000
 #: Lines of the program's stderr shown when it crashes.
 STDERR_TAIL = 15
+#: SPREADs of a wrong or longer answer listed in its feedback.
+SHOWN_ACTIONS = 30
 
 _TOP_FIELDS = ("command", "time_limit", "valid_marks", "optimum_budget", "boards")
 _BOARD_FIELDS = ("file", "marks", "optimum", "name", "visibility", "valid_marks")
@@ -282,6 +284,13 @@ def mark_board(board: Board, run: ProgramRun, time_limit: float, reproduce: str)
     crash = _crash(run) if not run.timed_out else ""
     if crash:
         lines.append(crash)
+    actions = spread_lines(run.stdout)
+    if score < board.marks and isinstance(actions, list) and actions:
+        # The answer as we read it, so a student can replay it by hand.
+        listed = [f"    {step}. {format_spread(a)}" for step, a in enumerate(actions[:SHOWN_ACTIONS], start=1)]
+        more = len(actions) - SHOWN_ACTIONS
+        lines.append("Your SPREADs, as read from your output:\n" + "\n".join(listed)
+                     + (f"\n    ... and {more} more" if more > 0 else ""))
     shown = "\n".join("    " + line for line in board.text.strip().splitlines())
     lines.append(f"The board ({board.file.name}):\n{shown}")
     lines.append(f"To run it yourself, save the board as {board.file.name} and, in your submission folder, run:\n"

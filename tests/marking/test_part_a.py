@@ -115,6 +115,7 @@ def test_illegal_action_gets_nothing_and_says_which_and_why(tmp_path, capsys):
     test = data["tests"][0]
     assert (test["score"], test["max_score"], test["status"]) == (0, 4, "failed")
     assert "your 1st action, SPREAD 0 0 0 1, is not legal (cell (0, 0) is empty)" in test["output"]
+    assert "as read from your output:\n    1. SPREAD 0 0 0 1\n" in test["output"]
     assert "Total: 0/4" in out
 
 
@@ -129,6 +130,7 @@ def test_valid_but_longer_win_gets_the_schemes_share(tmp_path, capsys):
     test = data["tests"][0]
     assert (test["score"], test["status"]) == (2, "failed")  # valid_marks 0.5 by default
     assert test["output"].startswith("Your program took 2 SPREADs; the shortest takes 1: half marks")
+    assert "1. SPREAD 3 3 1 0\n    2. SPREAD 4 3 -1 1" in test["output"]
     assert "1 solved in more" in data["output"]
 
 
@@ -151,6 +153,7 @@ def test_shortest_win_among_other_output_gets_full_marks(tmp_path, capsys):
     sub = printing(tmp_path, ["thinking...", *SHORTEST, "done in 0.01 s"])
     data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
     assert data["tests"][0]["score"] == 4
+    assert "as read from your output" not in data["tests"][0]["output"]  # listed only when marks were lost
 
 
 def test_slow_program_is_stopped_at_the_time_limit_and_gets_nothing(tmp_path, capsys):
