@@ -207,3 +207,39 @@ def test_run_autograder_prefers_the_environment_setup_sh_made(folders, tmp_path)
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(log.read_text())["argv"][:4] == ["-m", "referee", "autograde", "partB"]
+
+
+def builder() -> str | None:
+    """An interpreter that can build a project offline (pip, setuptools and wheel installed), or None."""
+    for python in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
+        if python and Path(python).exists() and subprocess.run(
+            [python, "-c", "import setuptools, wheel, pip"], capture_output=True,
+        ).returncode == 0:
+            return python
+    return None
+
+
+def test_setup_sh_can_pip_install_the_shipped_copy(folders, tmp_path):
+    python = builder()
+    if python is None:
+        pytest.skip("no interpreter here has pip, setuptools and wheel to build the copy offline")
+    source = tmp_path / "src"
+    shutil.copytree(folders["partB"] / templates.SOURCE_COPY, source)
+    target = tmp_path / "installed"
+    # What setup.sh's `pip install ./referee-src` does, without the network:
+    # no build isolation (it would download setuptools), no dependencies.
+    proc = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+         "--target", str(target), str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (target / "referee" / "marking" / "cli.py").is_file()
+    assert (target / "agents" / "minimax" / "__init__.py").is_file()
+    metadata = next(target.glob("referee-*.dist-info")) / "METADATA"
+    # Older setuptools write "pyyaml (>=6)", newer "pyyaml>=6".
+    requires = sorted(
+        line.removeprefix("Requires-Dist:").translate(str.maketrans("", "", " ()"))
+        for line in metadata.read_text().splitlines() if line.startswith("Requires-Dist:")
+    )
+    assert requires == ["pyyaml>=6", "tabulate>=0.9", "tqdm>=4.60"]
