@@ -1,0 +1,253 @@
+"""``python -m referee autograde report RESULTS_DIR... [-o OUTDIR]``: a cohort's marks from its results.json files.
+
+Every ``results.json`` under the given folders is one submission, named by
+its folder relative to the given one. The marks go to ``marks.csv`` (one row
+a submission: name, total, each test's score) and ``marks.html`` (per test and
+for the total: a histogram of the scores, the mean, the median and how many
+got full marks; self-contained, no network), with a summary table printed.
+A file that cannot be read or is not in Gradescope's format is listed with the
+reason and left out.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import json
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.arguments import ArgumentParser
+from referee.marking.gradescope import _number, problems
+
+EXIT_USAGE = 2
+RESULTS_NAME = "results.json"
+#: Scores with at most this many distinct values get a bar each; more are binned.
+MAX_BARS = 12
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submission's marks, as its results.json gives them."""
+
+    name: str
+    total: float
+    scores: dict[str, float]
+    max_scores: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One test (or the total) across the cohort."""
+
+    name: str
+    max_score: float
+    scores: tuple[float, ...]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.scores) if self.scores else 0.0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.scores) if self.scores else 0.0
+
+    @property
+    def full_marks(self) -> int:
+        return sum(1 for score in self.scores if score >= self.max_score)
+
+
+def find_results(folders: list[Path]) -> list[tuple[str, Path]]:
+    """Every results.json under ``folders`` with its submission's name, in name order."""
+    found: dict[str, Path] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob(RESULTS_NAME)):
+            relative = path.parent.relative_to(folder).as_posix()
+            name = folder.name if relative == "." else relative
+            if len(folders) > 1 and relative != ".":
+                name = f"{folder.name}/{relative}"
+            found.setdefault(name, path)
+    return sorted(found.items())
+
+
+def read_submission(name: str, path: Path) -> Submission | str:
+    """The submission in ``path``, or why it cannot be used."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"is not JSON ({exc})"
+    wrong = problems(data)
+    if wrong:
+        return "is not in Gradescope's format: " + "; ".join(wrong)
+    scores: dict[str, float] = {}
+    max_scores: dict[str, float] = {}
+    for index, test in enumerate(data.get("tests", [])):
+        test_name = test.get("name", f"test {index + 1}")
+        scores[test_name] = float(test.get("score", 0))
+        max_scores[test_name] = float(test.get("max_score", test.get("score", 0)))
+    total = float(data["score"]) if "score" in data else sum(scores.values())
+    return Submission(name, total, scores, max_scores)
+
+
+def columns(submissions: list[Submission]) -> list[Column]:
+    """The total, then every test in the order it first appears, each over the submissions that have it."""
+    names: dict[str, None] = {}
+    for submission in submissions:
+        names.update(dict.fromkeys(submission.scores))
+    result = [Column(
+        "Total",
+        max((sum(s.max_scores.values()) for s in submissions), default=0.0),
+        tuple(s.total for s in submissions),
+    )]
+    for name in names:
+        having = [s for s in submissions if name in s.scores]
+        result.append(Column(
+            name, max(s.max_scores[name] for s in having), tuple(s.scores[name] for s in having),
+        ))
+    return result
+
+
+def write_csv(submissions: list[Submission], tests: list[str], path: Path) -> None:
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["name", "total", *tests])
+        for submission in submissions:
+            writer.writerow([
+                submission.name, _number(submission.total),
+                *(_number(submission.scores[t]) if t in submission.scores else "" for t in tests),
+            ])
+
+
+def bars(column: Column) -> list[tuple[str, int]]:
+    """The histogram of a column: (label, count) from low scores to high."""
+    distinct = sorted(set(column.scores) | {0.0, column.max_score})
+    if len(distinct) <= MAX_BARS:
+        return [(f"{_number(value)}", column.scores.count(value)) for value in distinct]
+    top = max(column.max_score, max(column.scores))
+    width = top / 10 if top > 0 else 1.0
+    counts = [0] * 10
+    for score in column.scores:
+        counts[min(int(max(score, 0.0) / width), 9)] += 1
+    return [(f"{_number(i * width)}–{_number((i + 1) * width)}", count) for i, count in enumerate(counts)]
+
+
+def histogram_svg(column: Column) -> str:
+    """An inline SVG bar chart of ``bars(column)``, each bar labelled with its score and count."""
+    data = bars(column)
+    bar_width, gap, height, label = 44, 8, 120, 34
+    tallest = max((count for _, count in data), default=0) or 1
+    width = len(data) * (bar_width + gap) + gap
+    parts = [f'<svg class="histogram" width="{width}" height="{height + label}" '
+             f'viewBox="0 0 {width} {height + label}" role="img">']
+    for index, (text, count) in enumerate(data):
+        x = gap + index * (bar_width + gap)
+        bar_height = round((height - 18) * count / tallest)
+        y = height - bar_height
+        parts.append(
+            f'<g class="bin" data-label="{html.escape(text)}" data-count="{count}">'
+            f'<rect class="bar" x="{x}" y="{y}" width="{bar_width}" height="{bar_height}"></rect>'
+            f'<text class="count" x="{x + bar_width / 2}" y="{y - 4}">{count}</text>'
+            f'<text class="label" x="{x + bar_width / 2}" y="{height + 16}">{html.escape(text)}</text></g>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+section.test { margin-bottom: 2em; }
+table { border-collapse: collapse; }
+td, th { padding: 0.2em 0.8em; text-align: left; border-bottom: 1px solid #ddd; }
+svg.histogram rect.bar { fill: #4a7bb7; }
+svg.histogram text { font-size: 11px; text-anchor: middle; fill: #333; }
+.skipped li { color: #a33; }
+"""
+
+
+def write_html(cols: list[Column], skipped: list[tuple[str, str]], path: Path) -> None:
+    count = len(cols[0].scores)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>Marks</title>',
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>Marks: {count} submission{'s' if count != 1 else ''}</h1>",
+    ]
+    parts.append('<table id="summary"><thead><tr><th>test</th><th>max</th><th>mean</th><th>median</th>'
+                 "<th>full marks</th><th>submissions</th></tr></thead><tbody>")
+    for col in cols:
+        parts.append(
+            f"<tr><td>{html.escape(col.name)}</td><td>{_number(col.max_score)}</td><td>{_number(round(col.mean, 2))}"
+            f"</td><td>{_number(col.median)}</td><td>{col.full_marks}</td><td>{len(col.scores)}</td></tr>"
+        )
+    parts.append("</tbody></table>")
+    for col in cols:
+        parts.append(
+            f'<section class="test" data-test="{html.escape(col.name)}"><h2>{html.escape(col.name)}</h2>'
+            f"<p>out of {_number(col.max_score)}: mean {_number(round(col.mean, 2))}, "
+            f"median {_number(col.median)}, full marks {col.full_marks} of {len(col.scores)}</p>"
+            f"{histogram_svg(col)}</section>"
+        )
+    if skipped:
+        parts.append('<section class="skipped"><h2>Left out</h2><ul>')
+        parts += [f"<li>{html.escape(name)}: {html.escape(reason)}</li>" for name, reason in skipped]
+        parts.append("</ul></section>")
+    parts.append("</body></html>\n")
+    path.write_text("\n".join(parts), encoding="utf-8")
+
+
+def summary_table(cols: list[Column]) -> str:
+    from tabulate import tabulate
+
+    rows = [
+        [col.name, _number(col.max_score), _number(round(col.mean, 2)), _number(col.median),
+         f"{col.full_marks}/{len(col.scores)}"]
+        for col in cols
+    ]
+    return tabulate(rows, headers=["test", "max", "mean", "median", "full marks"], tablefmt="simple")
+
+
+def main(argv: list[str]) -> int:
+    parser = ArgumentParser(
+        prog="python -m referee autograde report",
+        description="A cohort's marks (marks.csv, marks.html) from a folder of results.json files.",
+    )
+    parser.add_argument("folders", nargs="+", type=Path, metavar="RESULTS_DIR",
+                        help="folders holding one results.json per submission (in sub-folders)")
+    parser.add_argument("-o", "--output", type=Path, default=Path("."), metavar="OUTDIR",
+                        help="where to write marks.csv and marks.html (default: here)")
+    args = parser.parse_args(argv)
+    missing = [folder for folder in args.folders if not folder.is_dir()]
+    if missing:
+        print(f"autograde report: error: no such folder: {', '.join(map(str, missing))}", file=sys.stderr)
+        return EXIT_USAGE
+    found = find_results(args.folders)
+    submissions: list[Submission] = []
+    skipped: list[tuple[str, str]] = []
+    for name, path in found:
+        read = read_submission(name, path)
+        if isinstance(read, str):
+            skipped.append((name, f"{path} {read}"))
+        else:
+            submissions.append(read)
+    for name, reason in skipped:
+        print(f"autograde report: left out {name}: {reason}", file=sys.stderr)
+    if not submissions:
+        where = " ".join(map(str, args.folders))
+        why = f"none of the {len(found)} {RESULTS_NAME} files could be used" if found else f"no {RESULTS_NAME} found"
+        print(f"autograde report: error: {why} under {where}", file=sys.stderr)
+        return EXIT_USAGE
+    cols = columns(submissions)
+    try:
+        args.output.mkdir(parents=True, exist_ok=True)
+        write_csv(submissions, [col.name for col in cols[1:]], args.output / "marks.csv")
+        write_html(cols, skipped, args.output / "marks.html")
+    except OSError as exc:
+        print(f"autograde report: error: cannot write to {args.output}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(summary_table(cols))
+    print(f"{len(submissions)} submissions; left out {len(skipped)}. "
+          f"Wrote {args.output / 'marks.csv'} and {args.output / 'marks.html'}.")
+    return 0
