@@ -23,8 +23,10 @@ Tests:
 * ``Loads and plays legally``: the agent loads, and in no game does it raise,
   crash, break the protocol or play an illegal action;
 * ``Never exceeds the time limit`` and ``Never exceeds the memory limit``: no
-  game lost by ``time_limit`` or ``space_limit`` (and at least one game played
-  to its end: an agent that never finishes a game has shown nothing).
+  game lost by ``time_limit`` or ``space_limit``.
+
+Each check also needs the agent to have played at least one action: one that
+never got an action out has shown nothing.
 
 A submission that does not load plays no game: every test gets 0 and the
 load test says why.  The leaderboard gets the submission's Elo: the joint
@@ -83,7 +85,7 @@ from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
 from ..limits import LimitError, Limits, checked
 from ..match import AgentEntry, MatchSettings, SpecError, check_agent, parse_spec, play_match, spec_problem
-from ..records import GameRecord
+from ..records import GameRecord, memory_text
 from ..tournament.executor import LocalExecutor
 from ..tournament.ratings import bradley_terry
 from ..tournament.schedule import Job, game_seed
@@ -514,14 +516,15 @@ def _story(scheme: Scheme, game: Game, games_file: Path) -> str:
     if game.record is None:
         return f"Game {game.index} was not played: the grader failed ({game.failure}); it counts as a loss."
     record = game.record
-    if record.winner is None:
-        outcome = "Drew"
-    else:
-        reason = game.lost_by or record.reason
-        outcome = f"Lost by {reason}"
+    reason = game.lost_by or record.reason
+    outcome = "Drew" if record.winner is None else "Lost"
+    words = f" ({VERDICT_WORDS[reason]})" if reason in VERDICT_WORDS and game.lost_by else ""
     error = record.error.get(game.color)
     detail = error.get("message") if isinstance(error, dict) else None
-    text = f"{outcome} game {game.index} as {game.color} after {record.turns} turns: {detail or record.message}."
+    text = (
+        f"{outcome} game {game.index} as {game.color} by {reason}{words} after {record.turns} turns: "
+        f"{detail or record.message}."
+    )
     return (
         f"{text}\n  Replay it: python -m referee replay {games_file} --game-index {game.index}\n"
         f"  Play it again from your submission folder: {_local_command(scheme, game)}"
@@ -573,20 +576,21 @@ def check_tests(scheme: Scheme, games: list[Game], games_file: Path, load_error:
             continue
         reasons = UNLAWFUL if check == "plays_legally" else (check,)
         broke = [game for game in games if game.lost_by in reasons]
-        finished = [game for game in games if game.record is not None and game.lost_by is None]
+        # An agent that never got an action out has shown nothing, so a check it "passes" earns nothing.
+        played = sum(game.record.moves.get(game.color, 0) for game in games if game.record is not None)
         if broke:
             words = ", ".join(sorted({VERDICT_WORDS[game.lost_by or ""] for game in broke}))
             output = f"In {len(broke)} of {len(games)} games {words}.\n" + _stories(scheme, broke, games_file)
             results.append(TestResult(title, 0, worth, output, scheme.visibility))
-        elif not finished:
-            output = "Not shown: your agent did not play any game to its end."
+        elif not played:
+            output = "Not shown: your agent did not play a single action in any game."
             results.append(TestResult(title, 0, worth, output, scheme.visibility))
         else:
             limit = {
-                "plays_legally": "it loaded and played only legal actions",
-                "time_limit": f"it stayed within {_marks(scheme.limits.time_limit or 0)} CPU seconds a game"
+                "plays_legally": "your agent loaded and played only legal actions",
+                "time_limit": f"your agent stayed within {_marks(scheme.limits.time_limit or 0)} CPU seconds a game"
                 if scheme.limits.time_limit else "there was no time limit",
-                "space_limit": f"it stayed within {_marks(scheme.limits.space_limit or 0)} MB"
+                "space_limit": f"your agent stayed within {_marks(scheme.limits.space_limit or 0)} MB"
                 if scheme.limits.space_limit else "there was no memory limit",
             }[check]
             most = _most_used(check, games)
@@ -605,7 +609,9 @@ def _most_used(check: str, games: list[Game]) -> str:
     ]
     if not used:
         return ""
-    return f" (at most {max(used):.1f} {'CPU seconds' if check == 'time_limit' else 'MB'} in one game)"
+    if check == "time_limit":
+        return f" (at most {max(used):.1f} CPU seconds in one game)"
+    return f" (at most {memory_text(max(used))} MB in one game)"
 
 
 def submission_elo(games: list[Game]) -> float | None:
