@@ -82,7 +82,7 @@ import yaml
 from ..games import game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
-from ..hosting.sandbox import MODES as SANDBOX_MODES
+from ..hosting.sandbox import MODES as SANDBOX_MODES, SandboxUnavailable, resolve
 from ..limits import LimitError, Limits, checked
 from ..match import AgentEntry, MatchSettings, SpecError, check_agent, parse_spec, play_match, spec_problem
 from ..records import GameRecord, memory_text
@@ -493,6 +493,21 @@ def _marks(value: float) -> str:
     return f"{value:g}"
 
 
+def opponent_problems(scheme: Scheme, submission: Path) -> list[str]:
+    """Why any opponent cannot be loaded where the games start (a misspelt option...): the scheme's fault.
+
+    Checked before marking, because an opponent that fails to load forfeits
+    every game, which would hand the submission marks it did not earn.
+    """
+    problems = []
+    for index, opponent in enumerate(scheme.opponents):
+        entry = AgentEntry(opponent.spec, opponent.name, opponent.options)
+        problem = check_agent(entry, _settings(scheme, submission, scheme.seed, {}))
+        if problem:
+            problems.append(f"{scheme.path}: opponents[{index}]: {opponent.name} cannot be loaded: {problem}")
+    return problems
+
+
 def _local_command(scheme: Scheme, game: Game) -> str:
     red, blue = (scheme.agent, game.opponent.spec) if game.color == "RED" else (game.opponent.spec, scheme.agent)
     parts = ["python -m referee", red, blue]
@@ -514,7 +529,7 @@ def _local_command(scheme: Scheme, game: Game) -> str:
 def _story(scheme: Scheme, game: Game, games_file: Path) -> str:
     """What happened in one game that was not a win, and how to see it again."""
     if game.record is None:
-        return f"Game {game.index} was not played: the grader failed ({game.failure}); it counts as a loss."
+        return f"Game {game.index} was not played: the grader failed ({game.failure}); it does not count."
     record = game.record
     reason = game.lost_by or record.reason
     outcome = "Drew" if record.winner is None else "Lost"
@@ -541,8 +556,10 @@ def _stories(scheme: Scheme, games: list[Game], games_file: Path) -> str:
 def opponent_test(scheme: Scheme, opponent: Opponent, games: list[Game], games_file: Path) -> TestResult:
     """Marks for the games against one opponent, by the band the score reaches."""
     mine = [game for game in games if game.opponent is opponent]
-    points = sum(game.points for game in mine)
-    score = points / len(mine) if mine else 0.0
+    # A game the grader itself failed to play is left out rather than counted against the student.
+    played = [game for game in mine if game.record is not None]
+    points = sum(game.points for game in played)
+    score = points / len(played) if played else 0.0
     fraction = opponent.fraction(score)
     marks = opponent.marks * fraction
     if fraction >= 1:
@@ -551,7 +568,7 @@ def opponent_test(scheme: Scheme, opponent: Opponent, games: list[Game], games_f
         verdict = "no marks"
     else:
         verdict = f"{fraction:.0%} of the marks"
-    lines = [f"Against {opponent.name} you scored {_marks(points)}/{len(mine)} ({score:.0%}): {verdict}."]
+    lines = [f"Against {opponent.name} you scored {_marks(points)}/{len(played)} ({score:.0%}): {verdict}."]
     if opponent.bands:
         lines.append("Bands: " + ", ".join(f"{band.min_score:.0%} or more: {band.fraction:.0%} of the marks"
                                            for band in opponent.bands) + ".")
@@ -708,6 +725,16 @@ def main(argv: list[str]) -> int:
     except SchemeError as exc:
         for problem in exc.problems:
             print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        resolve(scheme.sandbox)
+    except SandboxUnavailable as exc:
+        print(f"{PROG}: error: {scheme.path}: sandbox: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    problems = opponent_problems(scheme, submission)
+    for problem in problems:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+    if problems:
         return EXIT_USAGE
     results_file: Path = args.results
     try:

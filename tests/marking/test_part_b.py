@@ -63,6 +63,15 @@ class Agent(Random):
         return "not an action at all"
 """
 
+RAISES = """\
+from agents.random_agent import Agent as Random
+
+
+class Agent(Random):
+    def action(self, **referee):
+        raise ValueError("my first move is a bug")
+"""
+
 #: Short games: random opponents, two games each, small limits.
 SCHEME = """\
 game: infexion
@@ -174,6 +183,16 @@ def test_an_illegal_action_fails_the_legality_check(tmp_path, capsys):
     assert "by illegal_action" in legal["output"] and "not an action at all" in legal["output"]
 
 
+def test_an_agent_that_never_gets_an_action_out_earns_no_check(tmp_path, capsys):
+    data = grade(tmp_path, RAISES, capsys)
+    tests = marks_by_name(data)
+    assert data["score"] == 0
+    assert "raised an exception" in tests["Loads and plays legally"]["output"]
+    assert "my first move is a bug" in tests["Loads and plays legally"]["output"]
+    for name in ("Never exceeds the time limit", "Never exceeds the memory limit"):
+        assert tests[name]["output"] == "Not shown: your agent did not play a single action in any game."
+
+
 def test_a_submission_without_its_package_fails_the_load_check(tmp_path, capsys):
     folder = tmp_path / "empty"
     folder.mkdir()
@@ -212,6 +231,18 @@ def test_a_bad_scheme_is_refused_naming_the_file_and_field(tmp_path):
     assert f"{bad}: games_per_opponent: must be an even whole number" in done.stderr
     assert f"{bad}: opponents[0].marks: must be a number of 0 or more, not -1" in done.stderr
     assert "Traceback" not in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_an_opponent_that_cannot_load_is_the_schemes_fault(tmp_path):
+    # It would forfeit every game and hand out marks, so nothing is marked.
+    folder = submission(tmp_path, GREEDY)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("opponents:\n  - {spec: agents.greedy, marks: 1, options: {max_move_tme: 0.1}}\n")
+    done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{bad}: opponents[0]: greedy cannot be loaded" in done.stderr and "max_move_tme" in done.stderr
     assert not (tmp_path / "r.json").exists()
 
 
