@@ -744,5 +744,9 @@ def main(argv: list[str]) -> int:
         print(f"{PROG}: error: cannot write the results: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(gradescope.feedback_table(results))
+    # The table shows each test's first line; what went wrong, and how to replay it, follows.
+    for test in results.tests:
+        if test.status == "failed" and "\n" in test.output:
+            print(f"\n{test.name}:\n" + "\n".join(f"  {line}" for line in test.output.splitlines()))
     print(f"Results written to {results_file}")
     return 0

@@ -140,6 +140,23 @@ def test_a_good_agent_gets_full_marks_and_an_elo(tmp_path, capsys):
     assert [r.red_name for r in records] == ["submission", "random"]  # both colours
 
 
+def test_an_agent_written_for_the_course_template_is_marked(tmp_path, capsys):
+    # The course's layout and imports (referee.game's names), as students write them.
+    fixture = ROOT / "tests" / "hosting" / "fixture_agents" / "course_style"
+    data = grade(tmp_path, (fixture / "program.py").read_text(), capsys)
+    assert data["score"] == 10, data
+
+
+def test_missing_folders_and_bad_arguments_exit_2(tmp_path, capsys):
+    assert main(["--submission", str(tmp_path / "nowhere"), "--results", str(tmp_path / "r.json")]) == 2
+    assert "the submission folder" in capsys.readouterr().err
+    assert main(["--submission", str(tmp_path), "--scheme", str(tmp_path / "none.yaml")]) == 2
+    assert f"{tmp_path / 'none.yaml'}: no such file" in capsys.readouterr().err
+    assert main(["--workers", "0", "--submission", str(tmp_path)]) == 2
+    assert main(["--no-such-option"]) == 2
+    assert not (tmp_path / "r.json").exists()
+
+
 def test_a_broken_agent_fails_to_load_and_gets_nothing(tmp_path, capsys):
     data = grade(tmp_path, BROKEN, capsys)
     tests = marks_by_name(data)
