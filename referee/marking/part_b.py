@@ -61,7 +61,7 @@ else :data:`DEFAULT_SCHEME`)::
       space_limit: 1
 
 A time-limited reference agent is made with its options (for the bundled
-agents, ``max_move_time`` or ``max_depth``): the limits are the same for both
+agents, ``max_move_time``, or ``depth`` for minimax): the limits are the same for both
 players of a game.
 """
 from __future__ import annotations

@@ -297,3 +297,18 @@ def test_the_default_scheme_is_valid():
     parsed = parse_scheme(DEFAULT_SCHEME, "default", ROOT)
     assert parsed.limits.time_limit == 180 and parsed.limits.space_limit == 250
     assert [o.name for o in parsed.opponents] == ["random", "greedy"]
+
+
+def test_the_documented_scheme_is_valid_and_its_opponents_load(tmp_path):
+    import textwrap
+
+    from referee.marking import part_b
+    from referee.marking.part_b import opponent_problems
+
+    assert part_b.__doc__ is not None
+    example = textwrap.dedent(part_b.__doc__.split("::\n", 1)[1].split("\n\n", 1)[0])
+    parsed = parse_scheme(example, "docstring", ROOT)
+    assert [o.name for o in parsed.opponents] == ["random", "quick-minimax"]
+    assert parsed.checks == {"plays_legally": 1, "time_limit": 1, "space_limit": 1}
+    assert opponent_problems(parsed, submission(tmp_path, GREEDY)) == []
+
