@@ -70,6 +70,7 @@ import argparse
 import difflib
 import json
 import math
+import shlex
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -94,6 +95,7 @@ from .gradescope import AutograderResults, LeaderboardEntry, TestResult
 
 PROG = "python -m referee autograde partB"
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 SCHEME_FILE = Path("/autograder/source/scheme.yaml")
 
 #: The scheme used when none is given and Gradescope's source folder has none.
@@ -541,7 +543,7 @@ def _story(scheme: Scheme, game: Game, games_file: Path) -> str:
         f"{detail or record.message}."
     )
     return (
-        f"{text}\n  Replay it: python -m referee replay {games_file} --game-index {game.index}\n"
+        f"{text}\n  Replay it: python -m referee replay {shlex.quote(str(games_file))} --game-index {game.index}\n"
         f"  Play it again from your submission folder: {_local_command(scheme, game)}"
     )
 
@@ -657,7 +659,9 @@ def mark(scheme: Scheme, submission: Path, games_file: Path, workers: int = 1) -
         AgentEntry(scheme.agent, "submission"), _settings(scheme, submission, scheme.seed, {})
     )
     games = _games(scheme)
-    if load_error is None:
+    if load_error is not None:
+        games_file.unlink(missing_ok=True)  # an earlier run's games would not be this submission's
+    else:
         games = play_games(scheme, submission, workers)
         records = [game.record.to_json() for game in games if game.record is not None]
         games_file.parent.mkdir(parents=True, exist_ok=True)
@@ -743,6 +747,9 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"{PROG}: error: cannot write the results: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; no results written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(gradescope.feedback_table(results))
     # The table shows each test's first line; what went wrong, and how to replay it, follows.
     for test in results.tests:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -158,6 +159,9 @@ def test_missing_folders_and_bad_arguments_exit_2(tmp_path, capsys):
 
 
 def test_a_broken_agent_fails_to_load_and_gets_nothing(tmp_path, capsys):
+    stale = games_file_for(tmp_path / "results" / "results.json")
+    stale.parent.mkdir()
+    stale.write_text("an earlier submission's games\n")
     data = grade(tmp_path, BROKEN, capsys)
     tests = marks_by_name(data)
     assert data["score"] == 0 and all(test["status"] == "failed" for test in data["tests"])
@@ -165,7 +169,7 @@ def test_a_broken_agent_fails_to_load_and_gets_nothing(tmp_path, capsys):
     assert "could not be loaded" in load and "a_module_nobody_has" in load
     assert "Not tested" in tests["Never exceeds the time limit"]["output"]
     assert "leaderboard" not in data
-    assert not games_file_for(tmp_path / "results" / "results.json").exists()  # no game was played
+    assert not stale.exists()  # no game was played, and the earlier games are not this submission's
 
 
 def test_a_slow_agent_fails_the_time_check(tmp_path, capsys):
@@ -177,6 +181,14 @@ def test_a_slow_agent_fails_the_time_check(tmp_path, capsys):
     assert "Lost game 0 as RED by time_limit (your agent ran out of time)" in time_test["output"]
     assert "python -m referee replay" in time_test["output"] and "--game-index 0" in time_test["output"]
     assert "python -m referee agent agents.random_agent -t 1 -s 250 --seed" in time_test["output"]
+    # The replay command given works as printed.
+    replay = next(line for line in time_test["output"].splitlines() if "Replay it: " in line).split("Replay it: ")[1]
+    argv = shlex.split(replay)
+    assert argv[:3] == ["python", "-m", "referee"]
+    shown = subprocess.run([sys.executable, *argv[1:]], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "time_limit" in shown.stdout
     assert tests["Never exceeds the memory limit"]["score"] == 3
     assert tests["Loads and plays legally"]["score"] == 1
     assert tests["Against random"]["score"] == 0
