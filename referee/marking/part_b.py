@@ -97,6 +97,8 @@ PROG = "python -m referee autograde partB"
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 SCHEME_FILE = Path("/autograder/source/scheme.yaml")
+#: The submission's name in the games' records and the rating fit.
+SUBMISSION_NAME = "submission"
 
 #: The scheme used when none is given and Gradescope's source folder has none.
 DEFAULT_SCHEME = """\
@@ -293,6 +295,8 @@ def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -
     if not isinstance(name, str) or not name.strip():
         reader.fail(f"{where}.name", f"must be a name, not {_describe(name)}")
         name = spec
+    elif name.strip() == SUBMISSION_NAME:
+        reader.fail(f"{where}.name", f"{SUBMISSION_NAME!r} is the submission's name in the records; choose another")
     if "marks" not in item:
         reader.fail(where, "needs 'marks': what beating this opponent is worth")
     return Opponent(
@@ -468,7 +472,7 @@ def _settings(scheme: Scheme, submission: Path, seed: int | None, extra: Mapping
 
 
 def _jobs(scheme: Scheme, submission: Path, games: list[Game]) -> Iterator[Job]:
-    mine = AgentEntry(scheme.agent, "submission")
+    mine = AgentEntry(scheme.agent, SUBMISSION_NAME)
     for game in games:
         theirs = AgentEntry(game.opponent.spec, game.opponent.name, game.opponent.options)
         red, blue = (mine, theirs) if game.color == "RED" else (theirs, mine)
@@ -636,19 +640,19 @@ def _most_used(check: str, games: list[Game]) -> str:
 def submission_elo(games: list[Game]) -> float | None:
     """The submission's Elo relative to the reference agents' mean (None: no games to rate)."""
     pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
-    names = {"submission"}
+    names = {SUBMISSION_NAME}
     for game in games:
         if game.record is None:
             continue
-        key = ("submission", game.opponent.name)
+        key = (SUBMISSION_NAME, game.opponent.name)
         wins, draws, losses = pairs.get(key, (0, 0, 0))
         pairs[key] = (wins + (game.points == 1), draws + (game.points == 0.5), losses + (game.points == 0))
         names.add(game.opponent.name)
     fit = bradley_terry(sorted(names), pairs)
-    if "submission" not in fit.ratings:
+    if SUBMISSION_NAME not in fit.ratings:
         return None
-    others = [rating.elo for name, rating in fit.ratings.items() if name != "submission"]
-    return fit.ratings["submission"].elo - sum(others) / len(others)
+    others = [rating.elo for name, rating in fit.ratings.items() if name != SUBMISSION_NAME]
+    return fit.ratings[SUBMISSION_NAME].elo - sum(others) / len(others)
 
 
 def mark(scheme: Scheme, submission: Path, games_file: Path, workers: int = 1) -> AutograderResults:
@@ -656,7 +660,7 @@ def mark(scheme: Scheme, submission: Path, games_file: Path, workers: int = 1) -
     start = time.monotonic()
     problem = spec_problem(scheme.agent, submission)
     load_error = problem or check_agent(
-        AgentEntry(scheme.agent, "submission"), _settings(scheme, submission, scheme.seed, {})
+        AgentEntry(scheme.agent, SUBMISSION_NAME), _settings(scheme, submission, scheme.seed, {})
     )
     games = _games(scheme)
     if load_error is not None:

@@ -286,6 +286,7 @@ def test_an_opponent_that_cannot_load_is_the_schemes_fault(tmp_path):
     ("opponents: [{spec: agents.random_agent, marks: 1, options: {seed: 3}}]\n",
      "opponents[0].options.seed: 'seed' is passed by the referee itself"),
     ("checks: {time: 1}\nopponents: [{spec: agents.random_agent, marks: 1}]\n", "checks.time: unknown field"),
+    ("opponents: [{name: submission, spec: agents.random_agent, marks: 1}]\n", "opponents[0].name: 'submission' is"),
     ("opponents: [\n", "not valid YAML"),
     ("- a list\n", "a marking scheme is a mapping"),
 ])
