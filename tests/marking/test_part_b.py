@@ -1,0 +1,327 @@
+"""``python -m referee autograde partB`` on fake submission folders: real games, real results.json."""
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.marking import gradescope
+from referee.marking.part_b import Band, Opponent, SchemeError, games_file_for, main, parse_scheme
+from referee.records import GameRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GREEDY = """\
+from agents.greedy import Agent as Greedy
+
+
+class Agent(Greedy):
+    \"\"\"Plays greedily: one ply, the game's evaluation.\"\"\"
+"""
+
+BROKEN = """\
+import a_module_nobody_has
+
+
+class Agent:
+    pass
+"""
+
+SLOW = """\
+from agents.random_agent import Agent as Random
+
+
+class Agent(Random):
+    def action(self, **referee):
+        self.moves = getattr(self, "moves", 0) + 1
+        while self.moves > 3:  # a few quick moves, then thinks forever
+            pass
+        return super().action(**referee)
+"""
+
+HUNGRY = """\
+from agents.random_agent import Agent as Random
+
+
+class Agent(Random):
+    def action(self, **referee):
+        self.moves = getattr(self, "moves", 0) + 1
+        if self.moves > 3:  # a few moves, then every page of 200 MB written: resident
+            self.hoard = bytearray(b"\\x01" * (200 * 1024 * 1024))
+        return super().action(**referee)
+"""
+
+ILLEGAL = """\
+from agents.random_agent import Agent as Random
+
+
+class Agent(Random):
+    def action(self, **referee):
+        return "not an action at all"
+"""
+
+RAISES = """\
+from agents.random_agent import Agent as Random
+
+
+class Agent(Random):
+    def action(self, **referee):
+        raise ValueError("my first move is a bug")
+"""
+
+#: Short games: random opponents, two games each, small limits.
+SCHEME = """\
+game: infexion
+time_limit: {time_limit}
+space_limit: {space_limit}
+games_per_opponent: 2
+seed: 3
+opponents:
+  - name: random
+    spec: agents.random_agent
+    marks: 4
+    bands:
+      - {{min_score: 0.75, fraction: 1.0}}
+      - {{min_score: 0.5, fraction: 0.5}}
+checks: {{plays_legally: 1, time_limit: 2, space_limit: 3}}
+"""
+
+
+def submission(tmp_path: Path, program: str) -> Path:
+    folder = tmp_path / "submission"
+    (folder / "agent").mkdir(parents=True)
+    (folder / "agent" / "__init__.py").write_text("from .program import Agent as Agent\n")
+    (folder / "agent" / "program.py").write_text(program)
+    return folder
+
+
+def scheme(tmp_path: Path, time_limit: float = 60, space_limit: float = 250) -> Path:
+    path = tmp_path / "scheme.yaml"
+    path.write_text(SCHEME.format(time_limit=time_limit, space_limit=space_limit))
+    return path
+
+
+def grade(tmp_path: Path, program: str, capsys: pytest.CaptureFixture[str], **limits: float) -> dict:
+    """Mark a submission holding ``program``; the results, checked against Gradescope's format."""
+    results = tmp_path / "results" / "results.json"
+    code = main([
+        "--submission", str(submission(tmp_path, program)), "--scheme", str(scheme(tmp_path, **limits)),
+        "--results", str(results),
+    ])
+    out = capsys.readouterr().out
+    assert code == 0
+    data = json.loads(results.read_text())
+    assert gradescope.problems(data) == []
+    assert f"Total: {data['score']:g}/10" in out  # the table a student sees locally
+    return data
+
+
+def marks_by_name(data: dict) -> dict[str, dict]:
+    return {test["name"]: test for test in data["tests"]}
+
+
+def test_a_good_agent_gets_full_marks_and_an_elo(tmp_path, capsys):
+    data = grade(tmp_path, GREEDY, capsys)
+    tests = marks_by_name(data)
+    assert list(tests) == [
+        "Against random", "Loads and plays legally", "Never exceeds the time limit", "Never exceeds the memory limit",
+    ]
+    assert data["score"] == 10 and all(test["status"] == "passed" for test in data["tests"])
+    assert "Against random you scored 2/2 (100%): full marks." in tests["Against random"]["output"]
+    [elo] = data["leaderboard"]
+    assert elo["name"] == "Elo" and elo["order"] == "desc" and elo["value"] > 0
+    # Every game's record is kept beside the results, in the order played, for replays.
+    records = [GameRecord.from_json(line) for line in games_file_for(tmp_path / "results" / "results.json")
+               .read_text().splitlines()]
+    assert [r.extra["game_index"] for r in records] == [0, 1]
+    assert [r.red_name for r in records] == ["submission", "random"]  # both colours
+
+
+def test_an_agent_written_for_the_course_template_is_marked(tmp_path, capsys):
+    # The course's layout and imports (referee.game's names), as students write them.
+    fixture = ROOT / "tests" / "hosting" / "fixture_agents" / "course_style"
+    data = grade(tmp_path, (fixture / "program.py").read_text(), capsys)
+    assert data["score"] == 10, data
+
+
+def test_missing_folders_and_bad_arguments_exit_2(tmp_path, capsys):
+    assert main(["--submission", str(tmp_path / "nowhere"), "--results", str(tmp_path / "r.json")]) == 2
+    assert "the submission folder" in capsys.readouterr().err
+    assert main(["--submission", str(tmp_path), "--scheme", str(tmp_path / "none.yaml")]) == 2
+    assert f"{tmp_path / 'none.yaml'}: no such file" in capsys.readouterr().err
+    assert main(["--workers", "0", "--submission", str(tmp_path)]) == 2
+    assert main(["--no-such-option"]) == 2
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_broken_agent_fails_to_load_and_gets_nothing(tmp_path, capsys):
+    stale = games_file_for(tmp_path / "results" / "results.json")
+    stale.parent.mkdir()
+    stale.write_text("an earlier submission's games\n")
+    data = grade(tmp_path, BROKEN, capsys)
+    tests = marks_by_name(data)
+    assert data["score"] == 0 and all(test["status"] == "failed" for test in data["tests"])
+    load = tests["Loads and plays legally"]["output"]
+    assert "could not be loaded" in load and "a_module_nobody_has" in load
+    assert "Not tested" in tests["Never exceeds the time limit"]["output"]
+    assert "leaderboard" not in data
+    assert not stale.exists()  # no game was played, and the earlier games are not this submission's
+
+
+def test_a_slow_agent_fails_the_time_check(tmp_path, capsys):
+    data = grade(tmp_path, SLOW, capsys, time_limit=1)
+    tests = marks_by_name(data)
+    time_test = tests["Never exceeds the time limit"]
+    assert time_test["score"] == 0 and time_test["max_score"] == 2
+    assert "ran out of time" in time_test["output"]
+    assert "Lost game 0 as RED by time_limit (your agent ran out of time)" in time_test["output"]
+    assert "python -m referee replay" in time_test["output"] and "--game-index 0" in time_test["output"]
+    assert "python -m referee agent agents.random_agent -t 1 -s 250 --seed" in time_test["output"]
+    # The replay command given works as printed.
+    replay = next(line for line in time_test["output"].splitlines() if "Replay it: " in line).split("Replay it: ")[1]
+    argv = shlex.split(replay)
+    assert argv[:3] == ["python", "-m", "referee"]
+    shown = subprocess.run([sys.executable, *argv[1:]], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "time_limit" in shown.stdout
+    assert tests["Never exceeds the memory limit"]["score"] == 3
+    assert tests["Loads and plays legally"]["score"] == 1
+    assert tests["Against random"]["score"] == 0
+    assert "you scored 0/2 (0%): no marks" in tests["Against random"]["output"]
+
+
+def test_a_memory_hungry_agent_fails_the_memory_check(tmp_path, capsys):
+    data = grade(tmp_path, HUNGRY, capsys, space_limit=50)
+    tests = marks_by_name(data)
+    memory = tests["Never exceeds the memory limit"]
+    assert memory["score"] == 0 and memory["max_score"] == 3
+    assert "used too much memory" in memory["output"] and "by space_limit" in memory["output"]
+    assert tests["Never exceeds the time limit"]["score"] == 2
+    assert tests["Loads and plays legally"]["score"] == 1
+
+
+def test_an_illegal_action_fails_the_legality_check(tmp_path, capsys):
+    data = grade(tmp_path, ILLEGAL, capsys)
+    legal = marks_by_name(data)["Loads and plays legally"]
+    assert legal["score"] == 0
+    assert "by illegal_action" in legal["output"] and "not an action at all" in legal["output"]
+
+
+def test_an_agent_that_never_gets_an_action_out_earns_no_check(tmp_path, capsys):
+    data = grade(tmp_path, RAISES, capsys)
+    tests = marks_by_name(data)
+    assert data["score"] == 0
+    assert "raised an exception" in tests["Loads and plays legally"]["output"]
+    assert "my first move is a bug" in tests["Loads and plays legally"]["output"]
+    for name in ("Never exceeds the time limit", "Never exceeds the memory limit"):
+        assert tests[name]["output"] == "Not shown: your agent did not play a single action in any game."
+
+
+def test_a_submission_without_its_package_fails_the_load_check(tmp_path, capsys):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    results = tmp_path / "results.json"
+    assert main(["--submission", str(folder), "--scheme", str(scheme(tmp_path)), "--results", str(results)]) == 0
+    data = json.loads(results.read_text())
+    assert gradescope.problems(data) == [] and data["score"] == 0
+    assert "no folder agent/" in marks_by_name(data)["Loads and plays legally"]["output"]
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", "autograde", "partB", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=300,
+    )
+
+
+def test_the_command_marks_a_submission(tmp_path):
+    folder = submission(tmp_path, GREEDY)
+    done = run_cli("--submission", ".", "--scheme", str(scheme(tmp_path)), "--results", "out/results.json",
+                   "--workers", "2", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert "Against random" in done.stdout and "Total: 10/10" in done.stdout
+    data = json.loads((folder / "out" / "results.json").read_text())
+    assert gradescope.problems(data) == [] and data["score"] == 10
+    assert len((folder / "out" / "results.games.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_bad_scheme_is_refused_naming_the_file_and_field(tmp_path):
+    folder = submission(tmp_path, GREEDY)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("games_per_opponent: 3\nopponents:\n  - {spec: agents.random_agent, marks: -1}\n")
+    done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{bad}: games_per_opponent: must be an even whole number" in done.stderr
+    assert f"{bad}: opponents[0].marks: must be a number of 0 or more, not -1" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_an_opponent_that_cannot_load_is_the_schemes_fault(tmp_path):
+    # It would forfeit every game and hand out marks, so nothing is marked.
+    folder = submission(tmp_path, GREEDY)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("opponents:\n  - {spec: agents.greedy, marks: 1, options: {max_move_tme: 0.1}}\n")
+    done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{bad}: opponents[0]: greedy cannot be loaded" in done.stderr and "max_move_tme" in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("opponents: []\n", "opponents: must be a list of at least one opponent"),
+    ("opponents: [{spec: agents.no_such_agent, marks: 1}]\n", "opponents[0].spec: 'agents.no_such_agent' names no"),
+    ("opponents: [{spec: agents.random_agent}]\n", "opponents[0]: needs 'marks'"),
+    ("opponents: [{spec: agents.random_agent, marks: 1, bands: [{min_score: 2, fraction: 1}]}]\n",
+     "opponents[0].bands[0].min_score: must be a number from 0 to 1, not 2"),
+    ("game: chess\nopponents: [{spec: agents.random_agent, marks: 1}]\n", "game: must be one of"),
+    ("time_limt: 3\nopponents: [{spec: agents.random_agent, marks: 1}]\n", "time_limt: unknown field (did you mean"),
+    ("opponents: [{spec: agents.random_agent, marks: 1, options: {seed: 3}}]\n",
+     "opponents[0].options.seed: 'seed' is passed by the referee itself"),
+    ("checks: {time: 1}\nopponents: [{spec: agents.random_agent, marks: 1}]\n", "checks.time: unknown field"),
+    ("opponents: [{name: submission, spec: agents.random_agent, marks: 1}]\n", "opponents[0].name: 'submission' is"),
+    ("opponents: [\n", "not valid YAML"),
+    ("- a list\n", "a marking scheme is a mapping"),
+])
+def test_scheme_problems_are_named(text, problem):
+    with pytest.raises(SchemeError) as caught:
+        parse_scheme(text, "s.yaml", ROOT)
+    assert any(line.startswith("s.yaml") and problem in line for line in caught.value.problems), caught.value.problems
+
+
+def test_the_highest_band_reached_gives_the_marks():
+    bands = (Band(0.75, 1.0), Band(0.5, 0.5))
+    opponent = Opponent("greedy", "agents.greedy", {}, 4, bands)
+    assert [opponent.fraction(score) for score in (1.0, 0.75, 0.6, 0.5, 0.49, 0.0)] == [1, 1, 0.5, 0.5, 0, 0]
+    in_proportion = Opponent("greedy", "agents.greedy", {}, 4, ())
+    assert in_proportion.fraction(0.25) == 0.25
+
+
+def test_the_default_scheme_is_valid():
+    from referee.marking.part_b import DEFAULT_SCHEME
+
+    parsed = parse_scheme(DEFAULT_SCHEME, "default", ROOT)
+    assert parsed.limits.time_limit == 180 and parsed.limits.space_limit == 250
+    assert [o.name for o in parsed.opponents] == ["random", "greedy"]
+
+
+def test_the_documented_scheme_is_valid_and_its_opponents_load(tmp_path):
+    import textwrap
+
+    from referee.marking import part_b
+    from referee.marking.part_b import opponent_problems
+
+    assert part_b.__doc__ is not None
+    example = textwrap.dedent(part_b.__doc__.split("::\n", 1)[1].split("\n\n", 1)[0])
+    parsed = parse_scheme(example, "docstring", ROOT)
+    assert [o.name for o in parsed.opponents] == ["random", "quick-minimax"]
+    assert parsed.checks == {"plays_legally": 1, "time_limit": 1, "space_limit": 1}
+    assert opponent_problems(parsed, submission(tmp_path, GREEDY)) == []
+
