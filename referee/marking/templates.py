@@ -132,7 +132,7 @@ opponents:
 
 # Marks for the checks every game is part of: the agent loads and only plays
 # legal actions; it never exceeds the time limit; nor the memory limit.
-checks: {loads: 1, time: 1, memory: 1}
+checks: {plays_legally: 1, time_limit: 1, space_limit: 1}
 """
 
 README = """\

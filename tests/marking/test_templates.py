@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from referee.marking import templates
+from referee.marking import gradescope, part_a, part_b, templates
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ("setup.sh", "run_autograder", "scheme.yaml", "README.md")
@@ -67,6 +67,8 @@ def test_part_a_scheme_parses_and_names_boards_that_exist(folders):
             r, q, colour, power = (part.strip() for part in line.split(","))
             assert r.isdigit() and q.isdigit() and colour in "rb" and power.isdigit()
         assert board["visibility"] in ("visible", "hidden")
+    # The grader itself reads it: every field known, each board winnable and its optimum proved.
+    assert len(part_a.load_scheme(folder / "scheme.yaml").boards) == 2
 
 
 def test_part_b_scheme_parses_with_opponents_bands_and_checks(folders):
@@ -79,7 +81,10 @@ def test_part_b_scheme_parses_with_opponents_bands_and_checks(folders):
         minimums = [band["min_score"] for band in opponent["bands"]]
         assert minimums == sorted(minimums, reverse=True), opponent["name"]
         assert all(0 < band["fraction"] <= 1 for band in opponent["bands"])
-    assert scheme["checks"] == {"loads": 1, "time": 1, "memory": 1}
+    assert scheme["checks"] == {"plays_legally": 1, "time_limit": 1, "space_limit": 1}
+    # The grader itself reads it: every field known, the opponents' options accepted.
+    loaded = part_b.load_scheme(folders["partB"] / "scheme.yaml")
+    assert [opponent.spec for opponent in loaded.opponents] == specs
     assert not (folders["partB"] / "boards").exists()
 
 
@@ -243,3 +248,62 @@ def test_setup_sh_can_pip_install_the_shipped_copy(folders, tmp_path):
         for line in metadata.read_text().splitlines() if line.startswith("Requires-Dist:")
     )
     assert requires == ["pyyaml>=6", "tabulate>=0.9", "tqdm>=4.60"]
+
+
+# A correct Part A program: this package's solver, reading the board from stdin.
+SOLVER = """\
+import sys
+from referee.search.board import board_bytes, format_spread, parse_board
+from referee.search.solver import solve
+
+for action in solve(board_bytes(parse_board(sys.stdin.read()))).actions:
+    print(format_spread(action))
+"""
+
+SMALL_PART_B_SCHEME = """\
+game: infexion
+time_limit: 60
+space_limit: 250
+games_per_opponent: 2
+opponents:
+  - {name: random, spec: agents.random_agent, marks: 3}
+"""
+
+
+def run_real_autograder(folder: Path, tmp_path: Path, files: dict[str, str]) -> dict:
+    """Copy a generated template into an /autograder-like tree, add a submission, run run_autograder for real."""
+    root = tmp_path / "autograder"
+    shutil.copytree(folder, root / "source")
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "REFEREE_PYTHON": sys.executable}
+    proc = subprocess.run(
+        [str(root / "source" / "run_autograder")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Total:" in proc.stdout  # the table a student reads
+    data = json.loads((root / "results" / "results.json").read_text())
+    assert gradescope.problems(data) == []
+    return data
+
+
+def test_the_part_a_template_marks_a_correct_program_end_to_end(folders, tmp_path):
+    data = run_real_autograder(folders["partA"], tmp_path, {
+        "submission/search/__init__.py": "",
+        "submission/search/__main__.py": SOLVER,
+    })
+    assert [test["status"] for test in data["tests"]] == ["passed", "passed"]
+    assert data["score"] == 2
+
+
+def test_the_part_b_template_marks_an_agent_end_to_end(folders, tmp_path):
+    data = run_real_autograder(folders["partB"], tmp_path, {
+        "source/scheme.yaml": SMALL_PART_B_SCHEME,  # the staff's edit: two quick games
+        "submission/agent/__init__.py": "from agents.greedy import Agent as Agent\n",
+    })
+    by_name = {test["name"]: test for test in data["tests"]}
+    assert len(by_name) == 4 and all(test["max_score"] > 0 for test in by_name.values())
+    assert data["leaderboard"][0]["order"] == "desc"
+    assert (tmp_path / "autograder" / "results" / "results.games.jsonl").read_text().count("\n") == 2
