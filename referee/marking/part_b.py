@@ -87,6 +87,7 @@ from ..hosting.sandbox import MODES as SANDBOX_MODES, SandboxUnavailable, resolv
 from ..limits import LimitError, Limits, checked
 from ..match import AgentEntry, MatchSettings, SpecError, check_agent, parse_spec, play_match, spec_problem
 from ..records import GameRecord, memory_text
+from ..tournament.config import shown
 from ..tournament.executor import LocalExecutor
 from ..tournament.ratings import bradley_terry
 from ..tournament.schedule import Job, game_seed
@@ -194,16 +195,6 @@ class Scheme:
 # -- the scheme --------------------------------------------------------------------
 
 
-def _describe(value: Any) -> str:
-    if value is None:
-        return "empty"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (a boolean)"
-    if isinstance(value, (dict, list)):
-        return "a mapping" if isinstance(value, dict) else "a list"
-    return repr(value)
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -228,7 +219,7 @@ class _Reader:
     def number(self, where: str, value: Any, low: float = 0.0, high: float | None = None) -> float:
         if not _is_number(value) or value < low or (high is not None and value > high):
             bounds = f"from {low:g} to {high:g}" if high is not None else f"of {low:g} or more"
-            self.fail(where, f"must be a number {bounds}, not {_describe(value)}")
+            self.fail(where, f"must be a number {bounds}, not {shown(value)}")
             return low
         return float(value)
 
@@ -236,7 +227,7 @@ class _Reader:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.fail(where, f"must be a mapping of keyword arguments, not {_describe(value)}")
+            self.fail(where, f"must be a mapping of keyword arguments, not {shown(value)}")
             return {}
         for key in value:
             if not isinstance(key, str) or not key.isidentifier():
@@ -254,13 +245,13 @@ def _bands(reader: _Reader, where: str, value: Any) -> tuple[Band, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not value:
-        reader.fail(where, f"must be a list of {{min_score, fraction}}, not {_describe(value)}")
+        reader.fail(where, f"must be a list of {{min_score, fraction}}, not {shown(value)}")
         return ()
     bands = []
     for index, item in enumerate(value):
         here = f"{where}[{index}]"
         if not isinstance(item, dict):
-            reader.fail(here, f"must be a mapping {{min_score, fraction}}, not {_describe(item)}")
+            reader.fail(here, f"must be a mapping {{min_score, fraction}}, not {shown(item)}")
             continue
         reader.fields(here, item, BAND_FIELDS)
         for name in BAND_FIELDS:
@@ -276,12 +267,12 @@ def _bands(reader: _Reader, where: str, value: Any) -> tuple[Band, ...]:
 def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -> Opponent | None:
     where = f"opponents[{index}]"
     if not isinstance(item, dict):
-        reader.fail(where, f"must be a mapping {{name, spec, options, marks, bands}}, not {_describe(item)}")
+        reader.fail(where, f"must be a mapping {{name, spec, options, marks, bands}}, not {shown(item)}")
         return None
     reader.fields(where, item, OPPONENT_FIELDS)
     spec = item.get("spec")
     if not isinstance(spec, str):
-        reader.fail(f"{where}.spec", f"must be an agent's package spec such as agents.greedy, not {_describe(spec)}")
+        reader.fail(f"{where}.spec", f"must be an agent's package spec such as agents.greedy, not {shown(spec)}")
         return None
     try:
         parse_spec(spec)
@@ -293,7 +284,7 @@ def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -
         reader.fail(f"{where}.spec", problem)
     name = item.get("name", spec.partition(":")[0].replace("/", ".").split(".")[-1])
     if not isinstance(name, str) or not name.strip():
-        reader.fail(f"{where}.name", f"must be a name, not {_describe(name)}")
+        reader.fail(f"{where}.name", f"must be a name, not {shown(name)}")
         name = spec
     elif name.strip() == SUBMISSION_NAME:
         reader.fail(f"{where}.name", f"{SUBMISSION_NAME!r} is the submission's name in the records; choose another")
@@ -324,16 +315,16 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
         raise SchemeError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise SchemeError(f"{path}: a marking scheme is a mapping of fields (see docs/marking.md), "
-                          f"not {_describe(data)}")
+                          f"not {shown(data)}")
     reader = _Reader(path)
     reader.fields("", data, TOP_FIELDS)
 
     game = data.get("game", "infexion")
     game_options = data.get("game_options") or {}
     if game not in game_names():
-        reader.fail("game", f"must be one of {', '.join(game_names())}, not {_describe(game)}")
+        reader.fail("game", f"must be one of {', '.join(game_names())}, not {shown(game)}")
     elif not isinstance(game_options, dict):
-        reader.fail("game_options", f"must be a mapping, not {_describe(game_options)}")
+        reader.fail("game_options", f"must be a mapping, not {shown(game_options)}")
         game_options = {}
     else:
         try:
@@ -345,7 +336,7 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     try:
         parse_spec(agent if isinstance(agent, str) else "")
     except SpecError:
-        reader.fail("agent", f"must be the submission's agent spec, e.g. agent, not {_describe(agent)}")
+        reader.fail("agent", f"must be the submission's agent spec, e.g. agent, not {shown(agent)}")
 
     limits: dict[str, float] = {}
     for name in ("time_limit", "space_limit", "call_timeout"):
@@ -358,25 +349,25 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     games = data.get("games_per_opponent", 4)
     if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
         reader.fail("games_per_opponent", f"must be an even whole number of 2 or more (both colours equally), "
-                    f"not {_describe(games)}")
+                    f"not {shown(games)}")
         games = 2
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        reader.fail("seed", f"must be a whole number, not {_describe(seed)}")
+        reader.fail("seed", f"must be a whole number, not {shown(seed)}")
         seed = 0
     sandbox = data.get("sandbox", "auto")
     if sandbox is False:  # YAML 1.1 reads a bare `off` as false
         sandbox = "off"
     if sandbox not in SANDBOX_MODES:
-        reader.fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {_describe(sandbox)}")
+        reader.fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
     visibility = data.get("visibility", "visible")
     if visibility not in gradescope.VISIBILITIES:
-        reader.fail("visibility", f"must be one of {', '.join(gradescope.VISIBILITIES)}, not {_describe(visibility)}")
+        reader.fail("visibility", f"must be one of {', '.join(gradescope.VISIBILITIES)}, not {shown(visibility)}")
 
     opponents: list[Opponent] = []
     items = data.get("opponents")
     if not isinstance(items, list) or not items:
-        reader.fail("opponents", f"must be a list of at least one opponent, not {_describe(items)}")
+        reader.fail("opponents", f"must be a list of at least one opponent, not {shown(items)}")
     else:
         for index, item in enumerate(items):
             opponent = _opponent(reader, index, item, submission)
@@ -390,7 +381,7 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     checks_data = data.get("checks") or {}
     checks: dict[str, float] = {}
     if not isinstance(checks_data, dict):
-        reader.fail("checks", f"must be a mapping of {', '.join(CHECKS)} to marks, not {_describe(checks_data)}")
+        reader.fail("checks", f"must be a mapping of {', '.join(CHECKS)} to marks, not {shown(checks_data)}")
     else:
         reader.fields("checks", checks_data, tuple(CHECKS))
         checks = {name: reader.number(f"checks.{name}", checks_data.get(name, 1)) for name in CHECKS}

@@ -239,7 +239,8 @@ class _Document:
         return ConfigError(f"{self.where(*path)}: {message}")
 
 
-def _describe(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A YAML value as an error message names it (``empty``, ``a list``, ``'x'``)."""
     if value is None:
         return "empty"
     if isinstance(value, bool):
@@ -292,14 +293,14 @@ def _limits(doc: _Document, data: Mapping[str, Any], problems: _Problems) -> Lim
         except LimitError:
             empty = f"default {DEFAULT_GRACE:g}" if name == "wall_grace" else "0 or empty: no limit"
             problems.messages.append(str(doc.fail(
-                (name,), f"must be a number of 0 or more ({MEANINGS[name]}; {empty}), not {_describe(value)}"
+                (name,), f"must be a number of 0 or more ({MEANINGS[name]}; {empty}), not {shown(value)}"
             )))
     return Limits(**numbers)
 
 
 def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise doc.fail(path, f"must be a whole number, not {_describe(value)}")
+        raise doc.fail(path, f"must be a whole number, not {shown(value)}")
     if minimum is not None and value < minimum:
         raise doc.fail(path, f"must be at least {minimum}, not {value}")
     return value
@@ -309,7 +310,7 @@ def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise doc.fail(path, f"must be a mapping of keyword arguments, not {_describe(value)}")
+        raise doc.fail(path, f"must be a mapping of keyword arguments, not {shown(value)}")
     for key in value:
         if not isinstance(key, str) or not _IDENTIFIER.match(key):
             raise doc.fail(
@@ -334,7 +335,7 @@ def default_name(spec: str) -> str:
 def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
     if not isinstance(value, str) or not _NAME.match(value):
         raise doc.fail(
-            path, f"must be letters, digits and _ . + - (starting with a letter, digit or _), not {_describe(value)}"
+            path, f"must be letters, digits and _ . + - (starting with a letter, digit or _), not {shown(value)}"
         )
     return value
 
@@ -342,7 +343,7 @@ def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
 def _spec(doc: _Document, path: tuple, value: Any, agents_from: Path | None) -> str:
     """A package spec; with ``agents_from``, one that names a module there (found by path, not imported)."""
     if not isinstance(value, str):
-        raise doc.fail(path, f"an agent must be a package spec such as agents.minimax, not {_describe(value)}")
+        raise doc.fail(path, f"an agent must be a package spec such as agents.minimax, not {shown(value)}")
     try:
         parse_spec(value)
     except SpecError as exc:
@@ -362,7 +363,7 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
         raise doc.fail(
             path,
             "an agent is a package spec or a mapping {name, spec, options} or {discover: FOLDER}, "
-            f"not {_describe(item)}",
+            f"not {shown(item)}",
         )
     problems = _Problems()
     if "discover" in item:
@@ -370,17 +371,17 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
         folder = item["discover"]
         if not isinstance(folder, str) or not folder.strip():
             problems.messages.append(
-                str(doc.fail(path + ("discover",), f"must be a folder path, not {_describe(folder)}"))
+                str(doc.fail(path + ("discover",), f"must be a folder path, not {shown(folder)}"))
             )
         class_name = item.get("class", "Agent")
         if not isinstance(class_name, str) or not _IDENTIFIER.match(class_name):
             problems.messages.append(
-                str(doc.fail(path + ("class",), f"must be a class name, not {_describe(class_name)}"))
+                str(doc.fail(path + ("class",), f"must be a class name, not {shown(class_name)}"))
             )
         on_error = item.get("on_error", "exclude")
         if on_error not in ON_ERROR:
             problems.messages.append(
-                str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {_describe(on_error)}"))
+                str(doc.fail(path + ("on_error",), f"must be one of {', '.join(ON_ERROR)}, not {shown(on_error)}"))
             )
         options: dict[str, Any] = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
         problems.raise_any()
@@ -405,7 +406,7 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
         return None
     path = ("sprt",)
     if not isinstance(value, dict):
-        raise doc.fail(path, f"must be a mapping {{elo0, elo1, alpha, beta}}, not {_describe(value)}")
+        raise doc.fail(path, f"must be a mapping {{elo0, elo1, alpha, beta}}, not {shown(value)}")
     problems = _Problems()
     problems.check(lambda: _check_fields(doc, path, value, SPRT_FIELDS), None)
     numbers = {}
@@ -414,7 +415,7 @@ def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
         if number is None:
             problems.messages.append(str(doc.fail(path, f"sprt needs {key}")))
         elif isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            problems.messages.append(str(doc.fail(path + (key,), f"must be a number, not {_describe(number)}")))
+            problems.messages.append(str(doc.fail(path + (key,), f"must be a number, not {shown(number)}")))
         else:
             numbers[key] = float(number)
     if "elo0" in numbers and "elo1" in numbers and numbers["elo0"] >= numbers["elo1"]:
@@ -465,7 +466,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
             *doc.problems,
             str(
                 doc.fail(
-                    (), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {_describe(data)}"
+                    (), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {shown(data)}"
                 )
             ),
         )
@@ -479,15 +480,15 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
 
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not _NAME.match(name):
-        fail("name", f"must be letters, digits and _ . + - (it names the output folder), not {_describe(name)}")
+        fail("name", f"must be letters, digits and _ . + - (it names the output folder), not {shown(name)}")
         name = path.stem
 
     game = data.get("game", "infexion")
     game_options = data.get("game_options") or {}
     if not isinstance(game, str) or game not in game_names():
-        fail("game", f"unknown game {_describe(game)}; known games: {', '.join(game_names())}")
+        fail("game", f"unknown game {shown(game)}; known games: {', '.join(game_names())}")
     elif not isinstance(game_options, dict):
-        fail("game_options", f"must be a mapping, not {_describe(game_options)}")
+        fail("game_options", f"must be a mapping, not {shown(game_options)}")
     else:
         try:
             load_game(game, **game_options)
@@ -497,7 +498,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     items = data.get("agents")
     agents: tuple[AgentConfig | DiscoverConfig, ...] = ()
     if not isinstance(items, list) or not items:
-        fail("agents", f"must be a list of package specs or {{name, spec, options}} mappings, not {_describe(items)}")
+        fail("agents", f"must be a list of package specs or {{name, spec, options}} mappings, not {shown(items)}")
     else:
         # Each agent on its own: a typo in one does not hide another's.
         checked = [check(partial(_agent, doc, index, item, agents_from), None) for index, item in enumerate(items)]
@@ -518,7 +519,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     fmt = data.get("format", "round_robin")
     challenger = data.get("challenger")
     if fmt not in FORMATS:
-        fail("format", f"must be one of {', '.join(FORMATS)}, not {_describe(fmt)}")
+        fail("format", f"must be one of {', '.join(FORMATS)}, not {shown(fmt)}")
     elif fmt == "gauntlet":
         if not isinstance(challenger, str) or not challenger:
             fail(
@@ -544,7 +545,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
 
     executor = data.get("executor", "local")
     if executor not in EXECUTORS:
-        fail("executor", f"must be one of {', '.join(EXECUTORS)}, not {_describe(executor)}")
+        fail("executor", f"must be one of {', '.join(EXECUTORS)}, not {shown(executor)}")
     scheduler = data.get("scheduler", LOCAL_SCHEDULER)
     if "scheduler" in data and executor == "local":
         fail("scheduler", "scheduler is only used by executor: dask")
@@ -552,13 +553,13 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         problem = (
             scheduler_problem(scheduler)
             if isinstance(scheduler, str)
-            else f"must be {LOCAL_SCHEDULER} or an address, not {_describe(scheduler)}"
+            else f"must be {LOCAL_SCHEDULER} or an address, not {shown(scheduler)}"
         )
         if problem:
             fail("scheduler", problem)
     ship_agents = data.get("ship_agents", False)
     if not isinstance(ship_agents, bool):
-        fail("ship_agents", f"must be true or false, not {_describe(ship_agents)}")
+        fail("ship_agents", f"must be true or false, not {shown(ship_agents)}")
     elif "ship_agents" in data and executor == "local":
         fail("ship_agents", "ship_agents is only used by executor: dask")
 
@@ -566,10 +567,10 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     if sandbox is False:  # YAML 1.1 reads a bare `off` as false
         sandbox = "off"
     if sandbox not in SANDBOX_MODES:
-        fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {_describe(sandbox)}")
+        fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
-        fail("output", f"must be a folder path, not {_describe(output)}")
+        fail("output", f"must be a folder path, not {shown(output)}")
         output = None
 
     limits = _limits(doc, data, problems)
