@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from referee.marking.gradescope import AutograderResults, TestResult
-from tests.render.conftest import browser  # noqa: F401  (the shared headless Chromium fixture)
 from tests.render.test_html_replay import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +140,7 @@ def test_no_results_exits_2_with_a_message(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_the_histograms_are_drawn_in_a_browser(browser, cohort, tmp_path):  # noqa: F811
+def test_the_histograms_are_drawn_in_a_browser(browser, cohort, tmp_path):
     out = tmp_path / "out"
     assert report(str(cohort), "-o", str(out)).returncode == 0
     page, problems, requests = open_page(browser, out / "marks.html")

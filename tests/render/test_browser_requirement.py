@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import REQUIRE_BROWSER
+from tests.conftest import REQUIRE_BROWSER
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_BROWSER_TEST = "tests/render/test_html_replay.py::test_page_loads_clean_and_offline"

@@ -1,4 +1,4 @@
-"""The real browser the HTML tests drive: Debian's Chromium, through Playwright.
+"""The real browser the HTML tests (replays, reports, the marking report) drive: Debian's Chromium, through Playwright.
 
 Without Chromium or the ``playwright`` package the browser tests are skipped,
 unless ``REFEREE_REQUIRE_BROWSER`` is set (CI sets it): then they fail, so a
