@@ -134,7 +134,8 @@ def pair_round(agents: Sequence[str], scores: Mapping[str, float], met: Collecti
     options: list[str | None] = [None]
     if len(ranked) % 2:
         # Lowest ranked without a bye first; agents that had one only when all have.
-        options = [a for a in reversed(ranked) if a not in byes] + [a for a in reversed(ranked) if a in byes]
+        options = [a for a in reversed(ranked) if a not in byes]
+        options += [a for a in reversed(ranked) if a in byes]
     budget = [SEARCH_BUDGET]
     for bye in options:
         rest = [a for a in ranked if a != bye]
