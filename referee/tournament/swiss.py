@@ -7,11 +7,13 @@ Swiss (Dutch style), one round at a time:
   top half against 1st of the bottom half, ...); an agent left over floats
   down and meets the best of the next group;
 * two agents who already met are not paired again while any other pairing
-  avoids it: the search backtracks (within a node budget, after which it
-  allows rematches rather than hang);
-* inside a score group a pairing whose two agents are due the same colour is
-  tried after the ones that can both get theirs; the agent due Red (fewer Reds
-  so far, then Blue last time, then the higher ranked) plays Red;
+  avoids it: the search backtracks (within a step budget, after which it
+  allows rematches rather than hang; ``Round.rematches`` counts them);
+* two agents due the same colour (both already one Red up, or both one Blue
+  up) are not paired while another rematch-free pairing avoids it, so the
+  colour balance stays within 1 where the field allows (else within 2); inside
+  a score group such a clash is tried last; the agent due Red (fewer Reds so
+  far, then Blue last time, then the higher ranked) plays Red;
 * an odd field gives a bye to the lowest-ranked agent that has not had one
   (while any has not).  The bye scores ``BYE_SCORE`` = a draw: the bye goes to
   the weakest-looking agent, which would most likely have lost, so the chess
@@ -87,8 +89,11 @@ def _candidates(ranked: list[str], scores: Mapping[str, float], colours: Mapping
 
 
 def _search(ranked: list[str], scores: Mapping[str, float], colours: Mapping[str, str],
-            met: Collection[frozenset[str]], budget: list[int]) -> list[tuple[str, str]] | None:
-    """Pairs for all of ``ranked`` with no rematch, or None (also when the budget runs out)."""
+            met: Collection[frozenset[str]], strict: bool, budget: list[int]) -> list[tuple[str, str]] | None:
+    """Pairs for all of ``ranked`` with no rematch (and, if ``strict``, no colour clash), or None.
+
+    None also when the budget runs out.
+    """
     if not ranked:
         return []
     budget[0] -= 1
@@ -97,9 +102,9 @@ def _search(ranked: list[str], scores: Mapping[str, float], colours: Mapping[str
     top = ranked[0]
     for i in _candidates(ranked, scores, colours):
         other = ranked[i]
-        if frozenset((top, other)) in met:
+        if frozenset((top, other)) in met or (strict and _clash(top, other, colours)):
             continue
-        rest = _search(ranked[1:i] + ranked[i + 1:], scores, colours, met, budget)
+        rest = _search(ranked[1:i] + ranked[i + 1:], scores, colours, met, strict, budget)
         if rest is not None:
             return [(top, other), *rest]
         if budget[0] < 0:
@@ -136,13 +141,17 @@ def pair_round(agents: Sequence[str], scores: Mapping[str, float], met: Collecti
         # Lowest ranked without a bye first; agents that had one only when all have.
         options = [a for a in reversed(ranked) if a not in byes]
         options += [a for a in reversed(ranked) if a in byes]
-    budget = [SEARCH_BUDGET]
+    spent = 0
     for bye in options:
         rest = [a for a in ranked if a != bye]
-        pairs = _search(rest, scores, colours, met, budget)
-        if pairs is not None:
-            return Round(_coloured(pairs, colours), bye)
-        if budget[0] < 0:
+        # Colour balance within 1 where some pairing allows it, else within 2.
+        for strict in (True, False):
+            budget = [SEARCH_BUDGET]
+            pairs = _search(rest, scores, colours, met, strict, budget)
+            if pairs is not None:
+                return Round(_coloured(pairs, colours), bye)
+            spent += SEARCH_BUDGET - budget[0]
+        if spent > 4 * SEARCH_BUDGET:  # a hard case: settle rather than try every bye
             break
     bye = options[0]
     pairs = _greedy([a for a in ranked if a != bye], scores, colours, met)
