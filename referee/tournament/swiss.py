@@ -46,7 +46,7 @@ class Round:
 
 
 def default_rounds(agents: int) -> int:
-    """⌈log2 n⌉ + 2 rounds, never more than a round robin's n - 1 (0 for fewer than two agents)."""
+    """⌈log2 n⌉ + 2 rounds, never more than a round robin's (n - 1; n for an odd field, a bye each round)."""
     if agents < 2:
         return 0
     return min(math.ceil(math.log2(agents)) + 2, agents - 1 if agents % 2 == 0 else agents)
