@@ -12,7 +12,8 @@ model (a's expected score 1 / (1 + 10^((b - a)/400))), with draws taking
   Bradley-Terry fit does, and costs nothing);
 * Swiss: mini-matches of 2 games (both colours) paired by
   ``referee.tournament.swiss.pair_round``, for a few round counts; ranked by
-  score, then Buchholz, then Sonneborn-Berger;
+  score, then Buchholz, then Sonneborn-Berger, and (the ", fit" rows) by the
+  joint fit of the same games;
 * ladder: batches from ``ladder_pairs`` on running ratings (an online Elo
   update, uncertainty 400/sqrt(games + 1)) until a game budget is spent;
   ranked by the joint fit ``referee.tournament.ratings.bradley_terry``.
@@ -73,8 +74,20 @@ def round_robin(names: list[str], play: Game) -> tuple[list[str], int]:
     return sorted(names, key=lambda n: -points[n]), 2 * len(results)
 
 
-def swiss(names: list[str], play: Game, rounds: int) -> tuple[list[str], int]:
-    """Ranking (score, Buchholz, Sonneborn-Berger) and games played."""
+def fitted(names: list[str], results: Sequence[Result]) -> list[str]:
+    """Ranking by the joint Bradley-Terry fit of mini-match results (each counted as 2 games)."""
+    tally: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for a, b, score in results:
+        # A mini-match score of 1, 0.75, 0.5, 0.25, 0 is 2 games' wins, draws and losses.
+        wins, draws = {1.0: (2, 0), 0.75: (1, 1), 0.5: (0, 2), 0.25: (0, 1), 0.0: (0, 0)}[score]
+        w, d, l_ = tally.get((a, b), (0, 0, 0))
+        tally[(a, b)] = (w + wins, d + draws, l_ + 2 - wins - draws)
+    fit = bradley_terry(names, tally)
+    return sorted(names, key=lambda n: -fit.ratings[n].elo) if fit.ratings else list(names)
+
+
+def swiss(names: list[str], play: Game, rounds: int) -> tuple[list[str], list[str], int]:
+    """Rankings (score, Buchholz, Sonneborn-Berger; the joint fit) and games played."""
     results: list[Result] = []
     met: set[frozenset[str]] = set()
     colours = {name: "" for name in names}
@@ -88,7 +101,7 @@ def swiss(names: list[str], play: Game, rounds: int) -> tuple[list[str], int]:
             # Both colours in each mini-match: the colour record stays even.
             results.append((red, blue, (play(red, blue) + 1.0 - play(blue, red)) / 2))
             met.add(frozenset((red, blue)))
-    return standings(names, results, byes), 2 * len(results)
+    return standings(names, results, byes), fitted(names, results), 2 * len(results)
 
 
 def ladder(names: list[str], play: Game, budget: int) -> tuple[list[str], int]:
@@ -132,7 +145,9 @@ def measure(size: int, rep: int) -> list[tuple[str, tuple[int, float, float]]]:
     base = default_rounds(size)
     for rounds in sorted({base, 2 * base, 3 * base}):
         if rounds < size:
-            runs.append((f"swiss {rounds} rounds", swiss(names, play, rounds)))
+            by_score, by_fit, played = swiss(names, play, rounds)
+            runs.append((f"swiss {rounds} rounds", (by_score, played)))
+            runs.append((f"swiss {rounds} rounds, fit", (by_fit, played)))
     for share in (0.05, 0.10, 0.15):
         runs.append((f"ladder {share:.0%} budget", ladder(names, play, int(share * size * (size - 1)))))
     return [(label, (played, spearman(ranking, true_order), spearman(ranking, rr)))
@@ -151,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.quick:
         sizes, reps = [32, 64], [1, 1]
     start = time.monotonic()
-    print(f"{'n':>4} {'format':<22} {'games':>7} {'% RR':>6} {'rho true':>9} {'rho RR':>7}")
+    print(f"{'n':>4} {'format':<27} {'games':>7} {'% RR':>6} {'rho true':>9} {'rho RR':>7}")
     for size, repeats in zip(sizes, reps + [reps[-1]] * len(sizes)):
         rows: dict[str, list[tuple[int, float, float]]] = {}
         all_games = size * (size - 1)
@@ -162,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             played = sum(v[0] for v in values) / len(values)
             rho_true = sum(v[1] for v in values) / len(values)
             rho_rr = sum(v[2] for v in values) / len(values)
-            print(f"{size:>4} {label:<22} {played:>7.0f} {100 * played / all_games:>5.1f}% "
+            print(f"{size:>4} {label:<27} {played:>7.0f} {100 * played / all_games:>5.1f}% "
                   f"{rho_true:>9.3f} {rho_rr:>7.3f}", flush=True)
     print(f"({time.monotonic() - start:.0f} s)")
 
