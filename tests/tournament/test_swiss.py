@@ -138,10 +138,9 @@ def test_bye_goes_to_the_lowest_ranked_without_one() -> None:
     assert pair_round(list("ABC"), points, set(), {}, byes=["A", "B", "C"]).bye == "C"
 
 
-def _simulate(n: int, rounds: int, seed: int) -> tuple[list[str], dict[str, str], int]:
+def _simulate(agents: list[str], rounds: int, seed: int) -> tuple[list[str], dict[str, str], int]:
     """Play ``rounds`` Swiss rounds with random results: the byes, the colour histories, rematches made."""
     rng = random.Random(seed)
-    agents = NAMES[:n]
     results: list[tuple[str, str, float]] = []
     met: set[frozenset[str]] = set()
     colours = {a: "" for a in agents}
@@ -164,7 +163,7 @@ def _simulate(n: int, rounds: int, seed: int) -> tuple[list[str], dict[str, str]
 @given(st.integers(3, 5).map(lambda k: 2 * k + 1), st.integers(0, 10_000))
 def test_byes_go_to_different_agents(n: int, seed: int) -> None:
     # From 7 agents up the default event is shorter than a round robin, so nothing forces a second bye.
-    byes, _, _ = _simulate(n, default_rounds(n), seed)
+    byes, _, _ = _simulate(NAMES[:n], default_rounds(n), seed)
     assert len(byes) == default_rounds(n)
     assert len(set(byes)) == len(byes)
 
@@ -176,7 +175,7 @@ def test_no_rematches_and_colours_within_two_over_a_default_event(n: int, seed: 
     # round at a time can paint into a corner (the last round's only pairings are rematches).
     # Within 1 is kept round by round where a pairing allows it (test above); over an
     # event earlier rounds can leave no such pairing, and then a clash beats a rematch.
-    _, colours, rematches = _simulate(n, default_rounds(n), seed)
+    _, colours, rematches = _simulate(NAMES[:n], default_rounds(n), seed)
     assert rematches == 0
     assert all(abs(h.count("R") - h.count("B")) <= 2 for h in colours.values()), colours
 
@@ -223,3 +222,12 @@ def test_ladder_never_uses_an_agent_twice_in_a_batch(ratings: dict[str, tuple[fl
     used = [a for p in pairs for a in p]
     assert len(used) == len(set(used))
     assert len(pairs) == (len(ratings) // 2 if batch is None else min(batch, len(ratings) // 2))
+
+
+def test_a_large_field_runs_its_default_event_without_rematches() -> None:
+    # The benchmark's sizes: the search must not fall back on rematches there either.
+    for n, seed in ((64, 1), (65, 2)):
+        byes, colours, rematches = _simulate([f"a{i:03d}" for i in range(n)], default_rounds(n), seed)
+        assert rematches == 0
+        assert len(set(byes)) == len(byes) == (default_rounds(n) if n % 2 else 0)
+        assert all(abs(h.count("R") - h.count("B")) <= 2 for h in colours.values())
