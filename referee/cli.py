@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "tournament": "referee.tournament.cli",
     "search": "referee.search.cli",
     "replay": "referee.replay_cli",
+    "play": "referee.human_cli",
     "autograde": "referee.marking.cli",
 }
 EXIT_USAGE = 2
