@@ -55,6 +55,9 @@ def build_parser(game_name: str) -> ArgumentParser:
                         metavar="SECONDS", help="the agent's CPU seconds for the game (bare -t: 180; default: none)")
     parser.add_argument("-s", "--space", nargs="?", const=250.0, default=None, type=_non_negative("the space limit"),
                         metavar="MB", help="the agent's memory in MB (bare -s: 250; default: no limit)")
+    parser.add_argument("--human-time", type=_non_negative("the human time"), default=None, metavar="SECONDS",
+                        help="your own wall-clock seconds for the game, counted while the prompt waits "
+                        "(default: no limit); running out loses by time_limit")
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="seal the agent (default auto)")
     parser.add_argument("--seed", type=_seed, default=None, help="seed passed to the agent (kwarg 'seed')")
     parser.add_argument("--record", metavar="PATH", default=DEFAULT_RECORD,
@@ -122,6 +125,8 @@ class Session:
         self.failure: AgentFailure | None = None
         self.sandbox = resolve(args.sandbox)
         self.started_at, self.start = _now(), time.monotonic()
+        self.human_time = args.human_time or None  # 0 means none, as for -t
+        self.human_used = 0.0
 
     def _kwargs(self) -> dict[str, Any]:
         assert self.agent is not None
@@ -222,7 +227,8 @@ class Session:
             red=names[0], blue=names[1], red_name=names[0], blue_name=names[1],
             winner=winner, reason=reason, message=message, turns=len(self.actions), actions=list(self.actions),
             moves=moves,
-            time_used={PLAYER_NAMES[self.human]: 0.0, agent_name: round(agent.time_used, 4) if agent else 0.0},
+            time_used={PLAYER_NAMES[self.human]: round(self.human_used, 4),
+                       agent_name: round(agent.time_used, 4) if agent else 0.0},
             peak_memory_mb={PLAYER_NAMES[self.human]: 0.0,
                             agent_name: round(agent.peak_memory_mb, 2) if agent else 0.0},
             error={"RED": None, "BLUE": None, **({agent_name: error} if error else {})},
@@ -273,7 +279,15 @@ def run(session: Session, record_path: str) -> int:
         if shown != len(session.actions):  # the board again only when the position changed
             session.show()
             shown = len(session.actions)
+        asked = time.monotonic()
         line = _ask(f"{human} (you) > ")
+        # The person's clock runs while the prompt waits (undo gives no time back).
+        session.human_used += time.monotonic() - asked
+        if session.human_time is not None and session.human_used > session.human_time and line is not None:
+            winner = PLAYER_NAMES[session.agent_color]
+            message = f"{winner} wins (time_limit): {human} ({HUMAN}) ran out of {session.human_time:g} s"
+            record = session.record(winner, "time_limit", message)
+            break
         command = None if line is None else line.strip()
         if command is None or command.lower() in ("q", "quit"):
             quit_message = f"unfinished: {HUMAN} quit after {len(session.actions)} actions"

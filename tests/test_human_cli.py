@@ -19,7 +19,7 @@ from tests.sandboxing import require_sandbox
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM = "agents.random_agent"
 PROMPT = re.compile(r"(RED|BLUE) \(you\) > ")
-WAIT = 120.0  # generous: only a hung command ever reaches it
+WAIT = 20.0  # generous: only a hung command ever reaches it
 
 
 class Terminal:
@@ -191,3 +191,15 @@ def test_bad_arguments_are_usage_errors(args, message):
                           text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_human_keeps_no_limit_unless_human_time_is_given(tmp_path):
+    # A budget far below what any typing through a terminal takes: the first entry is already too late.
+    record_path = tmp_path / "game.json"
+    term = Terminal("--sandbox", "off", "--human-time", "1e-9", "--record", str(record_path), RANDOM)
+    term.expect(PROMPT)
+    term.send("SPAWN(3, 3)")
+    status, rest = term.finish()
+    assert status == 0, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.winner == "BLUE" and record.reason == "time_limit" and record.actions == []
