@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import select
+import signal
 import sys
 import time
 import traceback
@@ -239,16 +242,48 @@ class Session:
         )
 
 
-def _ask(prompt: str) -> str | None:
-    """A line typed by the person, or None at end of input (Ctrl-D)."""
-    try:
-        return input(prompt)
-    except EOFError:
-        print()
-        return None
+class LineReader:
+    """Lines typed on standard input, read so that Ctrl-C is never lost.
+
+    ``input()`` has a race: a SIGINT that lands between its prompt and its
+    read leaves it blocked until the next key.  Here the read waits on the
+    signal wake-up pipe as well, so the KeyboardInterrupt is raised at once.
+    """
+
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        self.wake_w = wake_w
+        self.previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self.previous)
+        os.close(self.wake_r)
+        os.close(self.wake_w)
+
+    def ask(self, prompt: str) -> str | None:
+        """The next line typed after ``prompt``, or None at end of input (Ctrl-D)."""
+        print(prompt, end="", flush=True)
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([0, self.wake_r], [], [])
+            if self.wake_r in ready:
+                try:
+                    os.read(self.wake_r, 512)  # a signal came: its Python handler runs right after this
+                except BlockingIOError:
+                    pass
+            if 0 in ready:
+                data = os.read(0, 4096)
+                if not data:
+                    print()
+                    return None
+                self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
 
 
-def run(session: Session, record_path: str) -> int:
+def run(session: Session, record_path: str, reader: LineReader) -> int:
     """The game loop; returns the exit status once the record is written."""
     session.start_agent()
     human = PLAYER_NAMES[session.human]
@@ -280,7 +315,7 @@ def run(session: Session, record_path: str) -> int:
             session.show()
             shown = len(session.actions)
         asked = time.monotonic()
-        line = _ask(f"{human} (you) > ")
+        line = reader.ask(f"{human} (you) > ")
         # The person's clock runs while the prompt waits (undo gives no time back).
         session.human_used += time.monotonic() - asked
         if session.human_time is not None and session.human_used > session.human_time and line is not None:
@@ -360,9 +395,10 @@ def main(argv: list[str]) -> int:
     if not sandbox.sealed:
         print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
     session = Session(args, options)
+    reader = LineReader()
     try:
         stop_like_ctrl_c()
-        return run(session, args.record)
+        return run(session, args.record, reader)
     except KeyboardInterrupt as interrupt:
         how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
         try:
@@ -379,4 +415,5 @@ def main(argv: list[str]) -> int:
         return EXIT_INTERNAL
     finally:
         session.close_agent()
+        reader.close()
         stop_as_usual()

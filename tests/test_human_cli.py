@@ -19,7 +19,7 @@ from tests.sandboxing import require_sandbox
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM = "agents.random_agent"
 PROMPT = re.compile(r"(RED|BLUE) \(you\) > ")
-WAIT = 20.0  # generous: only a hung command ever reaches it
+WAIT = 120.0  # generous: only a hung command ever reaches it
 
 
 class Terminal:
@@ -62,7 +62,7 @@ class Terminal:
         """The exit status and the rest of the output."""
         while True:
             ready, _, _ = select.select([self.fd], [], [], WAIT)
-            assert ready, "the command did not end"
+            assert ready, f"the command did not end; seen: {self.seen[-2000:]!r}"
             try:
                 data = os.read(self.fd, 65536)
             except OSError:
