@@ -34,7 +34,7 @@ from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .limits import Limits
 from .match import AgentEntry, MatchSettings, _agent_env, _now, call_kwargs, parse_spec, spec_problem
 from .play_cli import _non_negative, _seed
-from .records import GameRecord
+from .records import UNFINISHED, GameRecord
 from .termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
 
 EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
@@ -326,7 +326,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         command = None if line is None else line.strip()
         if command is None or command.lower() in ("q", "quit"):
             quit_message = f"unfinished: {HUMAN} quit after {len(session.actions)} actions"
-            record = session.record(None, "unfinished", quit_message)
+            record = session.record(None, UNFINISHED, quit_message)
         elif command == "":
             print(PROMPT_HELP, flush=True)
         elif command == "?":

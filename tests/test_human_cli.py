@@ -113,6 +113,11 @@ def test_question_mark_illegal_entry_undo_and_quit_with_a_record(tmp_path):
     assert record.red == "human" and record.blue == RANDOM
     assert record.actions[0] == "SPAWN(2, 2)" and len(record.actions) == 2  # the undone move is gone
     assert record.winner is None and record.reason == "unfinished"
+    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    # A quit game is not over by the rules, and says so without calling the record cut short or edited.
+    assert replay.returncode == 0 and "draw (unfinished)" in replay.stdout, replay.stdout + replay.stderr
+    assert "WARNING" not in replay.stdout + replay.stderr
 
 
 def test_a_whole_game_as_blue_by_a_scripted_person_and_its_record_replays(tmp_path):
@@ -142,12 +147,30 @@ def test_end_of_input_saves_like_q_and_ctrl_c_exits_130(tmp_path):
     os.write(term.fd, b"\x04")  # Ctrl-D at the start of a line: end of input
     status, rest = term.finish()
     assert status == 0 and (tmp_path / "a.json").exists(), rest
-    term = Terminal("--sandbox", "off", "--record", str(tmp_path / "b.json"), RANDOM)
+    seed = 700_000_000 + os.getpid()  # the agent's PYTHONHASHSEED is derived from it: found again below
+    term = Terminal("--sandbox", "off", "--seed", str(seed), "--record", str(tmp_path / "b.json"), RANDOM)
     term.expect(PROMPT)
     os.write(term.fd, b"\x03")  # Ctrl-C: SIGINT to the command
     status, rest = term.finish()
     assert status == 128 + signal.SIGINT and "Traceback" not in rest, rest
     assert "interrupted" in rest and not (tmp_path / "b.json").exists()
+    assert not agents_with_hash_seed((seed * 2 + 1) % 4294967296), "the agent outlived the command"
+
+
+def agents_with_hash_seed(hash_seed: int) -> list[int]:
+    """The agent processes still running whose environment holds PYTHONHASHSEED=``hash_seed``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            environ = Path(f"/proc/{name}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"agent_host" in cmdline and f"PYTHONHASHSEED={hash_seed}".encode() in environ:
+            found.append(int(name))
+    return found
 
 
 def test_with_the_default_sandbox(tmp_path):
