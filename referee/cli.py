@@ -1,5 +1,6 @@
 """Command line: ``python -m referee [options] RED BLUE`` plays one game;
-``python -m referee tournament|search|replay|autograde ...`` hand off to their modules.
+``python -m referee tournament|search|replay|play|autograde ...`` hand off to their modules
+(``play AGENT``: a person against an agent in the terminal).
 
 Each subcommand module has ``main(argv: list[str]) -> int`` and is imported
 only when used, so a plain game starts fast.

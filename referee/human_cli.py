@@ -50,6 +50,7 @@ def build_parser(game_name: str) -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m referee play",
         description="Play one game against an agent in this terminal; the agent runs under its limits as usual.",
+        epilog="At the prompt: " + PROMPT_HELP + " (Ctrl-D too). Ctrl-C stops at once, without a record.",
     )
     parser.add_argument("agent", metavar="AGENT", help="the agent: module.path[:Class], e.g. agents.minimax")
     parser.add_argument("--as", dest="side", choices=("red", "blue"), default="red",
