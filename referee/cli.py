@@ -1,5 +1,6 @@
 """Command line: ``python -m referee [options] RED BLUE`` plays one game;
-``python -m referee tournament|search|replay|autograde ...`` hand off to their modules.
+``python -m referee tournament|search|replay|play|autograde ...`` hand off to their modules
+(``play AGENT``: a person against an agent in the terminal).
 
 Each subcommand module has ``main(argv: list[str]) -> int`` and is imported
 only when used, so a plain game starts fast.
@@ -15,6 +16,7 @@ SUBCOMMANDS: dict[str, str] = {
     "tournament": "referee.tournament.cli",
     "search": "referee.search.cli",
     "replay": "referee.replay_cli",
+    "play": "referee.human_cli",
     "autograde": "referee.marking.cli",
 }
 EXIT_USAGE = 2

@@ -76,7 +76,8 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
         description="Play one game between two agents, each in its own process under time and memory limits.",
         epilog=(
             "Subcommands: 'python -m referee tournament CONFIG.yaml', 'python -m referee search [FILE]', "
-            "'python -m referee replay RECORD.json'. Each has its own --help."
+            "'python -m referee replay RECORD.json', "
+            "'python -m referee play AGENT' (you against an agent). Each has its own --help."
         ),
         add_help=False,
         # Another game's option given without its --game is named as such, not as a typo (worked out only

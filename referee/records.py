@@ -55,6 +55,8 @@ COLORS = ("RED", "BLUE")
 
 #: The reasons an agent's failure gives (:data:`referee.hosting.failures.FAILURES`).
 AGENT_FAILURE_REASONS = _FAILURE_REASONS
+#: The reason of a game a person stopped before its end (``python -m referee play``, ``q``): no winner.
+UNFINISHED = "unfinished"
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -157,6 +159,11 @@ class GameRecord:
     def forfeit(self) -> bool:
         """Whether the game ended because an agent failed (not by the rules)."""
         return self.reason in AGENT_FAILURE_REASONS
+
+    @property
+    def cut_short(self) -> bool:
+        """Whether the game ended before the rules ended it: a forfeit, or a game a person stopped."""
+        return self.forfeit or self.reason == UNFINISHED
 
     # -- JSON ----------------------------------------------------------------
 

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 COMPAT = {"referee.game", "referee.cachex", "referee.infinitron", "referee.board", "referee.agentkit"}
 COMMANDS = {
-    "referee.cli", "referee.play_cli", "referee.replay_cli", "referee.arguments", "referee.termination",
+    "referee.cli", "referee.play_cli", "referee.human_cli", "referee.replay_cli", "referee.arguments",
+    "referee.termination",
     "referee.__main__", "referee.marking",
 }
 

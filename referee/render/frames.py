@@ -25,7 +25,7 @@ def record_mismatch(record: GameRecord, final: GameState) -> str | None:
 
     A game the rules ended must end, after exactly the recorded actions, in
     the recorded winner and reason; a game an agent's failure ended (a
-    forfeit) must not be over by the rules.  Either way the record must hold
+    forfeit, or a game a person quit) must not be over by the rules.  Either way the record must hold
     as many actions as it says were played.  A record cut short (or edited)
     otherwise replays as if complete.
     """
@@ -34,7 +34,7 @@ def record_mismatch(record: GameRecord, final: GameState) -> str | None:
     if record.turns != held:
         problems.append(f"it says {record.turns} actions were played but holds {held}")
     outcome: Outcome | None = final.outcome
-    if record.forfeit:
+    if record.cut_short:
         if outcome is not None:
             problems.append(f"its actions end the game by the rules, in {_ending(outcome.winner_name, outcome.reason)}")
     elif outcome is None:

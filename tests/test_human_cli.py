@@ -1,0 +1,228 @@
+"""``python -m referee play AGENT``: a person against an agent, driven through a real pseudo-terminal."""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.records import GameRecord
+from tests.sandboxing import require_sandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM = "agents.random_agent"
+PROMPT = re.compile(r"(RED|BLUE) \(you\) > ")
+WAIT = 120.0  # generous: only a hung command ever reaches it
+
+
+class Terminal:
+    """The play command running on a pseudo-terminal, as a person would see it."""
+
+    def __init__(self, *args: str):
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: becomes the command, the pty its controlling terminal
+            os.chdir(ROOT)
+            os.execv(sys.executable, [sys.executable, "-m", "referee", "play", *args])
+        self.pid, self.fd = pid, fd
+        self.seen = ""  # everything not yet consumed by expect()
+
+    def expect(self, pattern: re.Pattern[str] | str) -> str:
+        """Read until ``pattern`` appears; returns the text up to and including it."""
+        regex = re.compile(re.escape(pattern)) if isinstance(pattern, str) else pattern
+        while True:
+            match = regex.search(self.seen)
+            if match:
+                before, self.seen = self.seen[: match.end()], self.seen[match.end():]
+                return before
+            ready, _, _ = select.select([self.fd], [], [], WAIT)
+            assert ready, f"no {regex.pattern!r} after {WAIT} s; seen: {self.seen[-2000:]}"
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:  # EIO: the command ended
+                data = b""
+            assert data, f"the command ended before {regex.pattern!r}; seen: {self.seen[-2000:]}"
+            self.seen += data.decode("utf-8", "replace").replace("\r\n", "\n")
+
+    def type(self, line: str) -> str:
+        """Type a line and read until the next prompt; returns what was printed in between."""
+        self.send(line)
+        return self.expect(PROMPT)
+
+    def send(self, line: str) -> None:
+        os.write(self.fd, line.encode() + b"\n")
+
+    def finish(self) -> tuple[int, str]:
+        """The exit status and the rest of the output."""
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], WAIT)
+            assert ready, f"the command did not end; seen: {self.seen[-2000:]!r}"
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            self.seen += data.decode("utf-8", "replace").replace("\r\n", "\n")
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status), self.seen
+
+
+def board_of(text: str) -> str:
+    """The board and summary printed in ``text`` (the lines from the first row of the board on)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "r=6" in line)
+    end = next(i for i, line in enumerate(lines) if "actions played" in line)
+    return "\n".join(lines[start: end + 1])
+
+
+def legal_actions(text: str) -> list[str]:
+    line = next(line for line in text.splitlines() if line.startswith("legal actions: "))
+    return re.findall(r"[A-Z]+\([-\d, ]+\)", line)
+
+
+def test_question_mark_illegal_entry_undo_and_quit_with_a_record(tmp_path):
+    record_path = tmp_path / "game.json"
+    term = Terminal("--sandbox", "off", "--seed", "3", "--record", str(record_path), RANDOM)
+    first = board_of(term.expect(PROMPT))
+    assert "0 of 343 actions played" in first
+    # Lenient: lower case, spaces for commas and brackets.
+    after = term.type("spawn 3 3")
+    assert "RED plays SPAWN(3, 3)" in after and "BLUE plays " in after
+    listed = legal_actions(term.type("?"))
+    assert "SPREAD(3, 3, 0, 1)" in listed and "SPAWN(3, 3)" not in listed
+    refused = term.type("SPAWN(3,3)")
+    assert "SPAWN(3, 3) is illegal: cell (3, 3) is not empty" in refused
+    assert "not an Infexion action" in term.type("hello")
+    undone = term.type("undo")
+    assert "took back your last move" in undone
+    assert board_of(undone) == first  # the position before the move, printed the same
+    assert "RED plays SPAWN(2, 2)" in term.type("SPAWN(2, 2)")
+    term.send("q")
+    status, rest = term.finish()
+    assert status == 0, rest
+    assert f"record: {record_path}" in rest and "Traceback" not in rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.red == "human" and record.blue == RANDOM
+    assert record.actions[0] == "SPAWN(2, 2)" and len(record.actions) == 2  # the undone move is gone
+    assert record.winner is None and record.reason == "unfinished"
+    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    # A quit game is not over by the rules, and says so without calling the record cut short or edited.
+    assert replay.returncode == 0 and "draw (unfinished)" in replay.stdout, replay.stdout + replay.stderr
+    assert "WARNING" not in replay.stdout + replay.stderr
+
+
+def test_a_whole_game_as_blue_by_a_scripted_person_and_its_record_replays(tmp_path):
+    record_path = tmp_path / "game.json"
+    term = Terminal("--sandbox", "off", "--as", "blue", "--record", str(record_path), RANDOM)
+    term.expect(PROMPT)
+    for _ in range(400):  # a game ends within 343 actions
+        term.send("?")
+        listing = term.expect(PROMPT)
+        term.send(legal_actions(listing)[0])
+        done = term.expect(re.compile(r"(RED|BLUE) \(you\) > |record: "))
+        if done.endswith("record: "):
+            break
+    status, rest = term.finish()
+    assert status == 0, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.blue == "human" and record.red == RANDOM
+    assert record.reason in ("elimination", "turn_limit") and record.turns == len(record.actions)
+    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0 and "WARNING" not in replay.stdout + replay.stderr, replay.stdout + replay.stderr
+
+
+def test_end_of_input_saves_like_q_and_ctrl_c_exits_130(tmp_path):
+    term = Terminal("--sandbox", "off", "--record", str(tmp_path / "a.json"), RANDOM)
+    term.expect(PROMPT)
+    os.write(term.fd, b"\x04")  # Ctrl-D at the start of a line: end of input
+    status, rest = term.finish()
+    assert status == 0 and (tmp_path / "a.json").exists(), rest
+    seed = 700_000_000 + os.getpid()  # the agent's PYTHONHASHSEED is derived from it: found again below
+    term = Terminal("--sandbox", "off", "--seed", str(seed), "--record", str(tmp_path / "b.json"), RANDOM)
+    term.expect(PROMPT)
+    os.write(term.fd, b"\x03")  # Ctrl-C: SIGINT to the command
+    status, rest = term.finish()
+    assert status == 128 + signal.SIGINT and "Traceback" not in rest, rest
+    assert "interrupted" in rest and not (tmp_path / "b.json").exists()
+    assert not agents_with_hash_seed((seed * 2 + 1) % 4294967296), "the agent outlived the command"
+
+
+def agents_with_hash_seed(hash_seed: int) -> list[int]:
+    """The agent processes still running whose environment holds PYTHONHASHSEED=``hash_seed``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            environ = Path(f"/proc/{name}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"agent_host" in cmdline and f"PYTHONHASHSEED={hash_seed}".encode() in environ:
+            found.append(int(name))
+    return found
+
+
+def test_with_the_default_sandbox(tmp_path):
+    require_sandbox()
+    record_path = tmp_path / "game.json"
+    term = Terminal("--record", str(record_path), RANDOM)
+    term.expect(PROMPT)
+    assert "BLUE plays " in term.type("SPAWN(1, 1)")
+    assert "took back" in term.type("undo")
+    term.send("q")
+    status, rest = term.finish()
+    assert status == 0, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.actions == [] and record.sandbox and record.sandbox["namespaces"]
+
+
+def test_cachex_is_played_too(tmp_path):
+    term = Terminal("--sandbox", "off", "--game", "cachex", "-n", "3", "--record", str(tmp_path / "c.json"), RANDOM)
+    term.expect(PROMPT)
+    assert "centre cell" in term.type("place 1 1")  # a Cachex rule, said as the reason
+    assert "RED plays PLACE(0, 1)" in term.type("place 0 1")
+    term.send("q")
+    status, rest = term.finish()
+    assert status == 0, rest
+    assert GameRecord.from_dict(json.loads((tmp_path / "c.json").read_text())).game == "cachex"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((), "the following arguments are required: AGENT"),
+        (("agents.no_such_agent",), "names no agent"),
+        (("--as", "green", RANDOM), "invalid choice: 'green'"),
+        (("--game", "infinitron", RANDOM), "not yet: --game infinitron"),
+        (("-t", "soon", RANDOM), "the time limit must be a number"),
+        (("--record", "/no/such/folder/g.json", RANDOM), "does not exist"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(args, message):
+    proc = subprocess.run([sys.executable, "-m", "referee", "play", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_human_keeps_no_limit_unless_human_time_is_given(tmp_path):
+    # A budget far below what any typing through a terminal takes: the first entry is already too late.
+    record_path = tmp_path / "game.json"
+    term = Terminal("--sandbox", "off", "--human-time", "1e-9", "--record", str(record_path), RANDOM)
+    term.expect(PROMPT)
+    term.send("SPAWN(3, 3)")
+    status, rest = term.finish()
+    assert status == 0, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.winner == "BLUE" and record.reason == "time_limit" and record.actions == []
