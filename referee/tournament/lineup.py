@@ -159,6 +159,7 @@ def build_lineup(
         name=config.name,
         agents=tuple(c.entry for c in candidates),
         format=config.format,
+        rounds=config.rounds,
         games_per_pair=config.games_per_pair,
         game=config.game,
         game_options=dict(config.game_options),
