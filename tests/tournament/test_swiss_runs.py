@@ -147,3 +147,13 @@ def test_rounds_defaults_to_the_swiss_default(tmp_path, monkeypatch):
     plan = build_lineup(config).plan
     assert config.rounds is None and plan.swiss_rounds == 5 and plan.total_games == 5 * 4
     assert plan.describe()["rounds"] == 5
+
+
+def test_a_swiss_of_two_agents_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    text = SWISS.replace("rounds: 3\n", "")
+    for name in "cde":
+        text = text.replace(f"  - {{name: {name}, spec: agents.random_agent}}\n", "")
+    config = parse_config(text, tmp_path / "swiss.yaml", agents_from=ROOT)
+    with pytest.raises(ConfigError, match="swiss.yaml:2: .*a Swiss tournament needs at least three agents"):
+        build_lineup(config)
