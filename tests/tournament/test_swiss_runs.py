@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,10 @@ from referee.tournament.config import ConfigError, parse_config
 from referee.tournament.journal import GamesFile
 from referee.tournament.checks import RecordsRefused, check_records
 from referee.tournament.lineup import build_lineup
+
+from .procs import MARK, wait_until_gone
+from .test_cli import run as run_command
+from .test_cli import start, table, wait_for_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,6 +108,27 @@ def test_a_stopped_swiss_run_resumes_with_the_same_pairings(config, tmp_path):
     # Same seed, same games: random agents draw from the game's seed, so every result, and so
     # every later round's pairing, is the same as in the run that was never stopped.
     assert _pairings(records) == expected
+
+
+def test_a_killed_swiss_run_resumes_with_the_same_pairings_and_tables(config, tmp_path):
+    whole = run(config, output=tmp_path / "whole")
+    out = tmp_path / "killed"
+    mark = uuid.uuid4().hex
+    proc = start(config.path, out, env={**os.environ, MARK: mark}, stdout=subprocess.DEVNULL, text=False)
+    wait_for_lines(out / "games.jsonl", 2, proc)
+    proc.kill()  # SIGKILL: no cleanup in the tournament process at all
+    proc.wait()
+    proc.stderr.close()
+    assert wait_until_gone(mark) == []
+    recorded = len(_records(out / "games.jsonl"))
+    assert 2 <= recorded < GAMES
+    resumed = run_command(str(config.path), "-o", str(out), "--resume", "--workers", "2", "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    records = _records(out / "games.jsonl")
+    assert sorted(r.game_index for r in records) == list(range(GAMES))
+    assert _pairings(records) == _pairings(_records(whole.games_file))
+    for name in ("swiss", "standings", "pairs"):
+        assert table(out, name) == table(whole.output, name), name
 
 
 def test_a_record_of_a_round_that_cannot_be_paired_yet_is_refused(config, tmp_path):
