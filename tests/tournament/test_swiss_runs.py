@@ -124,6 +124,7 @@ def test_a_killed_swiss_run_resumes_with_the_same_pairings_and_tables(config, tm
     assert 2 <= recorded < GAMES
     resumed = run_command(str(config.path), "-o", str(out), "--resume", "--workers", "2", "-q")
     assert resumed.returncode == 0, resumed.stderr
+    assert "Swiss standings" in resumed.stdout and "Sonneborn-Berger" in resumed.stdout
     records = _records(out / "games.jsonl")
     assert sorted(r.game_index for r in records) == list(range(GAMES))
     assert _pairings(records) == _pairings(_records(whole.games_file))
