@@ -119,7 +119,7 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
         if record is None:
             bad.append(BadLine(number, problem or "not a game record"))
             continue
-        if swiss and record.game_index is not None and plan.round_games:
+        if swiss and record.game_index is not None and 0 <= record.game_index < plan.total_games:
             wanted = record.game_index // plan.round_games
             if len(rounds) <= wanted:
                 accepted = {i: w for i, w in winners.items() if i not in conflicted}
