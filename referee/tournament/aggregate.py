@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
+from . import swiss
+from .schedule import TournamentPlan, swiss_state
 from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
@@ -143,6 +145,17 @@ class PairTotals:
 
 
 @dataclass(frozen=True)
+class SwissRow:
+    """One agent's Swiss score (mini-match shares plus byes) and tie-breaks."""
+
+    agent: str
+    score: float
+    byes: int
+    buchholz: float
+    sonneborn_berger: float
+
+
+@dataclass(frozen=True)
 class Results:
     games: int
     agents: Mapping[str, AgentTotals]
@@ -159,6 +172,8 @@ class Results:
     paired: PairedMatch | None = None
     #: Rated games of a two-agent match outside any complete pair (left out of ``paired``).
     unpaired: int = 0
+    #: A Swiss plan's standings (see :class:`SwissRow`), best first; empty for other formats.
+    swiss: tuple[SwissRow, ...] = ()
 
     @property
     def ranked_by(self) -> str:
@@ -359,4 +374,22 @@ def aggregate(
         unsealed=sum(1 for g in summaries if g.red != g.blue and not g.sealed),
         paired=paired,
         unpaired=unpaired,
+    )
+
+
+def swiss_standings(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[SwissRow, ...]:
+    """A Swiss plan's standings from its records, best first.
+
+    A mini-match scores its share of the points (1 for winning both games);
+    a bye has no record, so its ``swiss.BYE_SCORE`` comes from the pairing.
+    """
+    winners = {game.index: game.winner for game in games if game.index is not None}
+    _, results, byes = swiss_state(plan, winners)
+    names = plan.names
+    points = swiss.scores(names, results, byes)
+    bh = swiss.buchholz(names, results, byes)
+    sb = swiss.sonneborn_berger(names, results, byes)
+    return tuple(
+        SwissRow(name, points[name], byes.count(name), bh[name], sb[name])
+        for name in swiss.standings(names, results, byes)
     )

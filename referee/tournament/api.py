@@ -12,11 +12,11 @@ output and a library caller can stay silent.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..match import play_match
-from .aggregate import Results, aggregate
+from .aggregate import Results, aggregate, swiss_standings
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
 from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
 from .journal import GAMES_FILE, FolderLock, JournalError
@@ -189,6 +189,8 @@ def run(
         raise RunError(str(exc)) from None
 
     results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
+    if plan.format == "swiss":
+        results = replace(results, swiss=swiss_standings(plan, final))
     # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
     left_out = read_left_out(folder.meta)
     observer.tables(results, config.sprt, left_out)

@@ -9,17 +9,23 @@ two records of the same index must agree on the result (an identical
 duplicate, e.g. from merging two folders' files, counts once).  The first
 problems are reported by line, with a command that deletes exactly those
 lines; their games are then played again.
+
+In a Swiss plan the agents of game ``k`` depend on the results of the rounds
+before its own, so records are checked in game order and a round's pairs are
+computed from the records already accepted; a record of a round that cannot
+be paired yet (an earlier round has a game missing) is refused like any other.
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..records import GameRecord
 from .aggregate import GameSummary
 from .journal import GamesFile, JournalError
-from .schedule import TournamentPlan, job
+from .schedule import TournamentPlan, job, swiss_rounds
+from .swiss import Round
 
 #: Problems listed in one message; after a repair, the next run lists the rest.
 SHOWN = 20
@@ -49,15 +55,22 @@ def _describe(result: tuple[str | None, str, str | None]) -> str:
     return f"{winner} ({name}) wins by {reason}" if winner else f"a draw by {reason}"
 
 
-def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord) -> str | None:
-    """Why ``record`` is not a game of this plan's schedule; None if it is."""
+def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
+              rounds: Sequence[Round] | None = None) -> str | None:
+    """Why ``record`` is not a game of this plan's schedule; None if it is (``rounds``: a Swiss plan's so far)."""
     index = record.game_index
     config_hash = (record.extra or {}).get("config_hash")
     if config_hash != fingerprint or index is None:
         return f"this game belongs to another tournament (config hash {config_hash}, this one is {fingerprint})"
     if not 0 <= index < plan.total_games:
         return f"game index {index} is outside the schedule (games 0 to {plan.total_games - 1})"
-    expected = job(plan, index, fingerprint)
+    try:
+        expected = job(plan, index, fingerprint, rounds)
+    except LookupError:
+        return (
+            f"game {index} is in Swiss round {index // plan.round_games}, which cannot be paired yet: "
+            "a game of an earlier round is not recorded"
+        )
     scheduled = (expected.red.spec, expected.red.display_name, expected.blue.spec, expected.blue.display_name)
     found = (record.red, record.name_of("RED"), record.blue, record.name_of("BLUE"))
     if found != scheduled:
@@ -80,7 +93,7 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord) -> str
 
 
 def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> list[GameSummary]:
-    """A summary of every record, in file order, once all are known to be games of the plan.
+    """A summary of every record, in file order (game order for Swiss), once all are known to be games of the plan.
 
     Records of the same game that agree on its result are all returned (the
     caller counts a game once; :func:`aggregate` picks one whatever the order).
@@ -93,12 +106,25 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
     bad: list[BadLine] = []
     first: dict[int, tuple[int, tuple]] = {}  # game index -> its first line and result
     conflicting: set[int] = set()  # first lines already reported as conflicting
+    conflicted: set[int] = set()  # game indices with conflicting records
     summaries: list[GameSummary] = []
-    for number, record, problem in games.entries():
+    entries: Iterable[tuple[int, GameRecord | None, str | None]] = games.entries()
+    swiss = plan.format == "swiss"
+    if swiss:
+        # Game order (file order within a game): a round is paired from the rounds before it.
+        entries = sorted(entries, key=lambda e: (e[1].game_index if e[1] and e[1].game_index is not None else -1, e[0]))
+    winners: dict[int, str | None] = {}  # swiss: accepted games
+    rounds: list[Round] = []
+    for number, record, problem in entries:
         if record is None:
             bad.append(BadLine(number, problem or "not a game record"))
             continue
-        problem = _mismatch(plan, fingerprint, record)
+        if swiss and record.game_index is not None and 0 <= record.game_index < plan.total_games:
+            wanted = record.game_index // plan.round_games
+            if len(rounds) <= wanted:
+                accepted = {i: w for i, w in winners.items() if i not in conflicted}
+                rounds = swiss_rounds(plan, accepted)
+        problem = _mismatch(plan, fingerprint, record, rounds)
         if problem:
             bad.append(BadLine(number, problem))
             continue
@@ -108,9 +134,11 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
         result = _result(record)
         if index not in first:
             first[index] = (number, result)
+            winners[index] = record.winner
             continue
         line, earlier = first[index]
         if earlier[:2] != result[:2]:
+            conflicted.add(index)
             # Which of the two is genuine cannot be told: both go, and the game is played again.
             if line not in conflicting:
                 conflicting.add(line)

@@ -31,7 +31,7 @@ from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
 
-FORMATS = ("round_robin", "gauntlet")
+FORMATS = ("round_robin", "gauntlet", "swiss")
 ON_ERROR = ("exclude", "forfeit")
 EXECUTORS = ("local", "dask")
 #: ``scheduler: local`` starts a Dask LocalCluster on this machine.
@@ -42,7 +42,7 @@ SCHEDULER_SCHEMES = ("tcp", "tls")
 RESERVED_OPTIONS = REFEREE_KWARGS
 
 TOP_FIELDS = (
-    "name", "game", "game_options", "agents", "format", "challenger", "games_per_pair",
+    "name", "game", "game_options", "agents", "format", "challenger", "rounds", "games_per_pair",
     "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor",
     "scheduler", "ship_agents", "sandbox",
 )
@@ -108,6 +108,8 @@ class TournamentConfig:
     ship_agents: bool = False  # executor dask: send the agents' folders to the workers
     #: How agents are sealed: auto, required or off (docs/referee.md, "The sandbox").
     sandbox: str = "auto"
+    #: format swiss: how many rounds (None: swiss.default_rounds of the final field).
+    rounds: int | None = None
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -529,6 +531,27 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     elif challenger is not None:
         fail("challenger", "challenger is only used by format: gauntlet")
 
+    def rounds_of() -> int | None:
+        value = data.get("rounds")
+        if value is None:
+            return None
+        if fmt != "swiss":
+            raise doc.fail(("rounds",), "rounds is only used by format: swiss")
+        number = _whole(doc, ("rounds",), value, minimum=1)
+        listed = items if isinstance(items, list) else []
+        if listed and not any(isinstance(item, dict) and "discover" in item for item in listed):
+            # More rounds than a round robin has would force rematches.
+            most = len(listed) - 1 if len(listed) % 2 == 0 else len(listed)
+            if number > most:
+                raise doc.fail(
+                    ("rounds",),
+                    f"must be at most {most} for {len(listed)} agents (more would pair agents who already met), "
+                    f"not {number}",
+                )
+        return number
+
+    rounds = check(rounds_of, None)
+
     def games_per_pair_of() -> int:
         number = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
         if number % 2:
@@ -599,6 +622,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         scheduler=scheduler,
         ship_agents=ship_agents,
         sandbox=sandbox,
+        rounds=rounds,
     )
 
 

@@ -159,6 +159,7 @@ def build_lineup(
         name=config.name,
         agents=tuple(c.entry for c in candidates),
         format=config.format,
+        rounds=config.rounds,
         games_per_pair=config.games_per_pair,
         game=config.game,
         game_options=dict(config.game_options),
@@ -203,6 +204,12 @@ def build_lineup(
             *(f"{b.folder}: left out: {b.message}" for b in left_out),
         )
 
+    if config.format == "swiss" and len(kept) < 3:
+        # Two agents have one pairing: a Swiss would be a shorter round robin without its paired statistics.
+        raise ConfigError(
+            f"{config.where('format')}: a Swiss tournament needs at least three agents; {len(kept)} can play "
+            "(for two, use format: round_robin)"
+        )
     challenger = None
     if config.format == "gauntlet":
         matches = [i for i, a in enumerate(kept) if config.challenger in (a.display_name, a.spec)]

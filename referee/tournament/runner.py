@@ -14,9 +14,10 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from tqdm import tqdm
 
@@ -27,7 +28,7 @@ from .aggregate import GameSummary
 from .checks import check_records
 from .executor import Executor, PlayFunction
 from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
-from .schedule import TournamentPlan, schedule
+from .schedule import Job, TournamentPlan, schedule, swiss_rounds
 from .sprt import SprtResult, SprtSettings, sprt_result
 
 META_FILE = "tournament.json"
@@ -244,7 +245,9 @@ def run_plan(
 ) -> RunSummary:
     """Play the games of ``plan`` not in ``done`` on ``executor``, recording each as it finishes.
 
-    ``limit`` stops after that many new games (for benchmarks).
+    ``limit`` stops after that many new games (for benchmarks).  A Swiss plan
+    is played a round at a time: a round's games all at once, then the next
+    round is paired from the results.
     """
     total = plan.total_games
     two_agents = len(plan.agents) == 2
@@ -261,9 +264,27 @@ def run_plan(
     summary.sprt = sprt_state()
     if summary.sprt is not None and summary.sprt.decided:
         return summary
-    jobs = schedule(plan, skip=done)
-    if limit is not None:
-        jobs = (job for _, job in zip(range(limit), jobs))
+    winners = {game.index: game.winner for game in recorded if game.index is not None}
+
+    def batches() -> Iterator[Iterator[Job]]:
+        """The games to play, as one batch (a Swiss plan: a batch per round, paired when asked for)."""
+        if plan.format != "swiss":
+            yield schedule(plan, skip=done)
+            return
+        tried: tuple[int, int] | None = None
+        while True:
+            rounds = swiss_rounds(plan, winners)
+            size = plan.round_games
+            missing = next(
+                (r for r in range(len(rounds)) if any(i not in done for i in range(r * size, (r + 1) * size))), None
+            )
+            if missing is None:
+                return  # every round played
+            if tried == (missing, summary.played):
+                return  # the round was tried and nothing more was played (referee failures, a stop)
+            tried = (missing, summary.played)
+            yield schedule(plan, skip=done, rounds=rounds, games=range(missing * size, (missing + 1) * size))
+
 
     bar = tqdm(
         total=total,
@@ -277,28 +298,37 @@ def run_plan(
     start = time.monotonic()
     try:
         with _StopOnSignals(executor, _say_raw) as signals:
-            for finished in executor.run(play, jobs):
-                if finished.record is None:
-                    summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
-                    bar.write(
-                        f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}"
-                    )
-                    continue
-                note = folder.record(finished.record)
-                if note:
-                    bar.write(note, file=sys.stderr)
-                done.add(finished.job.index)
-                tally.add(GameSummary.of(finished.record))
-                summary.played += 1
-                summary.seconds = time.monotonic() - start
-                summary.sprt = sprt_state()
-                status = [tally.describe(), f"{summary.games_per_minute:.1f} games/min"]
-                if summary.sprt is not None:
-                    status.append(f"LLR {summary.sprt.llr:.2f} ({summary.sprt.lower:.2f}, {summary.sprt.upper:.2f})")
-                bar.set_postfix_str(", ".join(status), refresh=False)
-                bar.update(1)
-                if summary.sprt is not None and summary.sprt.decided:
-                    executor.stop(discard=True)
+            for jobs in batches():
+                if signals.interrupts or (summary.sprt is not None and summary.sprt.decided):
+                    break
+                if limit is not None:
+                    if summary.played >= limit:
+                        break
+                    jobs = islice(jobs, limit - summary.played)
+                for finished in executor.run(play, jobs):
+                    if finished.record is None:
+                        summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
+                        bar.write(
+                            f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}"
+                        )
+                        continue
+                    note = folder.record(finished.record)
+                    if note:
+                        bar.write(note, file=sys.stderr)
+                    done.add(finished.job.index)
+                    winners[finished.job.index] = finished.record.winner
+                    tally.add(GameSummary.of(finished.record))
+                    summary.played += 1
+                    summary.seconds = time.monotonic() - start
+                    summary.sprt = sprt_state()
+                    status = [tally.describe(), f"{summary.games_per_minute:.1f} games/min"]
+                    if summary.sprt is not None:
+                        sprt_now = summary.sprt
+                        status.append(f"LLR {sprt_now.llr:.2f} ({sprt_now.lower:.2f}, {sprt_now.upper:.2f})")
+                    bar.set_postfix_str(", ".join(status), refresh=False)
+                    bar.update(1)
+                    if summary.sprt is not None and summary.sprt.decided:
+                        executor.stop(discard=True)
             summary.interrupted = signals.interrupts > 0
             summary.signal = signals.signal
     finally:

@@ -3,6 +3,12 @@
 Game ``k`` is round ``k // P`` of pairing ``k % P`` (P pairings): every
 pairing plays once per round, so any prefix of the schedule is balanced, and
 the colours swap every round, so each pairing plays both colours equally.
+A Swiss plan (``format: swiss``) is played round by round instead: round
+``r`` holds games ``[r*G, (r+1)*G)`` (G = pairs per round x games_per_pair),
+and its pairs come from the results of rounds before it (:func:`swiss_rounds`),
+so they are the same however often they are recomputed (on resume, in the
+record checks).  A bye is no game and has no record: its score is added in
+the Swiss table from the pairing itself.
 Each game's seed is a hash of the tournament seed and ``k``; a game whose
 setup is drawn from its seed (Infinitron's cities) gets it in its options.
 """
@@ -13,11 +19,12 @@ import json
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping, Sequence
 
 from ..games import game_class
 from ..limits import DEFAULT_GRACE, Limits
 from ..match import AgentEntry, MatchSettings
+from . import swiss
 
 
 @dataclass(frozen=True)
@@ -26,7 +33,7 @@ class TournamentPlan:
 
     name: str
     agents: tuple[AgentEntry, ...]
-    format: str = "round_robin"  # or "gauntlet": agents[challenger] against each other agent
+    format: str = "round_robin"  # or "gauntlet": agents[challenger] against each other agent; or "swiss"
     challenger: int | None = None
     games_per_pair: int = 2
     game: str = "infexion"
@@ -34,6 +41,7 @@ class TournamentPlan:
     limits: Limits = Limits()
     seed: int = 0
     sandbox: str = "auto"
+    rounds: int | None = None  # swiss: None means swiss.default_rounds(len(agents))
 
     @property
     def names(self) -> list[str]:
@@ -71,7 +79,18 @@ class TournamentPlan:
             **({"call_timeout": self.limits.call_timeout} if self.limits.call_timeout else {}),
             **({"wall_grace": self.limits.wall_grace} if self.limits.wall_grace != DEFAULT_GRACE else {}),
             **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
+            **({"rounds": self.swiss_rounds} if self.format == "swiss" else {}),
         }
+
+    @property
+    def swiss_rounds(self) -> int:
+        """A Swiss plan's number of rounds."""
+        return self.rounds if self.rounds is not None else swiss.default_rounds(len(self.agents))
+
+    @property
+    def round_games(self) -> int:
+        """Games per Swiss round: every pair (the bye aside) plays a mini-match of games_per_pair."""
+        return len(self.agents) // 2 * self.games_per_pair
 
     def pairings(self) -> Iterator[tuple[int, int]]:
         """Each pairing once, as agent indices (lazy)."""
@@ -107,6 +126,8 @@ class TournamentPlan:
 
     @property
     def total_games(self) -> int:
+        if self.format == "swiss":
+            return self.swiss_rounds * self.round_games
         return self.pairing_count * self.games_per_pair
 
 
@@ -126,10 +147,74 @@ class Job:
     settings: MatchSettings
 
 
-def job(plan: TournamentPlan, index: int, fingerprint: str | None = None) -> Job:
-    """Game ``index`` of the plan's schedule (IndexError outside it); ``fingerprint``: the plan's, if known."""
+def _share(plan: TournamentPlan, winners: Mapping[int, str | None], first_game: int) -> float | None:
+    """The pairing's first Red's share of a mini-match's points; None until all its games are in ``winners``.
+
+    A game both agents lost by failing (winner None) counts as a draw here.
+    """
+    games = range(first_game, first_game + plan.games_per_pair)
+    if any(index not in winners for index in games):
+        return None
+    points = 0.0
+    for index in games:
+        winner = winners[index]
+        if winner is None:
+            points += 0.5
+        elif (winner == "RED") == ((index - first_game) % 2 == 0):  # the first Red plays Red in even games
+            points += 1.0
+    return points / plan.games_per_pair
+
+
+def swiss_state(
+    plan: TournamentPlan, winners: Mapping[int, str | None]
+) -> tuple[list[swiss.Round], list[swiss.Result], list[str]]:
+    """The Swiss rounds pairable from ``winners`` (game index -> RED, BLUE or None), the finished mini-matches
+    (first Red, first Blue, first Red's share) and the byes of those rounds.
+
+    Round 0 is always paired; round r + 1 once every game of rounds 0..r is in ``winners``.
+    """
+    names = plan.names
+    rounds: list[swiss.Round] = []
+    results: list[swiss.Result] = []
+    met: set[frozenset[str]] = set()
+    colours = {name: "" for name in names}
+    byes: list[str] = []
+    while len(rounds) < plan.swiss_rounds:
+        current = swiss.pair_round(names, swiss.scores(names, results, byes), met, colours, byes)
+        rounds.append(current)
+        start = (len(rounds) - 1) * plan.round_games
+        if current.bye is not None:
+            byes.append(current.bye)
+        complete = True
+        for number, (red, blue) in enumerate(current.pairs):
+            share = _share(plan, winners, start + number * plan.games_per_pair)
+            if share is None:
+                complete = False
+                continue
+            results.append((red, blue, share))
+            met.add(frozenset((red, blue)))
+            colours[red] += "R"
+            colours[blue] += "B"
+        if not complete:
+            break
+    return rounds, results, byes
+
+
+def swiss_rounds(plan: TournamentPlan, winners: Mapping[int, str | None]) -> list[swiss.Round]:
+    """The Swiss rounds that can be paired from ``winners`` (see :func:`swiss_state`)."""
+    return swiss_state(plan, winners)[0]
+
+
+def job(plan: TournamentPlan, index: int, fingerprint: str | None = None,
+        rounds: Sequence[swiss.Round] | None = None) -> Job:
+    """Game ``index`` of the plan's schedule (IndexError outside it); ``fingerprint``: the plan's, if known.
+
+    A Swiss plan needs ``rounds`` (from :func:`swiss_rounds`) up to the game's round; LookupError if not yet paired.
+    """
     if not 0 <= index < plan.total_games:
         raise IndexError(f"game {index} of {plan.total_games}")
+    if plan.format == "swiss":
+        return _swiss_job(plan, index, fingerprint, rounds or ())
     round_number, number = divmod(index, plan.pairing_count)
     first, second = plan.pairing(number)
     red, blue = (first, second) if round_number % 2 == 0 else (second, first)
@@ -143,7 +228,34 @@ def job(plan: TournamentPlan, index: int, fingerprint: str | None = None) -> Job
     return Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(game_seed(plan.seed, index), extra))
 
 
-def schedule(plan: TournamentPlan, skip: Container[int] = ()) -> Iterator[Job]:
-    """Every game of the plan in order, except the indices in ``skip``; lazy."""
+def _swiss_job(plan: TournamentPlan, index: int, fingerprint: str | None, rounds: Sequence[swiss.Round]) -> Job:
+    round_number, within = divmod(index, plan.round_games)
+    if round_number >= len(rounds):
+        raise LookupError(f"game {index} is in round {round_number}, which cannot be paired yet")
+    number, game = divmod(within, plan.games_per_pair)
+    position = {name: i for i, name in enumerate(plan.names)}
+    first, second = (position[name] for name in rounds[round_number].pairs[number])
+    # The mini-match alternates colours, the pairing's first Red first.
+    red, blue = (first, second) if game % 2 == 0 else (second, first)
+    extra = {
+        "tournament": plan.name,
+        "config_hash": fingerprint or plan.fingerprint,
+        "game_index": index,
+        "round": round_number,
+        "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
+    }
+    return Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(game_seed(plan.seed, index), extra))
+
+
+def schedule(plan: TournamentPlan, skip: Container[int] = (), rounds: Sequence[swiss.Round] | None = None,
+             games: range | None = None) -> Iterator[Job]:
+    """Every game of the plan (or of ``games``) in order, except the indices in ``skip``; lazy.
+
+    A Swiss plan needs ``rounds`` covering ``games``.
+    """
     fingerprint = plan.fingerprint
-    return (job(plan, index, fingerprint) for index in range(plan.total_games) if index not in skip)
+    return (
+        job(plan, index, fingerprint, rounds)
+        for index in (games if games is not None else range(plan.total_games))
+        if index not in skip
+    )

@@ -69,6 +69,16 @@ def standings_table(results: Results) -> Table:
     return Table("Standings", "standings", headers, rows)
 
 
+def swiss_table(results: Results) -> Table:
+    """The Swiss standings: a mini-match counts 1 (its share of the points), a bye BYE_SCORE."""
+    headers = ["rank", "agent", "swiss score", "byes", "Buchholz", "Sonneborn-Berger"]
+    rows: list[list[object]] = [
+        [rank, row.agent, f"{row.score:g}", row.byes, f"{row.buchholz:g}", f"{row.sonneborn_berger:g}"]
+        for rank, row in enumerate(results.swiss, 1)
+    ]
+    return Table("Swiss standings (score, then Buchholz, then Sonneborn-Berger)", "swiss", headers, rows)
+
+
 def crosstable(results: Results) -> Table:
     """Row agent's points / games against the column agent."""
     order = [a.name for a in results.standings()]
@@ -253,7 +263,8 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
 
 
 def all_tables(results: Results) -> list[Table]:
-    return [standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
+    swiss = [swiss_table(results)] if results.swiss else []
+    return [*swiss, standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
 
 
 def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = ()) -> str:

@@ -200,3 +200,23 @@ def test_workers_that_keep_dying_stop_the_run():
                 finished = list(executor.run(fakes.play_and_die, schedule(plan(4, 10))))
     assert 6 <= len(finished) < 60  # three lost games per worker thread in a row, then no new games
     assert all(f.record is None and "Dask could not run the game: KilledWorker" in f.error for f in finished)
+
+
+def test_a_swiss_tournament_plays_round_by_round_on_dask(executor, tmp_path):
+    """Real agents: each round's games go to the cluster at once, the next round is paired from them."""
+    from referee.tournament import load_config, run
+
+    from .test_swiss_runs import GAMES, SWISS
+
+    path = tmp_path / "swiss.yaml"
+    path.write_text(SWISS)
+    config = load_config(path, agents_from=ROOT)
+    local = run(config, output=tmp_path / "local")
+    done = run(config, output=tmp_path / "dask", executor=executor)
+    assert done.summary.played == GAMES and not done.summary.referee_failures
+    def pairings(path: Path) -> set[tuple[int | None, tuple[str, ...]]]:
+        records = [GameRecord.from_json(line) for line in path.read_text().splitlines()]
+        return {(r.game_index, tuple(r.extra["pairing"])) for r in records}
+
+    assert pairings(done.games_file) == pairings(local.games_file)
+    assert done.results.swiss == local.results.swiss
