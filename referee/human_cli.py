@@ -33,7 +33,7 @@ from .hosting.process import HostedAgent
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .limits import Limits
 from .match import AgentEntry, MatchSettings, _agent_env, _now, call_kwargs, parse_spec, spec_problem
-from .play_cli import _non_negative, _seed
+from .play_cli import _non_negative, _seed, _usage_error
 from .records import UNFINISHED, GameRecord
 from .termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
 
@@ -356,12 +356,6 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         return EXIT_INTERNAL
     print(f"* referee @ record: {record_path}", flush=True)
     return EXIT_DONE
-
-
-def _usage_error(parser: ArgumentParser, message: str) -> int:
-    parser.print_usage(sys.stderr)
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def main(argv: list[str]) -> int:

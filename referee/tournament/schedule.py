@@ -218,6 +218,15 @@ def job(plan: TournamentPlan, index: int, fingerprint: str | None = None,
     round_number, number = divmod(index, plan.pairing_count)
     first, second = plan.pairing(number)
     red, blue = (first, second) if round_number % 2 == 0 else (second, first)
+    return _job(plan, index, round_number, (first, second), (red, blue), fingerprint)
+
+
+def _job(
+    plan: TournamentPlan, index: int, round_number: int, pairing: tuple[int, int], colours: tuple[int, int],
+    fingerprint: str | None,
+) -> Job:
+    """Game ``index``: the pairing's agents (by position) with ``colours`` = (red, blue)."""
+    first, second = pairing
     extra = {
         "tournament": plan.name,
         "config_hash": fingerprint or plan.fingerprint,
@@ -225,6 +234,7 @@ def job(plan: TournamentPlan, index: int, fingerprint: str | None = None,
         "round": round_number,
         "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
     }
+    red, blue = colours
     return Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(game_seed(plan.seed, index), extra))
 
 
@@ -237,14 +247,7 @@ def _swiss_job(plan: TournamentPlan, index: int, fingerprint: str | None, rounds
     first, second = (position[name] for name in rounds[round_number].pairs[number])
     # The mini-match alternates colours, the pairing's first Red first.
     red, blue = (first, second) if game % 2 == 0 else (second, first)
-    extra = {
-        "tournament": plan.name,
-        "config_hash": fingerprint or plan.fingerprint,
-        "game_index": index,
-        "round": round_number,
-        "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
-    }
-    return Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(game_seed(plan.seed, index), extra))
+    return _job(plan, index, round_number, (first, second), (red, blue), fingerprint)
 
 
 def schedule(plan: TournamentPlan, skip: Container[int] = (), rounds: Sequence[swiss.Round] | None = None,
