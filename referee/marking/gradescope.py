@@ -50,8 +50,8 @@ class TestResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "score": _number(self.score),
-            "max_score": _number(self.max_score),
+            "score": as_number(self.score),
+            "max_score": as_number(self.max_score),
             "status": self.status,
             "output": self.output,
             "visibility": self.visibility,
@@ -67,7 +67,7 @@ class LeaderboardEntry:
     order: str = "desc"
 
     def to_json(self) -> dict[str, Any]:
-        value = _number(self.value) if isinstance(self.value, (int, float)) else self.value
+        value = as_number(self.value) if isinstance(self.value, (int, float)) else self.value
         return {"name": self.name, "value": value, "order": self.order}
 
 
@@ -90,8 +90,8 @@ class AutograderResults:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "score": _number(self.score),
-            "execution_time": _number(round(self.execution_time, 3)),
+            "score": as_number(self.score),
+            "execution_time": as_number(round(self.execution_time, 3)),
             "output": self.output,
             "tests": [test.to_json() for test in self.tests],
         }
@@ -104,7 +104,7 @@ class AutograderResults:
         write_json(self.to_json(), path)
 
 
-def _number(value: float) -> float | int:
+def as_number(value: float) -> float | int:
     """Whole numbers as ints (``3`` rather than ``3.0``), others rounded to 4 places."""
     value = round(float(value), 4)
     return int(value) if value.is_integer() else value
@@ -124,7 +124,7 @@ def write_json(data: Mapping[str, Any], path: Path) -> None:
         raise
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -138,9 +138,9 @@ def problems(data: object) -> list[str]:
         isinstance(t, dict) and "score" in t for t in tests
     )):
         found.append("'score' is missing and not every test has a score")
-    if "score" in data and not _is_number(data["score"]):
+    if "score" in data and not is_number(data["score"]):
         found.append(f"'score' must be a number, not {data['score']!r}")
-    if "execution_time" in data and not _is_number(data["execution_time"]):
+    if "execution_time" in data and not is_number(data["execution_time"]):
         found.append(f"'execution_time' must be a number, not {data['execution_time']!r}")
     for key in ("output", "visibility", "stdout_visibility"):
         if key in data and not isinstance(data[key], str):
@@ -169,7 +169,7 @@ def _test_problems(test: object) -> list[str]:
         return ["must be an object"]
     found = []
     for key in ("score", "max_score"):
-        if key in test and not _is_number(test[key]):
+        if key in test and not is_number(test[key]):
             found.append(f"'{key}' must be a number, not {test[key]!r}")
     for key in ("name", "output"):
         if key in test and not isinstance(test[key], str):
@@ -187,7 +187,7 @@ def _entry_problems(entry: object) -> list[str]:
     found = []
     if not isinstance(entry.get("name"), str):
         found.append("'name' must be a string")
-    if "value" not in entry or not (_is_number(entry["value"]) or isinstance(entry["value"], str)):
+    if "value" not in entry or not (is_number(entry["value"]) or isinstance(entry["value"], str)):
         found.append("'value' must be a number or a string")
     if "order" in entry and entry["order"] not in ORDERS:
         found.append(f"'order' must be asc or desc, not {entry['order']!r}")
@@ -199,10 +199,10 @@ def feedback_table(results: AutograderResults) -> str:
     from tabulate import tabulate
 
     rows = [
-        [test.name, f"{_number(test.score)}/{_number(test.max_score)}", test.status, test.output.splitlines()[0]
+        [test.name, f"{as_number(test.score)}/{as_number(test.max_score)}", test.status, test.output.splitlines()[0]
          if test.output else ""]
         for test in results.tests
     ]
     table = tabulate(rows, headers=["test", "marks", "status", "what happened"], tablefmt="simple")
-    total = f"Total: {_number(results.score)}/{_number(results.max_score)}"
+    total = f"Total: {as_number(results.score)}/{as_number(results.max_score)}"
     return "\n".join(part for part in (results.output, table, total) if part)

@@ -69,7 +69,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import math
 import shlex
 import sys
 import time
@@ -195,10 +194,6 @@ class Scheme:
 # -- the scheme --------------------------------------------------------------------
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 class _Reader:
     """Collects every problem of a scheme, each as ``FILE: field: message``."""
 
@@ -217,7 +212,7 @@ class _Reader:
                 self.fail(f"{where}.{key}" if where else str(key), f"unknown field{hint}")
 
     def number(self, where: str, value: Any, low: float = 0.0, high: float | None = None) -> float:
-        if not _is_number(value) or value < low or (high is not None and value > high):
+        if not gradescope.is_number(value) or value < low or (high is not None and value > high):
             bounds = f"from {low:g} to {high:g}" if high is not None else f"of {low:g} or more"
             self.fail(where, f"must be a number {bounds}, not {shown(value)}")
             return low

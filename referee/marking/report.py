@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.arguments import ArgumentParser
-from referee.marking.gradescope import _number, problems
+from referee.marking.gradescope import as_number, problems
 
 EXIT_USAGE = 2
 RESULTS_NAME = "results.json"
@@ -116,8 +116,8 @@ def write_csv(submissions: list[Submission], tests: list[str], path: Path) -> No
         writer.writerow(["name", "total", *tests])
         for submission in submissions:
             writer.writerow([
-                submission.name, _number(submission.total),
-                *(_number(submission.scores[t]) if t in submission.scores else "" for t in tests),
+                submission.name, as_number(submission.total),
+                *(as_number(submission.scores[t]) if t in submission.scores else "" for t in tests),
             ])
 
 
@@ -125,13 +125,13 @@ def bars(column: Column) -> list[tuple[str, int]]:
     """The histogram of a column: (label, count) from low scores to high."""
     distinct = sorted(set(column.scores) | {0.0, column.max_score})
     if len(distinct) <= MAX_BARS:
-        return [(f"{_number(value)}", column.scores.count(value)) for value in distinct]
+        return [(f"{as_number(value)}", column.scores.count(value)) for value in distinct]
     top = max(column.max_score, max(column.scores))
     width = top / 10 if top > 0 else 1.0
     counts = [0] * 10
     for score in column.scores:
         counts[min(int(max(score, 0.0) / width), 9)] += 1
-    return [(f"{_number(i * width)}–{_number((i + 1) * width)}", count) for i, count in enumerate(counts)]
+    return [(f"{as_number(i * width)}–{as_number((i + 1) * width)}", count) for i, count in enumerate(counts)]
 
 
 def histogram_svg(column: Column) -> str:
@@ -179,15 +179,16 @@ def write_html(cols: list[Column], skipped: list[tuple[str, str]], path: Path) -
                  "<th>full marks</th><th>submissions</th></tr></thead><tbody>")
     for col in cols:
         parts.append(
-            f"<tr><td>{html.escape(col.name)}</td><td>{_number(col.max_score)}</td><td>{_number(round(col.mean, 2))}"
-            f"</td><td>{_number(col.median)}</td><td>{col.full_marks}</td><td>{len(col.scores)}</td></tr>"
+            f"<tr><td>{html.escape(col.name)}</td><td>{as_number(col.max_score)}</td>"
+            f"<td>{as_number(round(col.mean, 2))}"
+            f"</td><td>{as_number(col.median)}</td><td>{col.full_marks}</td><td>{len(col.scores)}</td></tr>"
         )
     parts.append("</tbody></table>")
     for col in cols:
         parts.append(
             f'<section class="test" data-test="{html.escape(col.name)}"><h2>{html.escape(col.name)}</h2>'
-            f"<p>out of {_number(col.max_score)}: mean {_number(round(col.mean, 2))}, "
-            f"median {_number(col.median)}, full marks {col.full_marks} of {len(col.scores)}</p>"
+            f"<p>out of {as_number(col.max_score)}: mean {as_number(round(col.mean, 2))}, "
+            f"median {as_number(col.median)}, full marks {col.full_marks} of {len(col.scores)}</p>"
             f"{histogram_svg(col)}</section>"
         )
     if skipped:
@@ -202,7 +203,7 @@ def summary_table(cols: list[Column]) -> str:
     from tabulate import tabulate
 
     rows = [
-        [col.name, _number(col.max_score), _number(round(col.mean, 2)), _number(col.median),
+        [col.name, as_number(col.max_score), as_number(round(col.mean, 2)), as_number(col.median),
          f"{col.full_marks}/{len(col.scores)}"]
         for col in cols
     ]
