@@ -216,6 +216,10 @@ class InfinitronState(GameState):
         g = self.ground[cell_of(r, q)]
         return "FISH" if g == FISH else TERRAIN_NAMES[g]
 
+    def territory(self, city: int) -> frozenset[int]:
+        """The cell indices of city ``city``'s territory (cities numbered as in the setup)."""
+        return frozenset(self.setup.territory[city])
+
     def city_cells(self) -> list[tuple[int, int]]:
         """Every city's cell: Red's capital, Blue's, then the neutral ones."""
         return [CELLS[c] for c in self.setup.cities]
