@@ -9,6 +9,7 @@ coordinates follow the rules' directions: flat-topped hexes, +r up-right,
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +37,22 @@ class Frames:
     steps: list[dict[str, Any]] = field(default_factory=list)  # per action: who, text, touched cells
     #: Why the actions do not lead to the recorded result (None: they do).
     warning: str | None = None
+    #: What the step highlights mean: ``(mark, text)`` pairs, the mark being
+    #: the class a step gives a cell (``source``, ``touched``, ``captured``,
+    #: ``removed``, ``killed``).  None: the page's default wording (Infexion's).
+    legend: list[tuple[str, str]] | None = None
+    #: What the board's looks mean (games with terrain and cities): ``(kinds,
+    #: owner, territory, text)``, each drawn as a small cell styled like the board's.
+    board_key: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: One per board, the game's own figures (Infinitron: turn, RP, income,
+    #: score, templates, territories); empty for games without any.
+    status: list[dict[str, Any]] = field(default_factory=list)
+    #: Values the statuses refer to by index (``status[i]["templates"]`` is an
+    #: index into ``shared["templates"]``), so that a long game sends each once.
+    shared: dict[str, list[Any]] = field(default_factory=dict)
 
     def to_json_data(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "game": self.game,
             "cells": self.cells,
             "sides": self.sides,
@@ -46,6 +60,28 @@ class Frames:
             "steps": self.steps,
             "warning": self.warning,
         }
+        # Only games with figures get these keys: the other games' data stays as it was.
+        if self.status:
+            data["status"] = self.status
+            data["shared"] = self.shared
+        return data
+
+
+class Interned:
+    """Distinct values in first-seen order, each given once: ``index(v)`` is its place in ``values``."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._seen: dict[str, int] = {}
+
+    def index(self, value: Any) -> int:
+        # Keyed by the JSON text, so lists (unhashable) are interned as they will be sent.
+        key = json.dumps(value, separators=(",", ":"))
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = len(self.values)
+            self.values.append(value)
+        return found
 
 
 # Board strings: one character per cell; "." empty, "a".."f" red power 1..6,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from typing import Any
 
 from ..records import GameRecord
@@ -23,8 +24,15 @@ def script_json(data: Any) -> str:
 
 def replay_data(record: GameRecord) -> dict[str, Any]:
     frames = build_frames(record)
+    extra: dict[str, Any] = {}
+    # The page's legend and board key are written into its HTML (replay_html), not read by its script.
+    if frames.legend is not None:
+        extra["legend"] = frames.legend
+    if frames.board_key:
+        extra["board_key"] = frames.board_key
     return {
         **frames.to_json_data(),
+        **extra,
         "red": record.name_of("RED"),
         "blue": record.name_of("BLUE"),
         "winner": record.winner,
@@ -40,13 +48,89 @@ def replay_html(record: GameRecord, title: str | None = None) -> str:
     """The whole page for one game."""
     data = replay_data(record)
     heading = title or f"{record.game}: {record.name_of('RED')} vs {record.name_of('BLUE')}"
+    figures = "status" in data
     return (
-        _PAGE.replace("__TITLE__", html.escape(heading))
+        # The game's own parts first, so that nothing a record holds (a title) is taken for a placeholder.
+        _PAGE.replace("__LEGEND__", legend_html(data.get("legend"), data.get("board_key", [])))
+        .replace("__FIGURES__", _FIGURES if figures else "")
+        .replace("__PANELS__", _PANELS if figures else "")
+        .replace("__TITLE__", html.escape(heading))
         .replace("__STYLE__", _STYLE)
         .replace("__SCRIPT__", _SCRIPT)
         .replace("__DATA__", script_json(data))
     )
 
+
+#: The legend of games whose frames give none (Infexion's wording).
+_DEFAULT_LEGEND = """<p class="legend"><span class="key source"></span> the acting cell
+      <span class="key touched"></span> cells it reached
+      <span class="key captured"></span> taken from the opponent
+      <span class="key removed"></span> emptied;
+      keys: &larr; &rarr; Home End Space</p>"""
+
+
+def _hexagon(radius: float) -> str:
+    """The points of a flat-topped hexagon around (0, 0), as the board's cells are drawn."""
+    corners = (
+        (radius * math.cos(math.pi / 3 * k), radius * math.sin(math.pi / 3 * k)) for k in range(6)
+    )
+    return " ".join(f"{x:.4f},{y:.4f}" for x, y in corners)
+
+
+def legend_html(legend: list[tuple[str, str]] | None, board_key: list[tuple[str, str, str, str]]) -> str:
+    """The legend under the board: what the step highlights mean, then the board key (if the game has one)."""
+    if legend is None:
+        return _DEFAULT_LEGEND
+    marks = "\n      ".join(
+        f'<span class="key {html.escape(mark)}"></span> {html.escape(text)}' for mark, text in legend
+    )
+    parts = [f'<p class="legend" id="step-key">{marks};\n      keys: &larr; &rarr; Home End Space</p>']
+    if board_key:
+        # Each entry is a small cell with the board's own classes, so the board's CSS colours it alike.
+        cell, inner = _hexagon(_RADIUS), _hexagon(_RADIUS * _TERRITORY_SCALE)
+        items = []
+        for kinds, owner, territory, text in board_key:
+            items.append(
+                f'<span class="key-item" data-kinds="{html.escape(kinds)}" data-owner="{html.escape(owner)}"'
+                f' data-territory="{html.escape(territory)}"><svg class="swatch" viewBox="-0.6 -0.6 1.2 1.2"'
+                f' aria-hidden="true"><g class="cell {html.escape(kinds)}" data-owner="{html.escape(owner)}">'
+                f'<polygon points="{cell}"/></g><polygon class="terr" data-territory="{html.escape(territory)}"'
+                f' points="{inner}"/></svg> {html.escape(text)}</span>'
+            )
+        parts.append('<p class="legend" id="board-key">' + "\n      ".join(items) + "</p>")
+    return "\n    ".join(parts)
+
+
+# The cell radius the script draws with (neighbouring centres 1 apart) and the
+# territory outline's, a smaller hexagon inside the cell.
+_RADIUS = 1 / math.sqrt(3) * 0.97
+_TERRITORY_SCALE = 0.88
+
+#: The figures above the board (games whose frames have a status: Infinitron).
+_FIGURES = """
+    <div id="status">
+      <p id="turn"></p>
+      <table id="figures">
+        <thead><tr><th></th><th>RP</th><th>income</th><th>score</th></tr></thead>
+        <tbody>
+          <tr class="red"><th class="red-name">RED</th><td class="rp"></td><td class="income"></td><td class="score"></td></tr>
+          <tr class="blue"><th class="blue-name">BLUE</th><td class="rp"></td><td class="income"></td><td class="score"></td></tr>
+        </tbody>
+      </table>
+    </div>"""  # noqa: E501 (the page's text, kept as served)
+
+#: The panels under the board: the cell pointed at, and each side's templates.
+_PANELS = """
+    <p id="cell-info" aria-live="polite"></p>
+    <div id="templates">
+      <h2>Templates</h2>
+      <table class="templates red"><caption class="red-name">RED</caption>
+        <thead><tr><th>#</th><th>HP</th><th>Move</th><th>damage</th><th>range</th><th>ability</th><th>cost</th></tr></thead>
+        <tbody></tbody></table>
+      <table class="templates blue"><caption class="blue-name">BLUE</caption>
+        <thead><tr><th>#</th><th>HP</th><th>Move</th><th>damage</th><th>range</th><th>ability</th><th>cost</th></tr></thead>
+        <tbody></tbody></table>
+    </div>"""
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -64,7 +148,7 @@ _PAGE = """<!DOCTYPE html>
   <p id="warning" role="alert" hidden></p>
 </header>
 <main>
-  <section id="board-area">
+  <section id="board-area">__FIGURES__
     <svg id="board" role="img" aria-label="game board"></svg>
     <div id="controls">
       <button id="first" title="first (Home)">&laquo;</button>
@@ -75,12 +159,8 @@ _PAGE = """<!DOCTYPE html>
       <input id="slider" type="range" min="0" value="0" aria-label="step">
       <span id="counter"></span>
     </div>
-    <p id="current"></p>
-    <p class="legend"><span class="key source"></span> the acting cell
-      <span class="key touched"></span> cells it reached
-      <span class="key captured"></span> taken from the opponent
-      <span class="key removed"></span> emptied;
-      keys: &larr; &rarr; Home End Space</p>
+    <p id="current"></p>__PANELS__
+    __LEGEND__
   </section>
   <aside>
     <h2>Actions</h2>
@@ -134,6 +214,26 @@ aside { max-height: 80vh; overflow-y: auto; min-width: 16rem; }
 .key { display: inline-block; width: .9rem; height: .9rem; vertical-align: middle; margin-left: .6rem; border: 3px solid; }
 .key.source { border-color: #6d4c41; border-style: dashed; } .key.touched { border-color: #f9a825; }
 .key.captured { border-color: #2e7d32; } .key.removed { background: #fff59d; border-color: #999; border-width: 1px; }
+.cell.rubble polygon { fill: #bcaaa4; }
+.cell.city.touched polygon { stroke: #f9a825; stroke-width: .09; }
+.cell.city.source polygon { stroke: #6d4c41; stroke-width: .11; stroke-dasharray: .12 .06; }
+.cell.city.captured polygon { stroke: #2e7d32; stroke-width: .11; }
+.cell.killed polygon, .cell.city.killed polygon { stroke: #ad1457; stroke-width: .13; stroke-dasharray: none; }
+.key.killed { border-color: #ad1457; }
+.terr { fill: none; stroke: none; stroke-width: .05; stroke-dasharray: .1 .05; pointer-events: none; }
+.terr[data-territory~=neutral] { stroke: #757575; }
+.terr[data-territory~=red] { stroke: #c62828; } .terr[data-territory~=blue] { stroke: #1565c0; }
+.terr[data-territory~=red][data-territory~=blue] { stroke: #6a1b9a; }
+.key-item { white-space: nowrap; margin-right: .7rem; }
+.swatch { width: 1.1rem; height: 1.1rem; vertical-align: middle; }
+#status p { margin: .2rem 0; font-weight: 600; }
+#figures, .templates { border-collapse: collapse; font-size: .85rem; margin: .2rem 0; }
+#figures th, #figures td, .templates th, .templates td { border: 1px solid #ddd; padding: 1px 6px; text-align: right; }
+.templates { display: inline-table; margin-right: 1rem; vertical-align: top; }
+.templates caption { text-align: left; }
+#templates h2 { font-size: 1rem; margin: .6rem 0 .2rem; }
+#board-area:has(#status) { max-width: 680px; }
+#cell-info { min-height: 1.2em; font-size: .9rem; }
 """  # noqa: E501 (the page's text, kept as served)
 
 _SCRIPT = r"""
@@ -176,6 +276,21 @@ const cellEls = D.cells.map((c, i) => {
   return g;
 });
 
+// Games with figures (Infinitron): territories are outlined on a layer above
+// the cells, so that no cell's fill covers them and the pointer passes through.
+const terrEls = D.status ? D.cells.map((c, i) => {
+  const pts = [];
+  for (let k = 0; k < 6; k++) {
+    const a = Math.PI / 3 * k;
+    pts.push(`${(c.x + R * 0.88 * Math.cos(a)).toFixed(4)},${(c.y + R * 0.88 * Math.sin(a)).toFixed(4)}`);
+  }
+  return el("polygon", {class: "terr", points: pts.join(" "), "data-r": c.r, "data-q": c.q, "data-index": i,
+                        "data-territory": ""}, board);
+}) : [];
+const SIDES = ["RED", "BLUE"];
+let shown = {};  // cell -> its board entry at the step shown (games with terrain, cities and units)
+let hovered = null, pinned = null;
+
 document.querySelector("#players .red-name").textContent = "RED: " + D.red;
 document.querySelector("#players .blue-name").textContent = "BLUE: " + D.blue;
 document.getElementById("result").textContent =
@@ -211,6 +326,7 @@ function show(n) {
     for (const c of info.removed) mark[c] = "removed";
     for (const c of info.captured) mark[c] = "captured";
     if (info.source !== null && info.source !== undefined) mark[info.source] = (mark[info.source] || "") + " source";
+    for (const c of info.killed || []) mark[c] = (mark[c] || "") + " killed";
   }
   if (typeof cells === "string") {
     cellEls.forEach((g, i) => {
@@ -227,6 +343,7 @@ function show(n) {
     // [cell, kinds, owner, text] for every cell that is not plain ground.
     const extra = {};
     for (const e of cells) extra[e[0]] = e;
+    shown = extra;
     cellEls.forEach((g, i) => {
       const e = extra[i] || [i, "", "", ""];
       g.setAttribute("data-owner", e[2]);
@@ -235,6 +352,7 @@ function show(n) {
       g.querySelector("text.power").textContent = e[3];
     });
   }
+  if (D.status) { showStatus(D.status[step]); showInfo(); }
   slider.value = String(step);
   document.getElementById("counter").textContent = `${step} / ${total}`;
   document.getElementById("current").textContent =
@@ -242,6 +360,81 @@ function show(n) {
   moves.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === step - 1));
   const cur = moves.children[step - 1];
   if (cur) cur.scrollIntoView({block: "nearest"});
+}
+
+function showStatus(st) {
+  document.getElementById("turn").textContent = `Turn ${st.turn} of ${st.max_turns}: ${st.to_act}`;
+  ["red", "blue"].forEach((side, p) => {
+    const row = document.querySelector(`#figures tr.${side}`);
+    row.querySelector(".rp").textContent = String(st.rp[p]);
+    row.querySelector(".income").textContent = String(st.income[p]);
+    row.querySelector(".score").textContent = String(st.score[p]);
+    const body = document.querySelector(`table.templates.${side} tbody`);
+    body.replaceChildren();
+    D.shared.templates[st.templates][p].forEach((t, n) => {
+      const tr = document.createElement("tr");
+      for (const text of [n, t[0], t[1], t[2] ? t[2] : "none", t[2] ? reach(t) : "\u2014", t[6], t[7]]) {
+        const td = document.createElement("td");
+        td.textContent = String(text);
+        tr.appendChild(td);
+      }
+      body.appendChild(tr);
+    });
+  });
+  // A cell may lie in several cities' territories: its outline says whose.
+  const whose = terrEls.map(() => new Set());
+  for (const [, owner, cells] of D.shared.territories[st.territories]) {
+    for (const c of cells) whose[c].add(owner || "neutral");
+  }
+  terrEls.forEach((t, i) => t.setAttribute("data-territory", [...whose[i]].sort().join(" ")));
+}
+
+function reach(t) {
+  return t[4] === t[5] ? `${t[3]} ${t[4]}` : `${t[3]} ${t[4]}\u2013${t[5]}`;
+}
+
+function templateOf(side, number) {
+  return D.shared.templates[D.status[step].templates][side === "red" ? 0 : 1][number];
+}
+
+function describe(i) {
+  const c = D.cells[i], e = shown[i] || [i, "", "", ""];
+  const kinds = e[1].split(" ").filter(k => k);
+  const at = `(${c.r}, ${c.q})`;
+  const ground = kinds.filter(k => !["city", "capital", "destroyed", "unit"].includes(k)).map(k => k === "fish" ? "a fish token" : k.toUpperCase());
+  let place = ground.length ? ground.join(", ") : "plain ground";
+  if (kinds.includes("city")) {
+    const what = kinds.includes("capital") ? "capital" : "city";
+    const owner = kinds.includes("unit") ? cityOwner(i) : e[2];
+    place = kinds.includes("destroyed") ? `destroyed ${what}` : owner ? `${what} held by ${owner.toUpperCase()}` : `neutral ${what}`;
+  }
+  if (!kinds.includes("unit")) return `${at}: ${place}`;
+  const [uid, hp] = e[3].split(":");
+  const t = templateOf(e[2], e[4]);
+  const attack = t[2] ? `damage ${t[2]} at range ${reach(t)}` : "no attack";
+  return `${e[2].toUpperCase()} unit ${uid} at ${at} (${place}): template ${e[4]}, HP ${hp} of ${t[0]}, ` +
+    `Move ${t[1]}, ${attack}, ability ${t[6]}, cost ${t[7]}`;
+}
+
+function cityOwner(i) {
+  // Under a unit the entry's owner is the unit's: the city's is in the territory list.
+  for (const [cell, owner] of D.shared.territories[D.status[step].territories]) if (cell === i) return owner;
+  return "";
+}
+
+function showInfo() {
+  const i = hovered !== null ? hovered : pinned;
+  document.getElementById("cell-info").textContent =
+    i === null ? "Point at a cell to see what is on it (click to keep it shown)." :
+    (i === pinned && hovered === null ? "Kept: " : "") + describe(i);
+}
+
+if (D.status) {
+  cellEls.forEach((g, i) => {
+    g.addEventListener("mouseenter", () => { hovered = i; showInfo(); });
+    g.addEventListener("mouseleave", () => { hovered = null; showInfo(); });
+    g.addEventListener("click", () => { pinned = pinned === i ? null : i; showInfo(); });
+  });
 }
 
 function play() {

@@ -7,6 +7,13 @@ from typing import Any
 from ..frames import Frames, apply_recorded, cell_char, xy
 from .engine import STRIDE
 
+#: What the step highlights mean in Cachex: a placement, its captures, the steal.
+LEGEND = [
+    ("source", "the stone just placed (after a STEAL: Blue's stone on the mirrored cell)"),
+    ("captured", "stones the placement captured (taken off the board)"),
+    ("removed", "Red's stone taken off by the STEAL"),
+]
+
 
 def cachex_frames(actions: Sequence[str], state: Any) -> Frames:
     n = state.n
@@ -24,7 +31,7 @@ def cachex_frames(actions: Sequence[str], state: Any) -> Frames:
         {"color": "blue", "points": [xy(r, -edge) for r in range(n)]},
         {"color": "blue", "points": [xy(r, n - 1 + edge) for r in range(n)]},
     ]
-    frames = Frames("cachex", cells, sides)
+    frames = Frames("cachex", cells, sides, legend=LEGEND)
 
     def board_string() -> str:
         b = state.board
