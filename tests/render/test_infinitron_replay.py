@@ -283,3 +283,22 @@ def test_last_step_shows_the_final_units_terrain_and_cities(page, game):
     assert "CHANCE" in page.locator("#moves").inner_text()
     result = page.locator("#result").inner_text()
     assert game.record.reason in result and (game.record.winner or "Draw") in result
+
+
+def test_a_terrain_the_rules_add_is_drawn_under_its_own_name():
+    """RUBBLE (rules 1.1) reaches the page as the ``rubble`` kind its key entry styles, once terrain_at names it."""
+    from referee.games.infinitron.frames import BOARD_KEY, infinitron_frames
+
+    where = next(c for c in CELLS if c not in InfinitronState().city_cells())  # plain ground today
+
+    class WithRubble(InfinitronState):
+        """Today's rules, with one cell reported as RUBBLE."""
+
+        def terrain_at(self, r: int, q: int) -> str:
+            return "RUBBLE" if (r, q) == where else super().terrain_at(r, q)
+
+    frames = infinitron_frames([], WithRubble())
+    kinds = {CELLS[entry[0]]: entry[1].split() for entry in frames.boards[0]}
+    assert kinds[where] == ["rubble"]
+    assert "rubble" not in sum((k for c, k in kinds.items() if c != where), [])
+    assert any(kinds == "rubble" for kinds, *_ in BOARD_KEY)

@@ -83,6 +83,7 @@ def infinitron_frames(actions: Sequence[str], state: Any) -> Frames:
         cells.append({"r": r, "q": q, "x": x, "y": y})
     frames = Frames("infinitron", cells, legend=LEGEND, board_key=BOARD_KEY)
     setup = state.setup
+    city_at = {c: i for i, c in enumerate(setup.cities)}  # cell -> city number
     templates, territories = Interned(), Interned()
 
     def units() -> dict[int, tuple[int, int, int, int]]:
@@ -100,7 +101,7 @@ def infinitron_frames(actions: Sequence[str], state: Any) -> Frames:
             ground = state.terrain_at(r, q)
             if ground != "PLAIN":
                 kinds.append(ground.lower())
-            city = setup.city_at[i]
+            city = city_at.get(i, -1)
             if city >= 0:
                 kinds.append("city")
                 if city < 2:
