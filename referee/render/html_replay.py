@@ -101,8 +101,8 @@ def legend_html(legend: list[tuple[str, str]] | None, board_key: list[tuple[str,
     return "\n    ".join(parts)
 
 
-# The cell radius the script draws with (neighbouring centres 1 apart) and the
-# territory outline's, a smaller hexagon inside the cell.
+# The cell radius the script draws with (neighbouring centres 1 apart; its R)
+# and the territory outline's, a smaller hexagon inside the cell (the script's 0.88).
 _RADIUS = 1 / math.sqrt(3) * 0.97
 _TERRITORY_SCALE = 0.88
 
@@ -278,6 +278,7 @@ const cellEls = D.cells.map((c, i) => {
 
 // Games with figures (Infinitron): territories are outlined on a layer above
 // the cells, so that no cell's fill covers them and the pointer passes through.
+// The outline is 0.88 of the cell, as the board key's (_TERRITORY_SCALE).
 const terrEls = D.status ? D.cells.map((c, i) => {
   const pts = [];
   for (let k = 0; k < 6; k++) {
