@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping
 from referee.agentkit import GameView
 from referee.games.agent_kwargs import REFEREE_KWARGS
 
-from .clock import Deadline, move_budget
+from .clock import Deadline, move_budget, safety_margin
 from .heuristics import heuristics_for
 
 #: Options every bundled agent takes: name -> (type, default).
@@ -91,14 +91,23 @@ class SearchAgent:
         self.rng = random.Random(None if seed is None else f"{seed}:{self.name}:{self.view.me}")
         self.space_limit: float | None = referee.get("space_limit")
         self.last: Any = None  # what the last search reported (for tests and tuning)
+        # The first time_remaining the referee gives is (all but the start-up's
+        # CPU of) the game's limit: the margin is a share of that, fixed for the game.
+        self.margin: float | None = None
+        if "time_remaining" in referee:
+            self.margin = safety_margin(referee["time_remaining"])
 
     def action(self, **referee: Any) -> Any:
         state = self.view.state
+        remaining = referee.get("time_remaining")
+        if self.margin is None:
+            self.margin = safety_margin(remaining)
         budget = move_budget(
-            referee.get("time_remaining"),
+            remaining,
             self.heuristics.moves_left(state),
             default=self.config["move_time"],
             cap=self.config["max_move_time"],
+            margin=self.margin,
         )
         return self.view.to_agent(self.choose(Deadline(budget)))
 

@@ -31,12 +31,30 @@ class Deadline:
         return self.end - time.process_time()
 
 
+#: The share of the game's time limit a search agent never spends, and its floor in seconds.
+MARGIN_SHARE, MARGIN_FLOOR = 0.02, 1.0
+
+
+def safety_margin(time_limit: float | None) -> float:
+    """CPU seconds of a game's ``time_limit`` an agent keeps unspent.
+
+    The larger of 2 % of the limit and 1 s: what a slow call on a loaded
+    machine (or a late garbage collection) may cost beyond the search's own
+    deadline.  For limits under 2 s the floor would leave nothing to think
+    with, so the margin is then half the limit.
+    """
+    if not time_limit:
+        return 0.0
+    return min(max(MARGIN_SHARE * time_limit, MARGIN_FLOOR), 0.5 * time_limit)
+
+
 def move_budget(
     time_remaining: float | None,
     moves_left: float,
     *,
     default: float = DEFAULT_MOVE_SECONDS,
     cap: float | None = None,
+    margin: float = 0.0,
 ) -> float:
     """Seconds of CPU to spend on this move.
 
@@ -46,11 +64,13 @@ def move_budget(
     the interpreter's own work) and for estimates that were too low: it never
     spends more than a fixed share of what remains, so the clock decays
     geometrically and cannot reach zero however long the game lasts.
+    ``margin`` (see :func:`safety_margin`) is never touched: a budget never
+    takes the clock below it.
     """
     if time_remaining is None:
         budget = default
     else:
-        reserve = min(2.0, 0.1 + 0.05 * time_remaining)
+        reserve = max(margin, min(2.0, 0.1 + 0.05 * time_remaining))
         usable = max(0.0, time_remaining - reserve)
         budget = min(usable / (max(1.0, moves_left) + 2.0), 0.25 * usable)
     if cap is not None:
