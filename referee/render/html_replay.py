@@ -48,6 +48,11 @@ def replay_html(record: GameRecord, title: str | None = None) -> str:
     )
 
 
+def board_style() -> str:
+    """The replays' CSS: how a cell looks for its owner, kind and highlight (the play page draws boards with it)."""
+    return _STYLE
+
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
