@@ -95,7 +95,7 @@ def _kill(agent: HostedAgent) -> None:
 
 
 class Table:
-    """The server's one game, and the lock that serialises every access to it."""
+    """The server's one game, and the lock that serialises every access to it; :meth:`new_game` starts one."""
 
     def __init__(self, args: argparse.Namespace, options: dict[str, Any]):
         self.args, self.options = args, options
@@ -110,7 +110,6 @@ class Table:
         # Agents are started from this one thread, which lives as long as the server: the sandbox's
         # --die-with-parent kills an agent when the *thread* that started it ends (a request's thread).
         self.starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-starter")
-        self.new_game(args.side)
 
     @property
     def hot_seat(self) -> bool:
@@ -180,9 +179,9 @@ class Table:
                 _kill(session.agent)
         if worker is not None:
             worker.join(timeout=30)
+        self.starter.shutdown(wait=True)  # an agent being started (Ctrl-C came meanwhile) is closed below
         if session is not None:
             session.close_agent()
-        self.starter.shutdown(wait=False)
 
     # -- inside the lock ---------------------------------------------------------------
 
@@ -561,6 +560,7 @@ def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
     try:
         stop_like_ctrl_c()
         table = Table(args, options)
+        table.new_game(args.side)
         server.table = table
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         print(f"* referee @ playing on {url} (Ctrl-C stops the server)", flush=True)
