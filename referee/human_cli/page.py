@@ -64,6 +64,8 @@ _PAGE = """<!DOCTYPE html>
 """  # noqa: E501 (the page's text, kept as served: the CSP rule is one attribute)
 
 _STYLE = """
+#board-area { max-width: 660px; }
+main > aside { flex: 1 1 18rem; max-width: 30rem; }
 #board .cell { cursor: default; }
 #board .cell.legal, #board .cell.target, #board .cell.selected { cursor: pointer; }
 .cell.legal polygon { stroke: #43a047; stroke-width: .07; stroke-dasharray: .1 .05; }
@@ -193,7 +195,7 @@ function paint() {
   document.body.dataset.shown = String(shown);
 }
 
-function seconds(s) { return s === null || s === undefined ? "\u2014" : s.toFixed(1) + " s"; }
+function seconds(s) { return s === null || s === undefined ? "\u2014" : s.toFixed(s < 10 ? 2 : 1) + " s"; }
 
 function describe() {
   document.querySelector("#players .red-name").textContent = "RED: " + S.players.RED;
@@ -233,8 +235,9 @@ function describe() {
     li.appendChild(document.createTextNode(s.action));
     li.dataset.action = s.action;
     li.dataset.player = s.player;
-    if (i === S.frames.steps.length - 1) li.scrollIntoView({block: "nearest"});
   });
+  const aside = moves.parentElement;  // the list scrolls to its end, the window stays where it is
+  aside.scrollTop = aside.scrollHeight;
   document.getElementById("end").hidden = !S.result;
   document.getElementById("steal").hidden = !S.legal.includes("STEAL");
   document.getElementById("undo").disabled = !!S.result || S.thinking;
