@@ -150,6 +150,54 @@ def test_bad_requests_get_a_4xx_json_error_and_change_nothing(server, method, pa
     assert (after["number"], after["actions"], after["result"]) == (before["number"], [], None)
 
 
+def raw_exchange(server: Server, data: bytes) -> str:
+    """Send ``data`` as it is and read the answer until the server closes the connection."""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=WAIT) as raw:
+        raw.sendall(data)
+        raw.shutdown(socket.SHUT_WR)  # nothing more comes: a half-sent body ends here
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    return answer.decode()
+
+
+def test_garbage_and_dropped_connections_leave_the_server_serving(server):
+    answer = raw_exchange(server, b"GET /api/state HTTP/1.x\r\n\r\n")
+    assert re.match(r"HTTP/1.[01] 400", answer) and '"error": "Bad request version' in answer
+    answer = raw_exchange(server, b"BREW /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert answer.startswith("HTTP/1.1 405") and "BREW is not a method of this API" in answer
+    # A tab closed in the middle of sending its action.
+    answer = raw_exchange(server, b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\n{")
+    assert answer.startswith("HTTP/1.1 400") and "the body ended after 1 of its 40 bytes" in answer
+    assert server.get("/api/state")["game"] == "infexion"
+
+
+def test_an_agent_breaking_the_rules_forfeits_and_the_page_is_told_why():
+    cheat = Server("--sandbox", "off", "--as", "blue", "-t", "5", "tests.hosting.fixture_agents.misbehave:"
+                   "IllegalAction")
+    try:
+        state = cheat.get("/api/state?wait=1")
+        assert state["result"]["winner"] == "BLUE" and state["result"]["reason"] == "illegal_action"
+        assert "RED agent" in state["notice"] and state["legal"] == [] and state["turn"] is None
+        assert state["clocks"]["RED"]["limit"] == 5.0 and 0 < state["clocks"]["RED"]["remaining"] <= 5.0
+        assert GameRecord.from_dict(cheat.get("/api/record")).error["RED"]["kind"] == "illegal_action"
+    finally:
+        status, out, err = cheat.stop()
+    assert status == 130, err
+
+
+def test_a_person_out_of_human_time_loses_by_time_limit():
+    seat = Server("--hot-seat", "--human-time", "1e-9")
+    try:
+        state = seat.get("/api/state")  # RED's budget ran out before anyone could click
+        assert state["result"]["winner"] == "BLUE" and state["result"]["reason"] == "time_limit"
+        status, answer = seat.request("POST", "/api/action", {"action": "SPAWN(3, 3)"})
+        assert status == 409 and "ran out of 1e-09 s" in answer["error"]
+    finally:
+        seat.stop()
+
+
 def board_shown(page) -> dict[tuple[int, int], tuple[str, int]]:
     cells = page.eval_on_selector_all(
         "svg#board g.cell", "gs => gs.map(g => [g.dataset.r, g.dataset.q, g.dataset.owner, g.dataset.power])")

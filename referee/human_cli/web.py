@@ -394,6 +394,8 @@ class Handler(BaseHTTPRequestHandler):
     server: PlayServer
     server_version = "referee-play"
     protocol_version = "HTTP/1.1"
+    # Before a request line is understood: answer with a status line and headers (HTTP/0.9 has neither).
+    default_request_version = "HTTP/1.0"
 
     # -- answering -----------------------------------------------------------------------
 
@@ -413,6 +415,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The standard library's own errors (a malformed request line, a method it has no do_ for), as JSON."""
+        if code == HTTPStatus.NOT_IMPLEMENTED:  # a method no do_ handles: the client's mistake, not ours
+            code, message = HTTPStatus.METHOD_NOT_ALLOWED, f"{self.command} is not a method of this API (GET, POST)"
         try:
             self.close_connection = True
             self._json(code, {"error": message or HTTPStatus(code).phrase})
@@ -447,6 +451,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def _handle(self, method: str) -> None:
         try:
+            self._answer(method)
+        except OSError:
+            self.close_connection = True  # the tab was closed, or the connection dropped, while we answered
+
+    def _answer(self, method: str) -> None:
+        try:
             url = urlsplit(self.path)
             self._check_host()
             if url.path not in self.GETS + self.POSTS:
@@ -463,15 +473,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._post(url.path, self._body())
         except Refused as refused:
             self._json(refused.status, {"error": refused.message})
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the tab was closed while we answered
+        except OSError:
+            raise
         except Exception as exc:  # noqa: BLE001  a referee bug: the page says so, the terminal shows where
             print("* referee @ internal referee error:", file=sys.stderr)
             traceback.print_exc()
-            try:
-                self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal referee error: {exc!r}"})
-            except OSError:
-                pass
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal referee error: {exc!r}"})
 
     def _check_host(self) -> None:
         # Only the addresses this server is reached at: a page elsewhere cannot rebind a name of its own to us.
@@ -490,6 +497,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body may be at most {LARGEST_BODY} bytes")
         raw = self.rfile.read(length) if length else b""
+        if len(raw) < length:
+            self.close_connection = True
+            raise Refused(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of its {length} bytes")
         # JSON only: a form on another site cannot send it without asking first (CORS), which we never allow.
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if raw and kind != "application/json":
