@@ -310,15 +310,16 @@ def test_ctrl_c_while_the_agent_thinks_stops_it_and_exits_130():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("--web",), "required: AGENT"),
+        (("--web", "--no-open"), "required: AGENT"),
         (("--hot-seat",), "--hot-seat needs --web"),
-        (("--web", "--hot-seat", RANDOM), "--hot-seat is two people"),
-        (("--web", "--port", "70000", RANDOM), "the port must be 0..65535"),
-        (("--web", "--port", "eighty", RANDOM), "the port must be a whole number"),
+        (("--port", "8000", RANDOM), "--port needs --web"),
+        (("--web", "--no-open", "--hot-seat", RANDOM), "--hot-seat is two people"),
+        (("--web", "--no-open", "--port", "70000", RANDOM), "the port must be 0..65535"),
+        (("--web", "--no-open", "--port", "eighty", RANDOM), "the port must be a whole number"),
     ],
 )
 def test_bad_arguments_are_usage_errors(args, message):
-    proc = subprocess.run([sys.executable, "-m", "referee", "play", "--no-open", *args], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "referee", "play", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 

@@ -82,7 +82,7 @@ def build_parser(game_name: str) -> ArgumentParser:
     parser.add_argument("--game", default="infexion", choices=SUPPORTED, help="which game (default: infexion)")
     web = parser.add_argument_group("in the browser")
     web.add_argument("--web", action="store_true", help="play on a local web page instead of the terminal")
-    web.add_argument("--port", type=_port, default=DEFAULT_PORT,
+    web.add_argument("--port", type=_port, default=None,
                      help=f"the page's port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)")
     web.add_argument("--no-open", dest="open", action="store_false", help="print the page's address, open no browser")
     web.add_argument("--hot-seat", action="store_true", help="two people share the page: no AGENT")
@@ -231,8 +231,13 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
-    if args.hot_seat and not args.web:
-        return _usage_error(parser, "--hot-seat needs --web (two people share the page)")
+    if not args.web:
+        for flag, given in (("--hot-seat", args.hot_seat), ("--port", args.port is not None),
+                            ("--no-open", not args.open)):
+            if given:
+                return _usage_error(parser, f"{flag} needs --web (it is about the page)")
+    if args.port is None:
+        args.port = DEFAULT_PORT
     if args.hot_seat and args.agent:
         return _usage_error(parser, f"--hot-seat is two people: give no AGENT (got {args.agent!r})")
     if not args.hot_seat:
