@@ -295,16 +295,26 @@ def test_hot_seat_two_people_share_the_page_and_undo_takes_back_one_action(tmp_p
     assert status == 143 and "Traceback" not in err, err
 
 
-def test_ctrl_c_while_the_agent_thinks_stops_it_and_exits_130():
-    seed = 710_000_000 + os.getpid()  # the agent's PYTHONHASHSEED is derived from it: found again below
+def test_new_game_resign_and_ctrl_c_while_the_agent_thinks_stop_it():
+    seed = 710_000_000 + os.getpid()  # the agents' PYTHONHASHSEED is derived from it: found again below
+    red_agent, blue_agent = seed * 2 % 4294967296, (seed * 2 + 1) % 4294967296
     sleepy = Server("--sandbox", "off", "--seed", str(seed), "--as", "blue", SLEEPER)
-    assert sleepy.get("/api/state")["thinking"]
-    hash_seed = seed * 2 % 4294967296  # the agent plays RED (colour 0)
-    assert agents_with_hash_seed(hash_seed), "no agent to stop"
-    status, out, err = sleepy.stop(signal.SIGINT)
+    try:
+        assert sleepy.get("/api/state")["thinking"] and agents_with_hash_seed(red_agent)
+        state = sleepy.post("/api/new", {"as": "red"})  # given up while RED thinks
+        assert state["number"] == 2 and not state["thinking"] and state["turn"] == "RED"
+        assert sleepy.post("/api/action", {"action": "SPAWN(3, 3)"})["thinking"]
+        state = sleepy.post("/api/resign")  # while BLUE thinks
+        result = state["result"]
+        assert result["winner"] == "BLUE" and "RED (human) resigned after 1 actions" in result["message"]
+        assert not sleepy.get("/api/state?wait=1")["thinking"]
+        assert sleepy.post("/api/new", {"as": "blue"})["thinking"]
+    finally:
+        status, out, err = sleepy.stop(signal.SIGINT)
     assert status == 130 and "Traceback" not in err + out, err
     assert "interrupted: the server and the agent were stopped" in err
-    assert not agents_with_hash_seed(hash_seed), "the agent outlived the server"
+    assert not agents_with_hash_seed(red_agent), "an agent outlived the server"
+    assert not agents_with_hash_seed(blue_agent), "an agent outlived the server"
 
 
 @pytest.mark.parametrize(

@@ -104,6 +104,7 @@ class Table:
         self.session: Session | None = None
         self.record: GameRecord | None = None
         self.worker: threading.Thread | None = None  # the thread waiting for the agent's reply
+        self.abandoned: list[threading.Thread] = []  # workers of games given up, still closing their agents
         self.turn_started = time.monotonic()
         self.notice = ""  # the agent's failure, for the page
         self.closed = False
@@ -177,8 +178,8 @@ class Table:
             session, worker = self.session, self.worker
             if worker is not None and session is not None and session.agent is not None:
                 _kill(session.agent)
-        if worker is not None:
-            worker.join(timeout=30)
+        for thread in [*self.abandoned, *([worker] if worker is not None else [])]:
+            thread.join(timeout=30)
         self.starter.shutdown(wait=True)  # an agent being started (Ctrl-C came meanwhile) is closed below
         if session is not None:
             session.close_agent()
@@ -218,6 +219,7 @@ class Table:
             return
         if self.worker is not None and session.agent is not None:
             _kill(session.agent)  # the worker closes it once it sees the agent gone
+            self.abandoned = [thread for thread in self.abandoned if thread.is_alive()] + [self.worker]
         else:
             session.close_agent()
         self.worker = None
@@ -250,6 +252,19 @@ class Table:
 
     def _agent_turn(self, session: Session) -> None:
         """The worker: ask the agent outside the lock (it may think long), then play its reply inside it."""
+        try:
+            self._agent_reply(session)
+        except Exception as exc:  # noqa: BLE001  a referee bug: end the game saying so, never leave it "thinking"
+            print("* referee @ internal referee error:", file=sys.stderr)
+            traceback.print_exc()
+            with self.changed:
+                if session is self.session:
+                    self.worker = None
+                    if self.record is None:
+                        self._finish(session, None, UNFINISHED, f"unfinished: internal referee error: {exc!r}")
+                self.changed.notify_all()
+
+    def _agent_reply(self, session: Session) -> None:
         failure: AgentFailure | None = None
         action: Action | None = None
         try:
