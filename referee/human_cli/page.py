@@ -218,6 +218,12 @@ function describe() {
       if (k >= 2) td.className = "num";
       tr.appendChild(td);
     });
+    if (S.turn === color && c.measure === "wall" && !S.result) {
+      tr.dataset.ticking = "yes";  // a person's clock runs on between two answers of the server
+      tr.dataset.used = String(c.used);
+      tr.dataset.limit = c.limit === null ? "" : String(c.limit);
+      tr.dataset.since = String(performance.now());
+    }
     tr.dataset.color = color;
     body.appendChild(tr);
   }
@@ -325,6 +331,15 @@ async function refresh() {
   try { update(await api("GET", "/api/state")); }
   catch (e) { say("lost the server: " + e.message, true); }
 }
+function tick() {
+  const tr = document.querySelector('#clocks tr[data-ticking="yes"]');
+  if (!tr) return;
+  const used = Number(tr.dataset.used) + (performance.now() - Number(tr.dataset.since)) / 1000;
+  tr.children[2].textContent = seconds(used);
+  if (tr.dataset.limit) tr.children[3].textContent = seconds(Math.max(0, Number(tr.dataset.limit) - used));
+}
+
 refresh();
 setInterval(refresh, 2000);
+setInterval(tick, 200);
 """  # noqa: E501 (the page's text, kept as served)

@@ -175,6 +175,7 @@ class Table:
         """Stop the agent (a thinking one too) and wait for its thread; for the server's end."""
         with self.changed:
             self.closed = True
+            self.changed.notify_all()  # requests waiting for a reply answer now
             session, worker = self.session, self.worker
             if worker is not None and session is not None and session.agent is not None:
                 _kill(session.agent)
