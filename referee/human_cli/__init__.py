@@ -61,7 +61,8 @@ def build_parser(game_name: str) -> ArgumentParser:
         prog="python -m referee play",
         description="Play one game against an agent in this terminal, or with --web in your browser; "
         "the agent runs under its limits as usual.",
-        epilog="At the prompt: " + PROMPT_HELP + " (Ctrl-D too). Ctrl-C stops at once, without a record.",
+        epilog="At the prompt: " + PROMPT_HELP + " (Ctrl-D too). Ctrl-C stops at once, without a record. "
+        "With --web, Ctrl-C stops the server and the agent; the API is in docs/play.md.",
     )
     parser.add_argument("agent", metavar="AGENT", nargs="?", default=None,
                         help="the agent: module.path[:Class], e.g. agents.minimax (none with --hot-seat)")
@@ -73,7 +74,7 @@ def build_parser(game_name: str) -> ArgumentParser:
                         metavar="MB", help="the agent's memory in MB (bare -s: 250; default: no limit)")
     parser.add_argument("--human-time", type=_non_negative("the human time"), default=None, metavar="SECONDS",
                         help="your own wall-clock seconds for the game, counted while the prompt waits "
-                        "(default: no limit); running out loses by time_limit")
+                        "(on the page: while it is your move; default: no limit); running out loses by time_limit")
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="seal the agent (default auto)")
     parser.add_argument("--seed", type=_seed, default=None, help="seed passed to the agent (kwarg 'seed')")
     parser.add_argument("--record", metavar="PATH", default=None,

@@ -565,6 +565,20 @@ class Handler(BaseHTTPRequestHandler):
         self._json(HTTPStatus.OK, table.state())
 
 
+def _open_browser(url: str) -> bool:
+    """Open ``url`` in a graphical browser, without waiting; False when there seems to be none.
+
+    Without a display, :mod:`webbrowser` falls back on text browsers (lynx,
+    w3m), which would take over this very terminal; ``$BROWSER`` is the user's
+    own choice and is always honoured.
+    """
+    graphical = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("darwin", "win32")
+    if not graphical and not os.environ.get("BROWSER"):
+        return False
+    threading.Thread(target=webbrowser.open, args=(url,), daemon=True, name="open-browser").start()
+    return True
+
+
 class PlayServer(ThreadingHTTPServer):
     """The HTTP server of one :class:`Table`; its request threads die with it."""
 
@@ -590,14 +604,15 @@ def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
         server.table = table
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         print(f"* referee @ playing on {url} (Ctrl-C stops the server)", flush=True)
-        if args.open:
-            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        if args.open and not _open_browser(url):
+            print("* referee @ no graphical browser found here: open that address in yours", flush=True)
         server.serve_forever(poll_interval=0.2)
         return EXIT_DONE
     except KeyboardInterrupt as interrupt:
         how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
         try:
-            print(f"\n* referee @ {how}: the server and the agent were stopped", file=sys.stderr)
+            stopped = "the server and the agent were stopped" if args.agent else "the server was stopped"
+            print(f"\n* referee @ {how}: {stopped}", file=sys.stderr)
         except OSError:
             pass
         return exit_status(interrupt)
