@@ -275,22 +275,35 @@ def test_a_person_plays_by_clicks_in_a_real_browser(server, browser):
     page.close()
 
 
-def test_hot_seat_two_people_share_the_page_and_undo_takes_back_one_action(tmp_path):
+def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, browser):
     record_path = tmp_path / "game.json"
     seat = Server("--hot-seat", "--game", "cachex", "-n", "3", "--record", str(record_path))
+    page = browser.new_page()
     try:
         state = seat.get("/api/state")
         assert state["humans"] == ["RED", "BLUE"] and state["hot_seat"] and state["players"]["BLUE"] == "human"
-        status, answer = seat.request("POST", "/api/action", {"action": "PLACE(1, 1)"})
-        assert status == 400 and "centre cell" in answer["error"]
-        assert seat.post("/api/action", {"action": "place 0 1"})["turn"] == "BLUE"
-        state = seat.post("/api/action", {"action": "STEAL"})
-        assert state["actions"] == ["PLACE(0, 1)", "STEAL"] and state["turn"] == "RED"
-        assert seat.post("/api/undo")["actions"] == ["PLACE(0, 1)"]
-        state = seat.post("/api/resign")  # BLUE, to move, gives up
-        assert state["result"]["winner"] == "RED" and "BLUE (human) resigned" in state["result"]["message"]
+        page.goto(seat.url + "/")
+        settled(page, 0)
+        assert page.is_hidden("#steal") and page.is_hidden("#swap")  # no STEAL on the first move; no sides to swap
+        cell(page, 1, 1).click()
+        page.wait_for_selector("#message.error")
+        assert "centre cell" in page.inner_text("#message") and seat.get("/api/state")["actions"] == []
+        cell(page, 0, 1).click()
+        settled(page, 1)
+        assert page.inner_text("#status") == "BLUE to move"
+        page.click("#steal")
+        settled(page, 2)
+        assert seat.get("/api/state")["actions"] == ["PLACE(0, 1)", "STEAL"]
+        assert page.get_attribute('svg#board g.cell[data-r="1"][data-q="0"]', "data-owner") == "blue"  # mirrored
+        page.click("#undo")  # takes back the last action, whoever played it
+        settled(page, 1)
+        assert page.get_attribute('svg#board g.cell[data-r="1"][data-q="0"]', "data-owner") == ""
+        page.click("#resign")  # BLUE, to move, gives up
+        page.wait_for_selector("#end:not([hidden])")
+        assert "RED wins: BLUE (human) resigned after 1 actions" in page.inner_text("#status")
         assert GameRecord.from_json(record_path.read_text()).actions == ["PLACE(0, 1)"]
     finally:
+        page.close()
         status, out, err = seat.stop(signal.SIGTERM)
     assert status == 143 and "Traceback" not in err, err
 
