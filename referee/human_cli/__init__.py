@@ -1,9 +1,10 @@
 """``python -m referee play [options] AGENT``: a person plays one game against an agent, in the terminal or a browser.
 
-In the terminal (the loop below) the referee shows the board, reads actions typed in the game's text, refuses
-illegal ones with the reason, lists legal actions on ``?``, takes back the
-last full move on ``undo`` (the agent is restarted and replayed to the
-position: agents have no undo) and saves the record on ``q`` or at the end.
+In the terminal (the loop below) the referee shows the board, reads actions
+typed in the game's text, refuses illegal ones with the reason, lists legal
+actions on ``?``, takes back the last full move on ``undo`` (the agent is
+restarted and replayed to the position: agents have no undo) and saves the
+record on ``q`` or at the end.
 With ``--web`` a local page does the same by clicks (:mod:`.web`, the page in
 :mod:`.page`); ``--web --hot-seat`` lets two people share that page.  Either
 way the agent runs hosted, with its limits and sandbox, as in a refereed game
