@@ -132,6 +132,12 @@ _PANELS = """
         <tbody></tbody></table>
     </div>"""
 
+
+def board_style() -> str:
+    """The replays' CSS: how a cell looks for its owner, kind and highlight (the play page draws boards with it)."""
+    return _STYLE
+
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -1,0 +1,292 @@
+"""``python -m referee play [options] AGENT``: a person plays one game against an agent, in the terminal or a browser.
+
+In the terminal (the loop below) the referee shows the board, reads actions
+typed in the game's text, refuses illegal ones with the reason, lists legal
+actions on ``?``, takes back the last full move on ``undo`` (the agent is
+restarted and replayed to the position: agents have no undo) and saves the
+record on ``q`` or at the end.
+With ``--web`` a local page does the same by clicks (:mod:`.web`, the page in
+:mod:`.page`); ``--web --hot-seat`` lets two people share that page.  Either
+way the agent runs hosted, with its limits and sandbox, as in a refereed game
+(:mod:`.session`).
+
+Exit status: 0 when the game ended or was quit (record saved), 2 for a usage
+error, 130 on Ctrl-C, 1 only when the referee itself failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from ..arguments import ArgumentParser
+from ..games import game_class, registration
+from ..games.base import PLAYER_NAMES, GameOptionError
+from ..hosting.failures import AgentFailure
+from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
+from ..match import spec_problem
+from ..play_cli import _non_negative, _seed, _usage_error
+from ..records import UNFINISHED, GameRecord
+from ..termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
+from .session import HUMAN, Session, candidates, read_action
+
+__all__ = ["HUMAN", "Session", "build_parser", "candidates", "main", "read_action"]
+
+EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
+DEFAULT_RECORD = "human_game.json"
+DEFAULT_PORT = 8765
+#: Games whose turns are one action by one player and no chance: the only ones this mode handles yet.
+SUPPORTED = ("infexion", "cachex")
+PROMPT_HELP = "type an action, '?' for the legal actions, 'undo' to take back your last move, 'q' to save and quit"
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the port must be a whole number, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"the port must be 0..65535 (0: any free port), not {port}")
+    return port
+
+
+def build_parser(game_name: str) -> ArgumentParser:
+    """The play command's parser, with ``game_name``'s own options."""
+    parser = ArgumentParser(
+        prog="python -m referee play",
+        description="Play one game against an agent in this terminal, or with --web in your browser; "
+        "the agent runs under its limits as usual.",
+        epilog="At the prompt: " + PROMPT_HELP + " (Ctrl-D too). Ctrl-C stops at once, without a record. "
+        "With --web, Ctrl-C stops the server and the agent; the API is in docs/play.md.",
+    )
+    parser.add_argument("agent", metavar="AGENT", nargs="?", default=None,
+                        help="the agent: module.path[:Class], e.g. agents.minimax (none with --hot-seat)")
+    parser.add_argument("--as", dest="side", choices=("red", "blue"), default="red",
+                        help="the side you play (default red: you move first)")
+    parser.add_argument("-t", "--time", nargs="?", const=180.0, default=None, type=_non_negative("the time limit"),
+                        metavar="SECONDS", help="the agent's CPU seconds for the game (bare -t: 180; default: none)")
+    parser.add_argument("-s", "--space", nargs="?", const=250.0, default=None, type=_non_negative("the space limit"),
+                        metavar="MB", help="the agent's memory in MB (bare -s: 250; default: no limit)")
+    parser.add_argument("--human-time", type=_non_negative("the human time"), default=None, metavar="SECONDS",
+                        help="your own wall-clock seconds for the game, counted while the prompt waits "
+                        "(on the page: while it is your move; default: no limit); running out loses by time_limit")
+    parser.add_argument("--sandbox", choices=MODES, default="auto", help="seal the agent (default auto)")
+    parser.add_argument("--seed", type=_seed, default=None, help="seed passed to the agent (kwarg 'seed')")
+    parser.add_argument("--record", metavar="PATH", default=None,
+                        help=f"where the record is written at the end or on q (terminal default {DEFAULT_RECORD}; "
+                        "with --web: each finished game, when given)")
+    parser.add_argument("--game", default="infexion", choices=SUPPORTED, help="which game (default: infexion)")
+    web = parser.add_argument_group("in the browser")
+    web.add_argument("--web", action="store_true", help="play on a local web page instead of the terminal")
+    web.add_argument("--port", type=_port, default=None,
+                     help=f"the page's port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)")
+    web.add_argument("--no-open", dest="open", action="store_false", help="print the page's address, open no browser")
+    web.add_argument("--hot-seat", action="store_true", help="two people share the page: no AGENT")
+    try:
+        registration(game_name).add_arguments(parser)
+    except (GameOptionError, argparse.ArgumentError):
+        pass  # an unknown game is --game's error
+    return parser
+
+
+def _game_name(argv: list[str]) -> str:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game", default="infexion")
+    known, _ = pre.parse_known_args(argv)
+    return str(known.game)
+
+
+class LineReader:
+    """Lines typed on standard input, read so that Ctrl-C is never lost.
+
+    ``input()`` has a race: a SIGINT that lands between its prompt and its
+    read leaves it blocked until the next key.  Here the read waits on the
+    signal wake-up pipe as well, so the KeyboardInterrupt is raised at once.
+    """
+
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        self.wake_w = wake_w
+        self.previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self.previous)
+        os.close(self.wake_r)
+        os.close(self.wake_w)
+
+    def ask(self, prompt: str) -> str | None:
+        """The next line typed after ``prompt``, or None at end of input (Ctrl-D)."""
+        print(prompt, end="", flush=True)
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([0, self.wake_r], [], [])
+            if self.wake_r in ready:
+                try:
+                    os.read(self.wake_r, 512)  # a signal came: its Python handler runs right after this
+                except BlockingIOError:
+                    pass
+            if 0 in ready:
+                data = os.read(0, 4096)
+                if not data:
+                    print()
+                    return None
+                self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
+def run(session: Session, record_path: str, reader: LineReader) -> int:
+    """The game loop; returns the exit status once the record is written."""
+    session.start_agent()
+    human, agent_name = PLAYER_NAMES[session.human], PLAYER_NAMES[1 - session.human]
+    print(f"You play {human} against {session.name_of(1 - session.human)}; {PROMPT_HELP}.", flush=True)
+    record: GameRecord | None = None
+    shown = -1
+    while record is None:
+        state = session.state
+        if state.is_over:
+            outcome = state.outcome
+            assert outcome is not None
+            winner = outcome.winner_name
+            message = f"{winner} wins ({outcome.reason})" if winner else f"draw ({outcome.reason})"
+            record = session.record(winner, outcome.reason, message)
+            break
+        if state.current_player == session.agent_color or session.failure is not None:
+            try:
+                if session.failure is not None:
+                    raise session.failure
+                session.agent_move()
+            except AgentFailure as failure:
+                message = f"{agent_name} agent: {failure.message}"
+                print(f"* referee @ {message}", flush=True)
+                error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
+                         "output_tail": failure.output or None}
+                record = session.record(human, failure.reason, message, error)
+            continue
+        if shown != len(session.actions):  # the board again only when the position changed
+            session.show()
+            shown = len(session.actions)
+        asked = time.monotonic()
+        line = reader.ask(f"{human} (you) > ")
+        # The person's clock runs while the prompt waits (undo gives no time back).
+        session.human_used[session.human] += time.monotonic() - asked
+        if session.human_time is not None and session.human_used[session.human] > session.human_time \
+                and line is not None:
+            winner = agent_name
+            message = f"{winner} wins (time_limit): {human} ({HUMAN}) ran out of {session.human_time:g} s"
+            record = session.record(winner, "time_limit", message)
+            break
+        command = None if line is None else line.strip()
+        if command is None or command.lower() in ("q", "quit"):
+            quit_message = f"unfinished: {HUMAN} quit after {len(session.actions)} actions"
+            record = session.record(None, UNFINISHED, quit_message)
+        elif command == "":
+            print(PROMPT_HELP, flush=True)
+        elif command == "?":
+            print("legal actions: " + " ".join(state.action_to_str(a) for a in state.legal_actions()), flush=True)
+        elif command.lower() == "undo":
+            if session.undo():
+                print("took back your last move", flush=True)
+                shown = -1
+            else:
+                print("nothing to undo: you have not moved yet", flush=True)
+        else:
+            action, problem = read_action(state, command)
+            if action is None:
+                print(problem, flush=True)
+            else:
+                try:
+                    session.play(action)
+                except AgentFailure as failure:  # told of the move, the agent failed: it forfeits
+                    session.failure = failure
+    session.close_agent()
+    print(f"* referee @ result: {record.message}", flush=True)
+    try:
+        Path(record_path).write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"* referee @ could not write {record_path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_INTERNAL
+    print(f"* referee @ record: {record_path}", flush=True)
+    return EXIT_DONE
+
+
+def main(argv: list[str]) -> int:
+    """Parse the options, then play the game against the agent."""
+    game_name = _game_name(argv)
+    if game_name == "infinitron":
+        print("python -m referee play: error: not yet: --game infinitron (several actions a turn and chance) "
+              "cannot be played by a person; infexion and cachex can", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        parser = build_parser(game_name)
+        args = parser.parse_args(argv)
+    except GameOptionError as exc:
+        print(f"python -m referee play: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    if not args.web:
+        for flag, given in (("--hot-seat", args.hot_seat), ("--port", args.port is not None),
+                            ("--no-open", not args.open)):
+            if given:
+                return _usage_error(parser, f"{flag} needs --web (it is about the page)")
+    if args.port is None:
+        args.port = DEFAULT_PORT
+    if args.hot_seat and args.agent:
+        return _usage_error(parser, f"--hot-seat is two people: give no AGENT (got {args.agent!r})")
+    if not args.hot_seat:
+        if not args.agent:
+            return _usage_error(parser, "the following arguments are required: AGENT (or --web --hot-seat)")
+        problem = spec_problem(args.agent, Path.cwd())
+        if problem:
+            return _usage_error(parser, problem)
+    if args.record is None and not args.web:
+        args.record = DEFAULT_RECORD
+    try:
+        options = dict(registration(args.game).options_from_args(args))
+        game_class(args.game)(**options)
+    except GameOptionError as exc:
+        return _usage_error(parser, str(exc))
+    if args.record is not None and not Path(args.record).resolve().parent.is_dir():
+        return _usage_error(parser, f"--record: folder {Path(args.record).resolve().parent} does not exist")
+    try:
+        sandbox = resolve(args.sandbox)
+    except SandboxUnavailable as exc:
+        return _usage_error(parser, str(exc))
+    if not sandbox.sealed and not args.hot_seat:
+        print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
+    if args.web:
+        from .web import serve  # only here: the terminal game needs no HTTP server
+
+        return serve(args, options)
+    session = Session(args, options)
+    reader = LineReader()
+    try:
+        stop_like_ctrl_c()
+        return run(session, args.record, reader)
+    except KeyboardInterrupt as interrupt:
+        how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
+        try:
+            print(f"\n* referee @ {how}: no record (the agent was stopped)", file=sys.stderr)
+        except OSError:
+            pass
+        return exit_status(interrupt)
+    except AgentFailure as failure:  # the agent failed while being started or told a move
+        print(f"* referee @ the agent failed: {failure.message}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception:  # noqa: BLE001  a referee bug: say so
+        print("* referee @ internal referee error:", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_INTERNAL
+    finally:
+        session.close_agent()
+        reader.close()
+        stop_as_usual()

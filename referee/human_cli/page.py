@@ -1,0 +1,345 @@
+"""The play page: one self-contained HTML document (inline CSS and JavaScript, no network beyond its own server).
+
+It draws the board as the HTML replays do (the same frames, the same hex
+geometry, the replays' CSS from :func:`referee.render.html_replay.board_style`)
+and talks to the JSON API of :mod:`.web`.  Text from the server (agent names,
+reasons, messages) is only ever inserted with ``textContent``.
+"""
+from __future__ import annotations
+
+from ..render.html_replay import board_style
+
+
+def page_html() -> str:
+    """The whole page; the game, players and board come from ``GET /api/state``."""
+    return _PAGE.replace("__STYLE__", board_style() + _STYLE).replace("__SCRIPT__", _SCRIPT)
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:">
+<title>play: referee</title>
+<style>__STYLE__</style>
+</head>
+<body>
+<header>
+  <h1 id="title">play</h1>
+  <p id="players"><span class="red-name"></span> vs <span class="blue-name"></span></p>
+  <p id="status" aria-live="polite"></p>
+  <p id="message" role="alert"></p>
+</header>
+<main>
+  <section id="board-area">
+    <svg id="board" role="img" aria-label="game board"></svg>
+    <div id="controls">
+      <button id="steal" hidden>STEAL</button>
+      <button id="undo" title="take back your last move (and the reply)">undo</button>
+      <button id="resign">resign</button>
+      <button id="new">new game</button>
+      <button id="swap">swap colours</button>
+    </div>
+    <p id="end" hidden><a id="download" href="/api/record" download>download the record</a>
+      &middot; <a id="replay" href="/replay" target="_blank">its HTML replay</a></p>
+    <p id="how" class="legend"></p>
+    <p class="legend"><span class="key legal-key"></span> where you can act
+      <span class="key source"></span> the last action's cell
+      <span class="key touched"></span> cells it reached
+      <span class="key captured"></span> taken from the opponent</p>
+  </section>
+  <aside>
+    <h2>Clocks</h2>
+    <table id="clocks"><thead><tr><th></th><th>player</th><th>used</th><th>left</th></tr></thead><tbody></tbody></table>
+    <p class="legend">people: seconds on the clock while it was their move; agents: CPU seconds</p>
+    <h2>Actions</h2>
+    <ol id="moves"></ol>
+  </aside>
+</main>
+<footer class="legend">Infexion and Cachex can be played here; Infinitron (several actions a turn, and chance) not yet.
+  The agent runs in its own process under its limits and sandbox, as in a refereed game.</footer>
+<script>__SCRIPT__</script>
+</body>
+</html>
+"""  # noqa: E501 (the page's text, kept as served: the CSP rule is one attribute)
+
+_STYLE = """
+#board-area { max-width: 660px; }
+main > aside { flex: 1 1 18rem; max-width: 30rem; }
+#board .cell { cursor: default; }
+#board .cell.legal, #board .cell.target, #board .cell.selected { cursor: pointer; }
+.cell.legal polygon { stroke: #43a047; stroke-width: .07; stroke-dasharray: .1 .05; }
+.cell.target polygon { stroke: #8e24aa; stroke-width: .11; }
+.cell.selected polygon { stroke: #4a148c; stroke-width: .15; }
+.key.legal-key { border-color: #43a047; border-style: dashed; }
+#message { min-height: 1.3em; font-weight: 600; color: #444; }
+#message.error { color: #b71c1c; }
+#status { font-weight: 600; }
+#controls button[hidden] { display: none; }
+#clocks { border-collapse: collapse; font-size: .9rem; }
+#clocks td, #clocks th { padding: 2px 8px; text-align: left; }
+#clocks td.num { text-align: right; font-family: ui-monospace, monospace; }
+#clocks tr.to-move { background: #fff8e1; }
+footer { margin-top: 1.5rem; }
+"""
+
+_SCRIPT = r"""
+"use strict";
+const SVG = "http://www.w3.org/2000/svg";
+const board = document.getElementById("board");
+const ANIMATION_MS = 350;  // per action while the board catches up with the game
+let S = null;              // the last state the server sent
+let cellEls = [];
+let shown = 0;             // how many actions the board shows
+let animation = null;
+let selected = null;       // the cell of a first click waiting for its second (a SPREAD's direction)
+let waiting = false, sending = false;
+
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(SVG, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function say(text, error) {
+  const m = document.getElementById("message");
+  m.textContent = text;
+  m.className = error ? "error" : "";
+}
+
+async function api(method, path, body) {
+  const options = {method, headers: {}};
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  let data;
+  try { data = await response.json(); } catch (e) { data = {error: response.statusText}; }
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+// The board, drawn as the replays draw it: flat-topped hexes, neighbouring centres 1 apart.
+function build() {
+  const F = S.frames;
+  while (board.firstChild) board.removeChild(board.firstChild);
+  const R = 1 / Math.sqrt(3) * 0.97, pad = 1.0;
+  const xs = F.cells.map(c => c.x), ys = F.cells.map(c => c.y);
+  const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
+  board.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
+  for (const side of F.sides) {
+    el("polyline", {class: "side " + side.color, points: side.points.map(p => p.join(",")).join(" ")}, board);
+  }
+  cellEls = F.cells.map((c, i) => {
+    const g = el("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
+    const pts = [];
+    for (let k = 0; k < 6; k++) {
+      const a = Math.PI / 3 * k;
+      pts.push(`${(c.x + R * Math.cos(a)).toFixed(4)},${(c.y + R * Math.sin(a)).toFixed(4)}`);
+    }
+    el("polygon", {points: pts.join(" ")}, g);
+    el("text", {class: "coord", x: c.x, y: c.y + R * 0.72}, g).textContent = `${c.r},${c.q}`;
+    el("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
+    g.addEventListener("click", () => clickCell(i));
+    return g;
+  });
+  document.getElementById("title").textContent = `Play ${S.game}` + (S.hot_seat ? " (hot seat)" : "");
+  document.title = `play ${S.game}: ${S.players.RED} vs ${S.players.BLUE}`;
+  document.getElementById("how").textContent = S.game === "cachex"
+    ? "Click an empty cell to PLACE a stone; STEAL (a button) takes the opponent's first stone on your first move."
+    : "Click an empty cell to SPAWN; click one of your stacks, then one of the highlighted neighbours, to SPREAD that way (the board wraps around its edges).";
+}
+
+function firstClicks() {
+  const starts = new Set();
+  if (animation || !S.legal.length) return starts;
+  for (const a of S.legal) if (S.clicks[a].length) starts.add(S.clicks[a][0]);
+  return starts;
+}
+
+function paint() {
+  const F = S.frames;
+  const cells = F.boards[shown];
+  const info = shown > 0 ? F.steps[shown - 1] : null;
+  const mark = {};
+  if (info) {
+    for (const c of info.path) mark[c] = "touched";
+    for (const c of info.removed) mark[c] = "removed";
+    for (const c of info.captured) mark[c] = "captured";
+    if (info.source !== null && info.source !== undefined) mark[info.source] = (mark[info.source] || "") + " source";
+  }
+  const starts = firstClicks();
+  const targets = new Set();
+  if (selected !== null) {
+    for (const a of S.legal) if (S.clicks[a].length === 2 && S.clicks[a][0] === selected) targets.add(S.clicks[a][1]);
+  }
+  cellEls.forEach((g, i) => {
+    const ch = cells[i];
+    let owner = "", power = 0;
+    if (ch >= "a" && ch <= "z") { owner = "red"; power = ch.charCodeAt(0) - 96; }
+    else if (ch >= "A" && ch <= "Z") { owner = "blue"; power = ch.charCodeAt(0) - 64; }
+    g.setAttribute("data-owner", owner);
+    g.setAttribute("data-power", String(power));
+    let cls = "cell " + (mark[i] || "");
+    if (selected === i) cls += " selected";
+    else if (targets.has(i)) cls += " target";
+    else if (selected === null && starts.has(i)) cls += " legal";
+    g.setAttribute("class", cls);
+    g.querySelector("text.power").textContent = owner && S.game !== "cachex" ? String(power) : "";
+  });
+  document.querySelectorAll("#moves li").forEach((li, i) => li.classList.toggle("current", i === shown - 1));
+  const idle = !animation && !S.thinking && !sending && shown === F.boards.length - 1;
+  document.body.dataset.idle = idle ? "yes" : "no";
+  document.body.dataset.shown = String(shown);
+}
+
+function seconds(s) { return s === null || s === undefined ? "\u2014" : s.toFixed(s < 10 ? 2 : 1) + " s"; }
+
+function describe() {
+  document.querySelector("#players .red-name").textContent = "RED: " + S.players.RED;
+  document.querySelector("#players .blue-name").textContent = "BLUE: " + S.players.BLUE;
+  let status;
+  if (S.result) status = "Game over: " + S.result.message;
+  else if (S.thinking) status = `${S.turn} (${S.players[S.turn]}) is thinking\u2026`;
+  else status = `${S.turn} to move` + (S.humans.includes(S.turn) && !S.hot_seat ? " (you)" : "");
+  document.getElementById("status").textContent = status;
+  const body = document.querySelector("#clocks tbody");
+  while (body.firstChild) body.removeChild(body.firstChild);
+  for (const color of ["RED", "BLUE"]) {
+    const c = S.clocks[color], tr = document.createElement("tr");
+    if (S.turn === color) tr.className = "to-move";
+    const cells = [color, c.who + (c.measure === "cpu" ? " (CPU)" : ""), seconds(c.used),
+                   c.limit ? seconds(c.remaining) : "no limit"];
+    cells.forEach((text, k) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      if (k >= 2) td.className = "num";
+      tr.appendChild(td);
+    });
+    if (S.turn === color && c.measure === "wall" && !S.result) {
+      tr.dataset.ticking = "yes";  // a person's clock runs on between two answers of the server
+      tr.dataset.used = String(c.used);
+      tr.dataset.limit = c.limit === null ? "" : String(c.limit);
+      tr.dataset.since = String(performance.now());
+    }
+    tr.dataset.color = color;
+    body.appendChild(tr);
+  }
+  const moves = document.getElementById("moves");
+  while (moves.children.length > S.frames.steps.length) moves.removeChild(moves.lastChild);
+  S.frames.steps.forEach((s, i) => {
+    let li = moves.children[i];
+    if (!li) { li = document.createElement("li"); moves.appendChild(li); }
+    if (li.dataset.action === s.action && li.dataset.player === s.player) return;
+    while (li.firstChild) li.removeChild(li.firstChild);
+    const who = document.createElement("span");
+    who.className = s.player === "RED" ? "mv-red" : "mv-blue";
+    who.textContent = s.player + " ";
+    li.appendChild(who);
+    li.appendChild(document.createTextNode(s.action));
+    li.dataset.action = s.action;
+    li.dataset.player = s.player;
+  });
+  const aside = moves.parentElement;  // the list scrolls to its end, the window stays where it is
+  aside.scrollTop = aside.scrollHeight;
+  document.getElementById("end").hidden = !S.result;
+  document.getElementById("steal").hidden = !S.legal.includes("STEAL");
+  document.getElementById("undo").disabled = !!S.result || S.thinking;
+  document.getElementById("resign").disabled = !!S.result;
+  document.getElementById("swap").hidden = S.hot_seat;
+}
+
+function update(state) {
+  const fresh = !S || state.number !== S.number;
+  S = state;
+  if (fresh) { build(); shown = S.frames.boards.length - 1; selected = null; }
+  if (shown > S.frames.boards.length - 1) { shown = S.frames.boards.length - 1; selected = null; }  // an undo
+  if (!S.legal.length) selected = null;
+  describe();
+  if (shown < S.frames.boards.length - 1 && !animation) {
+    animation = setInterval(() => {
+      shown += 1;
+      if (shown >= S.frames.boards.length - 1) { clearInterval(animation); animation = null; }
+      paint();
+    }, ANIMATION_MS);
+  }
+  paint();
+  if (S.thinking) waitForAgent();
+}
+
+async function waitForAgent() {
+  if (waiting) return;
+  waiting = true;
+  let state;
+  try { state = await api("GET", "/api/state?wait=1"); }
+  catch (e) { say("lost the server: " + e.message, true); waiting = false; return; }
+  waiting = false;
+  update(state);
+}
+
+async function post(path, body) {
+  sending = true;
+  paint();
+  try { update(await api("POST", path, body)); say(""); return true; }
+  catch (e) { say(e.message, true); return false; }
+  finally { sending = false; if (S) paint(); }
+}
+
+function send(action) {
+  selected = null;
+  post("/api/action", {action});
+}
+
+function clickCell(i) {
+  if (!S || sending) return;
+  if (S.result) { say("The game is over: start a new one.", true); return; }
+  if (animation) return;
+  if (S.thinking) { say(`Wait: ${S.turn} is thinking.`, true); return; }
+  if (!S.legal.length) { say(`Not your turn: ${S.turn} is to move.`, true); return; }
+  const is = (a, cells) => S.clicks[a].length === cells.length && S.clicks[a].every((c, k) => c === cells[k]);
+  if (selected !== null) {
+    const spread = S.legal.find(a => is(a, [selected, i]));
+    if (spread) { send(spread); return; }
+    const again = selected === i;
+    selected = null;
+    if (again) { say(""); paint(); return; }
+  }
+  if (S.legal.some(a => S.clicks[a].length === 2 && S.clicks[a][0] === i)) {
+    selected = i;
+    say("Now click a highlighted neighbour: the direction to spread (the same cell again: cancel).");
+    paint();
+    return;
+  }
+  const single = S.legal.find(a => is(a, [i]));
+  if (single) { send(single); return; }
+  // No legal action starts here: ask anyway, so the rules themselves say why not.
+  const c = S.frames.cells[i];
+  send(S.cell_action.replace("{r}", c.r).replace("{q}", c.q));
+}
+
+document.getElementById("steal").onclick = () => send("STEAL");
+document.getElementById("undo").onclick = () => post("/api/undo");
+document.getElementById("resign").onclick = () => post("/api/resign");
+document.getElementById("new").onclick = () => post("/api/new", {as: S.humans[0].toLowerCase()});
+document.getElementById("swap").onclick = () => post("/api/new", {as: S.humans[0] === "RED" ? "blue" : "red"});
+
+async function refresh() {
+  // Keeps a second tab (and the clocks) current; the agent's reply itself comes through waitForAgent.
+  if (waiting || sending) return;
+  try { update(await api("GET", "/api/state")); }
+  catch (e) { say("lost the server: " + e.message, true); }
+}
+function tick() {
+  const tr = document.querySelector('#clocks tr[data-ticking="yes"]');
+  if (!tr) return;
+  const used = Number(tr.dataset.used) + (performance.now() - Number(tr.dataset.since)) / 1000;
+  tr.children[2].textContent = seconds(used);
+  if (tr.dataset.limit) tr.children[3].textContent = seconds(Math.max(0, Number(tr.dataset.limit) - used));
+}
+
+refresh();
+setInterval(refresh, 2000);
+setInterval(tick, 200);
+"""  # noqa: E501 (the page's text, kept as served)

@@ -1,0 +1,228 @@
+"""One game a person plays, shared by the terminal and the browser: the position, the actions, the hosted agent.
+
+The referee plays the person's side itself (no process for it).  The agent,
+when there is one, runs hosted with its limits and sandbox exactly as in a
+refereed game; in a hot-seat game there is none and both sides are people.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .. import __version__
+from ..games import load_game
+from ..games.base import PLAYER_NAMES, Action, GameState, NotationError
+from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolError
+from ..hosting.process import HostedAgent
+from ..hosting.sandbox import resolve
+from ..limits import Limits
+from ..match import AgentEntry, MatchSettings, _agent_env, _now, call_kwargs, parse_spec
+from ..records import GameRecord
+
+HUMAN = "human"
+
+
+def candidates(text: str) -> list[str]:
+    """Readings of what was typed, most literal first: as typed, then rebuilt as ``WORD(a, b, ...)``.
+
+    People type ``spread 3 3 0 1`` or ``SPAWN(3,3)``; the game's parser wants its canonical text.
+    """
+    text = text.strip()
+    found = [text, text.upper()]
+    words = re.findall(r"[A-Za-z]+|-?\d+", text)
+    if words and words[0].isalpha():
+        name, numbers = words[0].upper(), words[1:]
+        found.append(f"{name}({', '.join(numbers)})" if numbers else name)
+    return found
+
+
+def read_action(state: GameState, text: str) -> tuple[Action | None, str]:
+    """The action ``text`` names and an empty string, or None and why it cannot be played now."""
+    error = ""
+    for reading in candidates(text):
+        try:
+            action = state.parse_action(reading)
+        except NotationError as exc:
+            error = error or str(exc)
+            continue
+        reason = state.illegal_reason(action)
+        if reason is not None:
+            return None, f"{state.action_to_str(action)} is illegal: {reason}"
+        return action, ""
+    return None, error
+
+
+def _print(text: str) -> None:
+    print(text, flush=True)
+
+
+class Session:
+    """One game: the position, the actions so far and the hosted agent (None in a hot-seat game).
+
+    ``args`` carries the play command's options: ``game``, ``agent`` (None for
+    two people), ``side``, ``time``, ``space``, ``seed``, ``sandbox``, ``human_time``.
+    ``say`` receives the running commentary (the terminal prints it).
+    """
+
+    def __init__(self, args: argparse.Namespace, options: dict[str, Any], say: Callable[[str], None] = _print):
+        self.settings = MatchSettings(
+            game=args.game, game_options=options, limits=Limits(time_limit=args.time, space_limit=args.space),
+            seed=args.seed, sandbox=args.sandbox,
+        )
+        self.entry = AgentEntry(args.agent) if args.agent else None
+        self.game = load_game(args.game, **options)
+        self.human = 0 if args.side == "red" else 1
+        self.agent_color: int | None = None if self.entry is None else 1 - self.human
+        self.actions: list[str] = []
+        self.state = self.game.new_state()
+        self.agent: HostedAgent | None = None
+        self.failure: AgentFailure | None = None
+        self.sandbox = resolve(args.sandbox)
+        self.started_at, self.start = _now(), time.monotonic()
+        self.human_time = args.human_time or None  # 0 means none, as for -t
+        self.human_used = [0.0, 0.0]  # wall-clock seconds each person spent on their moves
+        self.say = say
+
+    @property
+    def humans(self) -> tuple[int, ...]:
+        """The sides people play: one against an agent, both in a hot-seat game."""
+        return (0, 1) if self.agent_color is None else (self.human,)
+
+    def name_of(self, color: int) -> str:
+        """Who plays ``color``: ``human`` or the agent's spec."""
+        return self.entry.spec if color == self.agent_color and self.entry else HUMAN
+
+    def _kwargs(self) -> dict[str, Any]:
+        assert self.agent is not None and self.entry is not None
+        return call_kwargs(self.game, self.settings, self.entry, self.agent)
+
+    def start_agent(self) -> None:
+        """Start the agent's process, construct it and tell it every action so far (nothing in a hot-seat game)."""
+        if self.entry is None or self.agent_color is None:
+            return
+        module, class_name = parse_spec(self.entry.spec)
+        color = PLAYER_NAMES[self.agent_color]
+        self.agent = HostedAgent(color, module, class_name, self.game.name, dict(self.settings.game_options),
+                                 self.settings.limits, env=_agent_env(self.settings.seed, self.agent_color),
+                                 sandbox=self.sandbox)
+        self.agent.start()
+        self.agent.wait_ready()
+        self.agent.call({"op": "init", "module": module, "class": class_name, "color": color, "kwargs": self._kwargs()})
+        replay = self.game.new_state()
+        for text in self.actions:
+            mover = PLAYER_NAMES[replay.current_player]
+            replay.apply(replay.parse_action(text))
+            self.tell(mover, text)
+        self.agent.take_output()
+
+    def tell(self, color_name: str, text: str) -> None:
+        if self.agent is not None:
+            self.agent.call({"op": "turn", "color": color_name, "action": text, "kwargs": self._kwargs()})
+
+    def close_agent(self) -> None:
+        if self.agent is not None:
+            self.agent.close()
+
+    def play(self, action: Action) -> None:
+        """Apply a legal action of the player to move and tell the agent."""
+        mover = PLAYER_NAMES[self.state.current_player]
+        text = self.state.action_to_str(action)
+        self.state.apply(action)
+        self.actions.append(text)
+        self.say(f"{mover} plays {text}")
+        if not self.state.is_over:
+            self.tell(mover, text)
+
+    def ask_agent(self) -> Action:
+        """The agent's action for the position, checked; a failure or an illegal action raises AgentFailure.
+
+        The position is not changed: :meth:`play` applies the action.
+        """
+        assert self.agent is not None and self.agent_color is not None and self.entry is not None
+        self.say(f"{PLAYER_NAMES[self.agent_color]} ({self.entry.spec}) is thinking...")
+        reply = self.agent.call({"op": "action", "kwargs": self._kwargs()})
+        output = self.agent.take_output()
+        if output.strip():
+            self.say(output.rstrip())
+        if reply.action is None:
+            raise AgentProtocolError("the reply to action() carried no action")
+        try:
+            action = self.state.parse_action(reply.action)
+        except NotationError as exc:
+            raise AgentProtocolError(f"unreadable action: {exc}") from None
+        reason = self.state.illegal_reason(action)
+        if reason is not None:
+            raise AgentIllegalAction(f"{self.state.action_to_str(action)}: {reason}")
+        return action
+
+    def agent_move(self) -> None:
+        """Ask the agent for its action and play it."""
+        self.play(self.ask_agent())
+
+    def undo(self) -> bool:
+        """Take back the person's last action and what followed; False when there is none.
+
+        In a hot-seat game that is the last action, whoever played it.
+        """
+        if not self.take_back():
+            return False
+        # Agents cannot undo: a fresh process is told the game again.
+        self.close_agent()
+        self.start_agent()
+        return True
+
+    def take_back(self) -> bool:
+        """:meth:`undo` on the position only; the agent, which still knows the actions taken back, is left as it is."""
+        replay = self.game.new_state()
+        movers = []
+        for text in self.actions:
+            movers.append(replay.current_player)
+            replay.apply(replay.parse_action(text))
+        mine = [i for i, mover in enumerate(movers) if mover in self.humans]
+        if not mine:
+            return False
+        self.actions = self.actions[: mine[-1]]
+        self.state = self.game.new_state()
+        for text in self.actions:
+            self.state.apply(self.state.parse_action(text))
+        return True
+
+    def show(self) -> None:
+        self.say(self.state.render())
+        summary = self.state.summary()
+        if summary:
+            self.say(summary)
+
+    def record(self, winner: str | None, reason: str, message: str, error: dict[str, Any] | None = None) -> GameRecord:
+        """The game so far as a record, ended with ``winner`` (None: a draw or unfinished) and ``reason``."""
+        names = [self.name_of(0), self.name_of(1)]
+        agent = self.agent
+        moves = {"RED": 0, "BLUE": 0}
+        replay = self.game.new_state()
+        for text in self.actions:
+            moves[PLAYER_NAMES[replay.current_player]] += 1
+            replay.apply(replay.parse_action(text))
+        time_used = {PLAYER_NAMES[c]: round(self.human_used[c], 4) for c in self.humans}
+        peak = {PLAYER_NAMES[c]: 0.0 for c in self.humans}
+        if self.agent_color is not None:
+            agent_name = PLAYER_NAMES[self.agent_color]
+            time_used[agent_name] = round(agent.time_used, 4) if agent else 0.0
+            peak[agent_name] = round(agent.peak_memory_mb, 2) if agent else 0.0
+        errors: dict[str, Any] = {"RED": None, "BLUE": None}
+        if error and self.agent_color is not None:
+            errors[PLAYER_NAMES[self.agent_color]] = error
+        human = PLAYER_NAMES[self.human] if self.agent_color is not None else "RED BLUE"
+        return GameRecord(
+            game=self.game.name, game_options=dict(self.settings.game_options),
+            red=names[0], blue=names[1], red_name=names[0], blue_name=names[1],
+            winner=winner, reason=reason, message=message, turns=len(self.actions), actions=list(self.actions),
+            moves=moves, time_used={"RED": time_used["RED"], "BLUE": time_used["BLUE"]},
+            peak_memory_mb={"RED": peak["RED"], "BLUE": peak["BLUE"]}, error=errors,
+            seed=self.settings.seed, time_limit=self.settings.limits.time_limit,
+            space_limit=self.settings.limits.space_limit, started_at=self.started_at,
+            duration=round(time.monotonic() - self.start, 4), referee_version=__version__,
+            extra={"human": human}, sandbox=self.sandbox.to_json(),
+        )

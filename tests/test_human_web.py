@@ -1,0 +1,357 @@
+"""``python -m referee play --web``: a person against an agent through the JSON API and through real clicks.
+
+Every test talks to a real server subprocess over HTTP, with a real agent
+process (under the default sandbox where this machine has one); the page is
+driven in the system's headless Chromium (``browser`` is in conftest.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.games.infexion import InfexionState
+from referee.hosting.sandbox import probe
+from referee.records import GameRecord
+from referee.render.frames import build_frames
+from tests.test_human_cli import agents_with_hash_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = "agents.random_agent"
+SLEEPER = "tests.hosting.fixture_agents.misbehave:Sleeps"  # thinks for ten minutes
+WAIT = 120.0  # generous: only a hung server ever reaches it
+
+
+class Server:
+    """``python -m referee play --web --no-open --port 0 ...`` as a subprocess, and requests to it."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", "0", *args],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        assert self.proc.stdout is not None
+        self.lines: list[str] = []
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            found = re.search(r"playing on (http://127\.0\.0\.1:\d+)/", line)
+            if found:
+                self.url = found[1]
+                return
+        raise AssertionError(f"the server did not start: {''.join(self.lines)}{self.proc.stderr.read()}")
+
+    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
+                raw: bytes | None = None) -> tuple[int, Any]:
+        """The status and the decoded JSON answer (the text, for HTML)."""
+        data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+        heads = {"Content-Type": "application/json"} if body is not None else {}
+        heads.update(headers or {})
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=heads)
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT) as response:
+                status, kind, text = response.status, response.headers["Content-Type"], response.read().decode()
+        except urllib.error.HTTPError as error:
+            status, kind, text = error.code, error.headers["Content-Type"], error.read().decode()
+        return status, json.loads(text) if kind.startswith("application/json") else text
+
+    def get(self, path: str) -> Any:
+        status, data = self.request("GET", path)
+        assert status == 200, data
+        return data
+
+    def post(self, path: str, body: Any = None) -> Any:
+        status, data = self.request("POST", path, body if body is not None else {})
+        assert status == 200, data
+        return data
+
+    def stop(self, sig: int = signal.SIGINT) -> tuple[int, str, str]:
+        """Send ``sig``; the exit status, standard output and error."""
+        self.proc.send_signal(sig)
+        out, err = self.proc.communicate(timeout=WAIT)
+        return self.proc.returncode, "".join(self.lines) + out, err
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One server against the random agent under the default sandbox, shared by the module's tests."""
+    started = Server("--seed", "11", RANDOM)
+    yield started
+    status, out, err = started.stop()
+    assert status == 130 and "Traceback" not in err, err
+
+
+def test_a_scripted_person_plays_a_whole_game_through_the_api(server):
+    state = server.post("/api/new", {"as": "blue"})  # the agent (RED) moves first
+    assert state["humans"] == ["BLUE"] and state["players"]["RED"] == RANDOM
+    for _ in range(400):  # a game ends within 343 actions
+        state = server.get("/api/state?wait=1")
+        assert not state["thinking"]
+        if state["result"]:
+            break
+        assert state["turn"] == "BLUE" and state["legal"] and len(state["actions"]) % 2 == 1
+        if len(state["actions"]) == 1:
+            # Refused with the rules' reason, the state unchanged: the agent's first SPAWN took that cell.
+            status, answer = server.request("POST", "/api/action", {"action": state["actions"][0]})
+            assert status == 400 and "is illegal: cell" in answer["error"] and "not empty" in answer["error"]
+            assert server.get("/api/state")["actions"] == state["actions"]
+        state = server.post("/api/action", {"action": state["legal"][-1]})
+    assert state["result"] and state["result"]["reason"] in ("elimination", "turn_limit")
+    status, answer = server.request("POST", "/api/action", {"action": "SPAWN(0, 0)"})
+    assert status == 409 and "the game is over" in answer["error"]
+    record = GameRecord.from_dict(server.get("/api/record"))
+    assert record.red == RANDOM and record.blue == "human" and record.actions == state["actions"]
+    assert (record.winner, record.reason) == (state["result"]["winner"], state["result"]["reason"])
+    assert build_frames(record).warning is None  # the actions lead to the recorded result
+    assert bool(record.sandbox and record.sandbox["namespaces"]) == (probe().bwrap is not None)
+    assert record.time_used["RED"] > 0
+    page = server.get("/replay")
+    assert page.startswith("<!DOCTYPE html>") and "agents.random_agent" in page
+
+
+@pytest.mark.parametrize(
+    "method, path, body, headers, status, error",
+    [
+        ("GET", "/nowhere", None, {}, 404, "no such page"),
+        ("POST", "/api/state", {}, {}, 405, "takes GET"),
+        ("GET", "/api/action", None, {}, 405, "takes POST"),
+        ("PUT", "/api/action", {}, {}, 405, "takes POST"),
+        ("POST", "/api/action", b"{not json", {"Content-Type": "application/json"}, 400, "not JSON"),
+        ("POST", "/api/action", b"[1, 2]", {"Content-Type": "application/json"}, 400, "a JSON object"),
+        ("POST", "/api/action", b'{"action": "SPAWN(3, 3)"}', {"Content-Type": "text/plain"}, 415, "application/json"),
+        ("POST", "/api/action", {"move": "SPAWN(3, 3)"}, {}, 400, '{"action": "SPAWN(3, 3)"}'),
+        ("POST", "/api/action", {"action": 7}, {}, 400, '{"action": '),
+        ("POST", "/api/action", {"action": "FLY(1, 2)"}, {}, 400, "not an Infexion action"),
+        ("POST", "/api/action", {"action": "SPAWN(9, 9)"}, {}, 400, "off the board"),
+        ("POST", "/api/new", {"as": "green"}, {}, 400, '"as" is "red" or "blue"'),
+        ("GET", "/api/state", None, {"Host": "evil.example:80"}, 403, "127.0.0.1 and localhost only"),
+        ("POST", "/api/undo", {}, {}, 409, "nothing to undo"),
+        ("GET", "/api/record", None, {}, 409, "not over yet"),
+        ("GET", "/replay", None, {}, 409, "not over yet"),
+    ],
+)
+def test_bad_requests_get_a_4xx_json_error_and_change_nothing(server, method, path, body, headers, status, error):
+    before = server.get("/api/state")
+    if before["actions"] or before["result"] or before["humans"] != ["RED"]:
+        before = server.post("/api/new", {"as": "red"})  # once: these requests change nothing
+    raw = body if isinstance(body, bytes) else None
+    got, answer = server.request(method, path, None if raw is not None else body, headers, raw)
+    assert got == status and error in answer["error"], answer
+    after = server.get("/api/state")
+    assert (after["number"], after["actions"], after["result"]) == (before["number"], [], None)
+
+
+def raw_exchange(server: Server, data: bytes) -> str:
+    """Send ``data`` as it is and read the answer until the server closes the connection."""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=WAIT) as raw:
+        raw.sendall(data)
+        raw.shutdown(socket.SHUT_WR)  # nothing more comes: a half-sent body ends here
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    return answer.decode()
+
+
+def test_garbage_and_dropped_connections_leave_the_server_serving(server):
+    answer = raw_exchange(server, b"GET /api/state HTTP/1.x\r\n\r\n")
+    assert re.match(r"HTTP/1.[01] 400", answer) and '"error": "Bad request version' in answer
+    answer = raw_exchange(server, b"BREW /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert answer.startswith("HTTP/1.1 405") and "BREW is not a method of this API" in answer
+    # A tab closed in the middle of sending its action.
+    answer = raw_exchange(server, b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\n{")
+    assert answer.startswith("HTTP/1.1 400") and "the body ended after 1 of its 40 bytes" in answer
+    assert server.get("/api/state")["game"] == "infexion"
+
+
+def test_an_agent_breaking_the_rules_forfeits_and_the_page_is_told_why():
+    cheat = Server("--sandbox", "off", "--as", "blue", "-t", "5", "tests.hosting.fixture_agents.misbehave:"
+                   "IllegalAction")
+    try:
+        state = cheat.get("/api/state?wait=1")
+        assert state["result"]["winner"] == "BLUE" and state["result"]["reason"] == "illegal_action"
+        assert "RED agent" in state["notice"] and state["legal"] == [] and state["turn"] is None
+        assert state["clocks"]["RED"]["limit"] == 5.0 and 0 < state["clocks"]["RED"]["remaining"] <= 5.0
+        assert GameRecord.from_dict(cheat.get("/api/record")).error["RED"]["kind"] == "illegal_action"
+    finally:
+        status, out, err = cheat.stop()
+    assert status == 130, err
+
+
+def test_a_person_out_of_human_time_loses_by_time_limit():
+    seat = Server("--hot-seat", "--human-time", "1e-9")
+    try:
+        state = seat.get("/api/state")  # RED's budget ran out before anyone could click
+        assert state["result"]["winner"] == "BLUE" and state["result"]["reason"] == "time_limit"
+        status, answer = seat.request("POST", "/api/action", {"action": "SPAWN(3, 3)"})
+        assert status == 409 and "ran out of 1e-09 s" in answer["error"]
+    finally:
+        seat.stop()
+
+
+def board_shown(page) -> dict[tuple[int, int], tuple[str, int]]:
+    cells = page.eval_on_selector_all(
+        "svg#board g.cell", "gs => gs.map(g => [g.dataset.r, g.dataset.q, g.dataset.owner, g.dataset.power])")
+    return {(int(r), int(q)): (owner.upper(), int(power)) for r, q, owner, power in cells if owner}
+
+
+def board_of(actions: list[str]) -> dict[tuple[int, int], tuple[str, int]]:
+    """The board after ``actions``, by the engine (not by the server or the page)."""
+    state = InfexionState()
+    for text in actions:
+        state.apply_checked(state.parse_action(text))
+    return {(r, q): ("RED" if o == 0 else "BLUE", p) for r, q, o, p in state.cells()}
+
+
+def cell(page, r: int, q: int):
+    return page.locator(f'svg#board g.cell[data-r="{r}"][data-q="{q}"]')
+
+
+def settled(page, actions: int) -> None:
+    """Wait until the page shows ``actions`` actions and nothing is moving or pending."""
+    page.wait_for_selector(f'body[data-idle="yes"][data-shown="{actions}"]', timeout=WAIT * 1000)
+
+
+def test_a_person_plays_by_clicks_in_a_real_browser(server, browser):
+    server.post("/api/new", {"as": "red"})
+    page = browser.new_page()
+    problems: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(server.url + "/")
+    settled(page, 0)
+    assert page.locator("svg#board g.cell.legal").count() == 49  # every empty cell can be spawned on
+    cell(page, 3, 3).click()
+    settled(page, 2)  # the person's SPAWN and the agent's reply, animated one after the other
+    actions = server.get("/api/state")["actions"]
+    assert actions[0] == "SPAWN(3, 3)" and board_shown(page) == board_of(actions)
+    assert page.locator("#moves li").all_inner_texts() == [f"RED {actions[0]}", f"BLUE {actions[1]}"]
+    # A click on the agent's cell is refused with the rules' reason, and nothing is played.
+    blue = next(position for position, (owner, _) in board_of(actions).items() if owner == "BLUE")
+    cell(page, *blue).click()
+    page.wait_for_selector("#message.error")
+    assert page.inner_text("#message") == f"SPAWN({blue[0]}, {blue[1]}) is illegal: cell {blue} is not empty"
+    assert server.get("/api/state")["actions"] == actions
+    # SPREAD: the stack, then the neighbour that gives the direction.
+    cell(page, 3, 3).click()
+    assert page.locator("svg#board g.cell.target").count() == 6
+    cell(page, 3, 4).click()
+    settled(page, 4)
+    actions = server.get("/api/state")["actions"]
+    assert actions[2] == "SPREAD(3, 3, 0, 1)" and board_shown(page) == board_of(actions)
+    assert "RED" in page.inner_text("#clocks") and "(CPU)" in page.inner_text("#clocks")
+    # A second client (here the API) plays: the page follows.
+    legal = server.get("/api/state")["legal"]
+    server.post("/api/action", {"action": legal[0]})
+    server.get("/api/state?wait=1")
+    settled(page, 6)
+    page.click("#resign")
+    page.wait_for_selector("#end:not([hidden])")
+    assert "RED (human) resigned after 6 actions" in page.inner_text("#status")
+    with page.expect_download() as download:
+        page.click("#download")
+    record = GameRecord.from_json(Path(download.value.path()).read_text())
+    assert record.winner == "BLUE" and len(record.actions) == 6
+    assert page.get_attribute("#replay", "href") == "/replay"
+    page.click("#swap")  # a new game, the person now BLUE: the agent opens
+    settled(page, 1)
+    state = server.get("/api/state")
+    assert state["humans"] == ["BLUE"] and len(state["actions"]) == 1 and page.is_hidden("#end")
+    assert board_shown(page) == board_of(state["actions"])
+    # The one refused click is the browser's only complaint.
+    assert problems == ["error: Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    assert all(url.startswith(server.url) for url in requests), requests  # nothing from the network
+    page.close()
+
+
+def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, browser):
+    record_path = tmp_path / "game.json"
+    seat = Server("--hot-seat", "--game", "cachex", "-n", "3", "--record", str(record_path))
+    page = browser.new_page()
+    try:
+        state = seat.get("/api/state")
+        assert state["humans"] == ["RED", "BLUE"] and state["hot_seat"] and state["players"]["BLUE"] == "human"
+        page.goto(seat.url + "/")
+        settled(page, 0)
+        assert page.is_hidden("#steal") and page.is_hidden("#swap")  # no STEAL on the first move; no sides to swap
+        cell(page, 1, 1).click()
+        page.wait_for_selector("#message.error")
+        assert "centre cell" in page.inner_text("#message") and seat.get("/api/state")["actions"] == []
+        cell(page, 0, 1).click()
+        settled(page, 1)
+        assert page.inner_text("#status") == "BLUE to move"
+        page.click("#steal")
+        settled(page, 2)
+        assert seat.get("/api/state")["actions"] == ["PLACE(0, 1)", "STEAL"]
+        assert page.get_attribute('svg#board g.cell[data-r="1"][data-q="0"]', "data-owner") == "blue"  # mirrored
+        page.click("#undo")  # takes back the last action, whoever played it
+        settled(page, 1)
+        assert page.get_attribute('svg#board g.cell[data-r="1"][data-q="0"]', "data-owner") == ""
+        page.click("#resign")  # BLUE, to move, gives up
+        page.wait_for_selector("#end:not([hidden])")
+        assert "RED wins: BLUE (human) resigned after 1 actions" in page.inner_text("#status")
+        assert GameRecord.from_json(record_path.read_text()).actions == ["PLACE(0, 1)"]
+    finally:
+        page.close()
+        status, out, err = seat.stop(signal.SIGTERM)
+    assert status == 143 and "Traceback" not in err, err
+
+
+def test_new_game_resign_and_ctrl_c_while_the_agent_thinks_stop_it():
+    seed = 710_000_000 + os.getpid()  # the agents' PYTHONHASHSEED is derived from it: found again below
+    red_agent, blue_agent = seed * 2 % 4294967296, (seed * 2 + 1) % 4294967296
+    sleepy = Server("--sandbox", "off", "--seed", str(seed), "--as", "blue", SLEEPER)
+    try:
+        assert sleepy.get("/api/state")["thinking"] and agents_with_hash_seed(red_agent)
+        state = sleepy.post("/api/new", {"as": "red"})  # given up while RED thinks
+        assert state["number"] == 2 and not state["thinking"] and state["turn"] == "RED"
+        assert sleepy.post("/api/action", {"action": "SPAWN(3, 3)"})["thinking"]
+        state = sleepy.post("/api/resign")  # while BLUE thinks
+        result = state["result"]
+        assert result["winner"] == "BLUE" and "RED (human) resigned after 1 actions" in result["message"]
+        assert not sleepy.get("/api/state?wait=1")["thinking"]
+        assert sleepy.post("/api/new", {"as": "blue"})["thinking"]
+    finally:
+        status, out, err = sleepy.stop(signal.SIGINT)
+    assert status == 130 and "Traceback" not in err + out, err
+    assert "interrupted: the server and the agent were stopped" in err
+    assert not agents_with_hash_seed(red_agent), "an agent outlived the server"
+    assert not agents_with_hash_seed(blue_agent), "an agent outlived the server"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--web", "--no-open"), "required: AGENT"),
+        (("--hot-seat",), "--hot-seat needs --web"),
+        (("--port", "8000", RANDOM), "--port needs --web"),
+        (("--web", "--no-open", "--hot-seat", RANDOM), "--hot-seat is two people"),
+        (("--web", "--no-open", "--port", "70000", RANDOM), "the port must be 0..65535"),
+        (("--web", "--no-open", "--port", "eighty", RANDOM), "the port must be a whole number"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(args, message):
+    proc = subprocess.run([sys.executable, "-m", "referee", "play", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_port_in_use_is_a_usage_error():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", str(port),
+                               RANDOM], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+    assert proc.returncode == 2 and f"--port {port}" in proc.stderr and "--port 0" in proc.stderr, proc.stderr
