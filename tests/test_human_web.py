@@ -355,3 +355,45 @@ def test_a_port_in_use_is_a_usage_error():
         proc = subprocess.run([sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", str(port),
                                RANDOM], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert proc.returncode == 2 and f"--port {port}" in proc.stderr and "--port 0" in proc.stderr, proc.stderr
+
+
+def greedy_choice(actions: list[str], legal: list[str]) -> str:
+    """The legal action leaving the person (BLUE here) the largest power lead, by the engine; ties: the first."""
+    state = InfexionState()
+    for text in actions:
+        state.apply_checked(state.parse_action(text))
+
+    def lead(text: str) -> int:
+        after = state.copy()
+        after.apply_checked(after.parse_action(text))
+        return sum(p if o == 1 else -p for _, _, o, p in after.cells())
+
+    return max(legal, key=lead)
+
+
+def test_a_person_wins_a_whole_game_by_clicks(browser):
+    # Every action of the person is made by clicking the board; the agent
+    # (RED, random) replies through the real hosting until the game ends.
+    seat = Server("--seed", "4", "--as", "blue", RANDOM)  # a short game: 8 moves of the person
+    try:
+        page = browser.new_page()
+        page.goto(seat.url + "/")
+        for _ in range(200):  # a game ends within 343 actions
+            state = seat.get("/api/state?wait=1")
+            if state["result"]:
+                break
+            settled(page, len(state["actions"]))
+            choice = greedy_choice(state["actions"], state["legal"])
+            for index in state["clicks"][choice]:
+                c = state["frames"]["cells"][index]
+                cell(page, c["r"], c["q"]).click()
+            page.wait_for_selector(f'body:not([data-shown="{len(state["actions"])}"])')
+            assert seat.get("/api/state?wait=1")["actions"][len(state["actions"])] == choice
+        assert state["result"] == {**state["result"], "winner": "BLUE", "reason": "elimination"}
+        settled(page, len(state["actions"]))
+        page.wait_for_selector("#end:not([hidden])")
+        assert board_shown(page) == board_of(state["actions"])
+        assert "Game over" in page.inner_text("#status")
+        page.close()
+    finally:
+        seat.stop()
