@@ -293,6 +293,22 @@ class HostedAgent:
         self._wake()  # a stopped process takes its SIGKILL only once continued
         self._release()
 
+    def interrupt(self) -> None:
+        """SIGKILL the agent's processes, safe to call from another thread while a call waits on the reply.
+
+        The waiting thread then sees the agent die and fails the call as a
+        crash; :meth:`close` (which also closes the pipes that thread reads)
+        is left to it.  For a person's game stopped while the agent thinks.
+        """
+        proc = self.proc
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # its own session and process group: see start()
+            except OSError:
+                pass
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
     def _close_cgroup(self, group: Cgroup) -> None:
         try:
             self._update_cgroup_peak(group)

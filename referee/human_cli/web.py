@@ -35,7 +35,6 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..games.base import PLAYER_NAMES, Action
 from ..hosting.failures import AgentFailure
-from ..hosting.process import HostedAgent
 from ..records import UNFINISHED, GameRecord
 from ..render.frames import build_frames
 from ..render.html_replay import replay_html
@@ -76,22 +75,6 @@ def click_cells(text: str, side: int) -> list[int]:
     if len(numbers) == 4:
         cells.append(((r + numbers[2]) % side) * side + (q + numbers[3]) % side)
     return cells
-
-
-def _kill(agent: HostedAgent) -> None:
-    """SIGKILL the agent's processes while another thread waits on its reply.
-
-    That thread then sees the agent die and ends; :meth:`HostedAgent.close`
-    (which also closes the pipes that thread reads) is left to it.
-    """
-    proc = agent.proc
-    if proc is not None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # its own session and process group: see HostedAgent.start
-        except OSError:
-            pass
-    if agent.cgroup is not None:
-        agent.cgroup.kill_all()
 
 
 class Table:
@@ -151,7 +134,7 @@ class Table:
             session = self._playing()
             loser = session.human if not self.hot_seat else session.state.current_player
             if self.worker is not None and session.agent is not None:
-                _kill(session.agent)  # its reply no longer matters; the worker sees the game is over
+                session.agent.interrupt()  # its reply no longer matters; the worker sees the game is over
             elif loser == session.state.current_player:
                 session.human_used[loser] += time.monotonic() - self.turn_started
             name = PLAYER_NAMES[loser]
@@ -178,7 +161,7 @@ class Table:
             self.changed.notify_all()  # requests waiting for a reply answer now
             session, worker = self.session, self.worker
             if worker is not None and session is not None and session.agent is not None:
-                _kill(session.agent)
+                session.agent.interrupt()
         for thread in [*self.abandoned, *([worker] if worker is not None else [])]:
             thread.join(timeout=30)
         self.starter.shutdown(wait=True)  # an agent being started (Ctrl-C came meanwhile) is closed below
@@ -219,7 +202,7 @@ class Table:
         if session is None:
             return
         if self.worker is not None and session.agent is not None:
-            _kill(session.agent)  # the worker closes it once it sees the agent gone
+            session.agent.interrupt()  # the worker closes it once it sees the agent gone
             self.abandoned = [thread for thread in self.abandoned if thread.is_alive()] + [self.worker]
         else:
             session.close_agent()
