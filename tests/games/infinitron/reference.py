@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import cache
 from itertools import product
 
 R = 5
@@ -45,6 +46,7 @@ def cost_of(hp, move, dmg, rng, ability):
     return points + ABILITIES[ability]
 
 
+@cache  # a pure function of two cells: computed once per pair (exact fractions are slow)
 def between_cells(a, b):
     """Cells strictly between a and b on the hex line; on a tie, both cells."""
     n = dist(a, b)
@@ -76,6 +78,7 @@ def plane_d2(c, pr, pq):
     return dq * dq + dq * dr + dr * dr
 
 
+@cache
 def facing_sides(unit, source):
     """The side(s) of ``unit`` facing ``source``: the neighbour(s) nearest the hex line's first point."""
     if unit == source:
