@@ -11,6 +11,7 @@ from referee.games.base import BLUE, CHANCE, RED
 from referee.games.infinitron import Infinitron
 from referee.games.infinitron.engine import (
     ASTEROID,
+    BLOCK,
     CELL_COUNT,
     CELLS,
     FACING,
@@ -20,6 +21,7 @@ from referee.games.infinitron.engine import (
     MAX_TEMPLATES,
     MAX_UNITS,
     NO_EVENT_ACTION,
+    TERRAIN,
 )
 
 from .common import ref_view, reference_twin, rich_state, view
@@ -112,6 +114,8 @@ def test_invariants_hold_and_undo_is_exact(seed, chaos, choices):
         state.apply(action)
         assert state == after
         keys.append(state.key())
+        if action[0] == TERRAIN and action[1] == BLOCK:
+            assert state.capitals_joined(), "a legal BLOCK never walls a capital off"
         for p in (RED, BLUE):
             assert state.rp[p] >= 0
             assert len(state.templates[p]) <= MAX_TEMPLATES
