@@ -15,6 +15,7 @@ for the player whose turn it is (Red while a chaos roll is due)::
              from its neighbours: standing on it would only block one's own
              capture); a bonus, not a penalty, so building is never a loss
     guard    ``guard`` per unit (up to two) in the side's capital territory
+             or within distance 2 of the capital
     threats  the mover's units still able to act: ``my_threat`` × the best
              damage each can deal this turn; the other side's units (all
              fresh next turn): −``their_threat`` × the same
@@ -27,11 +28,12 @@ looks better than an equally good command, and a threat to one's capital
 looks worse once the turn is over and nothing can be done about it.
 
 The full command list is huge (2,744 DEFINEs while templates can be bought,
-every cell each unit can reach), so :meth:`ordered_actions` with ``prune``
-proposes a handful: the next template of a fixed plan, BUILDs of the template
-the army needs on the best cells, per unit its best attacks and the two best
-destinations (captures, attack positions, progress towards its objective),
-REPAIR pads, END_TURN.  ``prune_everywhere`` makes the searches use that list
+every step and claim), so :meth:`ordered_actions` with ``prune`` proposes a
+handful: the next template of a fixed plan, BUILDs of the template the army
+needs on the best cells, per unit its best attacks and the two best steps
+(captures, attack positions, progress towards its objective; the unit under
+way first, since commanding another ends its movement: rules 1.1), the
+claims open this turn, REPAIR pads, END_TURN.  ``prune_everywhere`` makes the searches use that list
 at their roots too.
 """
 from __future__ import annotations
@@ -425,7 +427,7 @@ class InfinitronHeuristics(Heuristics):
                 out.append((CLAIM_SCORE + 0.1 * (FAR - DISTANCE[c * CELL_COUNT + enemy_cap]), (CLAIM, i, c)))
 
     def _unit_commands(self, s: InfinitronState, me: int, dmap: list[int], out: list) -> None:
-        """Attacks, captures and the best destinations of the units that can still act."""
+        """Attacks, captures and the best steps of the units that can still act."""
         setup = s.setup
         city_at = setup.city_at
         owner = s.city_owner
