@@ -7,8 +7,10 @@ event with ``color`` None.  Each object's ``str()`` is its canonical text::
     from referee.infinitron import Define, Build, Move, EndTurn
 
     Define(1, 2, 3, "MEDIUM", "NONE")   # DEFINE(1, 2, 3, MEDIUM, NONE)
+    Define(2, 1, 2, "MELEE", "NONE", "+00-00")  # DEFINE(2, 1, 2, MELEE, NONE, +00-00): option armour
     Build(0, (3, -1))                   # BUILD(0, 3, -1)
-    Move(4, (2, 0))                     # MOVE(4, 2, 0)
+    Move(4, (2, 0))                     # MOVE(4, 2, 0): one step
+    Claim(2, (1, 1))                    # CLAIM(2, 1, 1): city 2's territory gets (1, 1)
     EndTurn()                           # END_TURN
 
 Cells are ``(r, q)`` pairs (a :class:`Cell` or any pair of ints).  Numbers
@@ -43,16 +45,24 @@ class Cell(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Define:
-    """``DEFINE(hp, move, dmg, range, ability)``: a new unit template (2 RP)."""
+    """``DEFINE(hp, move, dmg, range, ability[, armour])``: a new unit template (2 RP).
+
+    ``armour`` is six characters of ``+ 0 -`` (game option ``armour``);
+    ``"000000"`` (the default) is no armour and is not written.  Its ``str()``
+    is the canonical text: a template with dmg 0 writes its range MELEE.
+    """
 
     hp: int
     move: int
     dmg: int
     range: str
     ability: str
+    armour: str = "000000"
 
     def __str__(self) -> str:
-        return f"DEFINE({self.hp}, {self.move}, {self.dmg}, {self.range}, {self.ability})"
+        range_ = self.range if self.dmg else "MELEE"
+        armour = "" if self.armour == "000000" else f", {self.armour}"
+        return f"DEFINE({self.hp}, {self.move}, {self.dmg}, {range_}, {self.ability}{armour})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +110,17 @@ class Ability(_UnitCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """``CLAIM(c, r, q)``: add ``cell`` to city ``city``'s territory (cities numbered as in the setup)."""
+
+    city: int
+    cell: Cell
+
+    def __str__(self) -> str:
+        return f"CLAIM({self.city}, {Cell(*self.cell)})"
+
+
+@dataclass(frozen=True, slots=True)
 class Terrain:
     """``TERRAIN(kind, r, q)``: spend a terrain point on ``cell``."""
 
@@ -128,7 +149,7 @@ class NoEvent:
 
 @dataclass(frozen=True, slots=True)
 class Asteroid:
-    """Chance: ``ASTEROID(r, q)`` destroyed everything within distance 2 of ``cell``."""
+    """Chance: ``ASTEROID(r, q)`` destroyed the units within distance 1 of ``cell``, leaving rubble."""
 
     cell: Cell
 
@@ -146,11 +167,12 @@ class FishMarket:
         return "FISH_MARKET(" + ", ".join(f"({Cell(*c)})" for c in self.cells) + ")"
 
 
-Command = Define | Build | Move | Attack | Ability | Terrain | EndTurn
+Command = Define | Build | Move | Attack | Ability | Terrain | Claim | EndTurn
 ChaosEvent = NoEvent | Asteroid | FishMarket
 
-_UNIT_KINDS: dict[type[Build | Move | Attack | Ability], int] = {
+_UNIT_KINDS: dict[type[Build | Move | Attack | Ability | Claim], int] = {
     Build: _engine.BUILD,
+    Claim: _engine.CLAIM,
     Move: _engine.MOVE,
     Attack: _engine.ATTACK,
     Ability: _engine.ABILITY,
@@ -189,8 +211,10 @@ def to_engine_action(obj: object) -> tuple[int, ...] | None:
     if kind is NoEvent:
         return _engine.NO_EVENT_ACTION
     if kind in _UNIT_KINDS:
-        unit = cast("Build | Move | Attack | Ability", obj)  # its exact type is one of the keys
-        number = whole_number(unit.template if isinstance(unit, Build) else unit.unit)
+        unit = cast("Build | Move | Attack | Ability | Claim", obj)  # its exact type is one of the keys
+        number = whole_number(
+            unit.template if isinstance(unit, Build) else unit.city if isinstance(unit, Claim) else unit.unit
+        )
         cell = _cell_index(unit.cell)
         if number is None or number < 0 or cell is None:
             return None
@@ -199,9 +223,13 @@ def to_engine_action(obj: object) -> tuple[int, ...] | None:
         hp, move, dmg = whole_number(obj.hp), whole_number(obj.move), whole_number(obj.dmg)
         if hp is None or move is None or dmg is None:
             return None
-        if obj.range not in RANGES or obj.ability not in ABILITIES:
+        if obj.range not in RANGES or obj.ability not in ABILITIES or not isinstance(obj.armour, str):
             return None
-        action = (_engine.DEFINE, hp, move, dmg, RANGES.index(obj.range), ABILITIES.index(obj.ability))
+        try:
+            code = _engine.armour_code(obj.armour)
+        except ValueError:
+            return None
+        action = _engine.define(hp, move, dmg, obj.range, obj.ability, code)
         return action if _engine.is_well_formed(action) else None
     if type(obj) is Terrain:
         cell = _cell_index(obj.cell)
@@ -236,8 +264,9 @@ def from_engine_action(action: tuple[int, ...]) -> Command | ChaosEvent:
     if kind == _engine.NO_EVENT:
         return NoEvent()
     if kind == _engine.DEFINE:
-        _, hp, move, dmg, range_, ability = action
-        return Define(hp, move, dmg, RANGES[range_], ABILITIES[ability])
+        hp, move, dmg, range_, ability = action[1:6]
+        armour = _engine.armour_text(action[6]) if len(action) == 7 else "000000"
+        return Define(hp, move, dmg, RANGES[range_ if dmg else _engine.MELEE], ABILITIES[ability], armour)
     if kind in _UNIT_CLASSES:
         return _UNIT_CLASSES[kind](action[1], _cell(action[2]))
     if kind == _engine.TERRAIN:
@@ -264,6 +293,7 @@ __all__ = [
     "Build",
     "Cell",
     "ChaosEvent",
+    "Claim",
     "Command",
     "Define",
     "EndTurn",

@@ -27,6 +27,9 @@ GAME_CONFIGS += [
     ("infinitron", {}, 343 * 65),
     ("infinitron", {"chaos": True, "seed": 7}, 343 * 65 + 172),
 ]
+#: Fewer whole games where a game is long: Infinitron 1.1's step moves and
+#: claims make half as many commands again as 1.0's (the suite's time is capped).
+GAMES_OF = {"infinitron": 8}
 
 
 def _ids(config):
@@ -43,7 +46,7 @@ def test_random_games_conform(config):
     name, options, max_actions = config
     game = load_game(name, **options)
     allowed_reasons = set(game.reasons)
-    for seed in range(GAMES_PER_CONFIG):
+    for seed in range(GAMES_OF.get(name, GAMES_PER_CONFIG)):
         rng = random.Random(seed)
         state = game.new_state()
         actions_played = 0

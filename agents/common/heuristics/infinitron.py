@@ -15,6 +15,7 @@ for the player whose turn it is (Red while a chaos roll is due)::
              from its neighbours: standing on it would only block one's own
              capture); a bonus, not a penalty, so building is never a loss
     guard    ``guard`` per unit (up to two) in the side's capital territory
+             or within distance 2 of the capital
     threats  the mover's units still able to act: ``my_threat`` × the best
              damage each can deal this turn; the other side's units (all
              fresh next turn): −``their_threat`` × the same
@@ -27,11 +28,12 @@ looks better than an equally good command, and a threat to one's capital
 looks worse once the turn is over and nothing can be done about it.
 
 The full command list is huge (2,744 DEFINEs while templates can be bought,
-every cell each unit can reach), so :meth:`ordered_actions` with ``prune``
-proposes a handful: the next template of a fixed plan, BUILDs of the template
-the army needs on the best cells, per unit its best attacks and the two best
-destinations (captures, attack positions, progress towards its objective),
-REPAIR pads, END_TURN.  ``prune_everywhere`` makes the searches use that list
+every step and claim), so :meth:`ordered_actions` with ``prune`` proposes a
+handful: the next template of a fixed plan, BUILDs of the template the army
+needs on the best cells, per unit its best attacks and the two best steps
+(captures, attack positions, progress towards its objective; the unit under
+way first, since commanding another ends its movement: rules 1.1), the
+claims open this turn, REPAIR pads, END_TURN.  ``prune_everywhere`` makes the searches use that list
 at their roots too.
 """
 from __future__ import annotations
@@ -44,12 +46,13 @@ from collections.abc import Sequence
 from referee.games.base import GameState
 from referee.games.infinitron.engine import (
     ATTACK,
-    BLOCK,
     BUILD,
+    CLAIM,
     DEFINE,
     DEFINE_PRICE,
     DESTROYED,
     END_TURN_ACTION,
+    IMPASSABLE,
     MAX_COMMANDS,
     MAX_TEMPLATES,
     MAX_UNITS,
@@ -82,27 +85,10 @@ HOARD = 24
 #: Steps from its objective within which a mobile unit earns ``advance`` a step.
 CLOSE = 10
 
-_BLOCK_ONLY = bytes(1 if i == BLOCK else 0 for i in range(256))
-
-#: Neighbours of each cell.
-NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(tuple(n for _, n in steps) for steps in STEPS)
-
-
-def _reachable(occ: list[int], ground: bytearray, start: int, steps: int) -> list[int]:
-    """Cells a unit without SWIFT on ``start`` can MOVE to in ``steps`` (the engine's rule, unsorted)."""
-    seen = {start}
-    frontier = [start]
-    out: list[int] = []
-    for _ in range(steps):
-        nxt = []
-        for c in frontier:
-            for n in NEIGHBOURS[c]:
-                if n not in seen and occ[n] < 0 and ground[n] != BLOCK:
-                    seen.add(n)
-                    nxt.append(n)
-        out += nxt
-        frontier = nxt
-    return out
+#: Ground codes units cannot cross (BLOCK and RUBBLE), as a 256-byte table.
+_IMPASSABLE = bytes(IMPASSABLE[i] if i < len(IMPASSABLE) else 0 for i in range(256))
+#: A claim's score: territory is free to take once (its captor's turn) and kept for the game.
+CLAIM_SCORE = 4.0
 
 
 def _path_distances(sources: Sequence[int], blocked: bytes) -> list[int]:
@@ -185,7 +171,7 @@ class InfinitronHeuristics(Heuristics):
 
     def _objective_maps(self, state: InfinitronState) -> tuple[list[int], list[int]]:
         """Per side, each cell's path distance to the nearest city that side does not hold."""
-        blocked = bytes(state.ground).translate(_BLOCK_ONLY)
+        blocked = bytes(state.ground).translate(_IMPASSABLE)
         key = (blocked, tuple(state.city_owner), bytes(state.city_flags))
         found = self._maps.get(key)
         if found is not None:
@@ -210,7 +196,7 @@ class InfinitronHeuristics(Heuristics):
 
     def _capital_map(self, state: InfinitronState, side: int) -> list[int]:
         """Path distances to ``side``'s capital."""
-        blocked = bytes(state.ground).translate(_BLOCK_ONLY)
+        blocked = bytes(state.ground).translate(_IMPASSABLE)
         key = (blocked, side)
         found = self._capital_maps.get(key)
         if found is None:
@@ -239,7 +225,8 @@ class InfinitronHeuristics(Heuristics):
         for side in (0, 1):
             tpls = s.templates[side]
             dmap = maps[side]
-            territory = setup.territory[side]
+            territory = s.territory(side)
+            capital = cities[side]
             value = 0
             guards = 0
             near = 0
@@ -254,7 +241,9 @@ class InfinitronHeuristics(Heuristics):
                     d = dmap[cell]
                     if d < CLOSE:
                         near += CLOSE - d
-                if cell in territory:
+                # A guard stands in the capital's territory, or a step or two from it
+                # (1.1 territories are small: the six neighbours and the claims).
+                if cell in territory or DISTANCE[cell * CELL_COUNT + capital] <= 2:
                     guards += 1
                 units.append((cell, hp, tp))
                 # (cell, hp, value if killed, value of one HP)
@@ -315,21 +304,21 @@ class InfinitronHeuristics(Heuristics):
             return 0.0
         total = 0.0
         done = s.done if now else None
-        active = s.active if now and s.active_moved else -1
         uids = list(s.units[side]) if now else None
         for k, (cell, _hp, tp) in enumerate(units):
             dmg = tp.damage
             if not dmg:
                 continue
             base = cell * CELL_COUNT
+            mv = tp.move
             if now:
                 uid = uids[k]  # type: ignore[index]
                 if uid in done:  # type: ignore[operator]
                     continue
-                if uid == active:
+                mv = s.movement_points(side, uid)
+                if not mv:  # it can no longer move: from where it stands
                     total += self._fixed_threat(s, base, tp, targets)
                     continue
-            mv = tp.move
             lo = tp.min_range - mv
             hi = tp.max_range + mv
             best = 0.0
@@ -369,7 +358,6 @@ class InfinitronHeuristics(Heuristics):
         cmap = self._capital_map(s, enemy)
         tpls = s.templates[side]
         done = s.done if now else {}
-        moved = s.active if now and s.active_moved else -1
         runner = False
         attackers = 0
         damage = 0
@@ -377,7 +365,7 @@ class InfinitronHeuristics(Heuristics):
             if uid in done:
                 continue
             tp = tpls[t]
-            steps = 0 if uid == moved else tp.move
+            steps = s.movement_points(side, uid) if now else tp.move
             if steps and cmap[cell] <= steps:
                 runner = True
             if tp.damage and cmap[cell] <= steps + tp.max_range + 2:
@@ -385,7 +373,7 @@ class InfinitronHeuristics(Heuristics):
                 damage += tp.damage
         if not runner:
             return False
-        territory = s.setup.territory[enemy]
+        territory = s.territory(enemy)
         guards = 0
         guard_hp = 0
         for cell, hp, _ in s.units[enemy].values():
@@ -421,11 +409,25 @@ class InfinitronHeuristics(Heuristics):
                 # A REPAIR pad nearest the enemy capital: where damaged units come back to.
                 best = min(cells, key=lambda c: DISTANCE[c * CELL_COUNT + enemy_cap])
                 out.append((5.0, (TERRAIN, REPAIR, best)))
+        if s.claiming:
+            self._claims(s, me, out)
         out.sort(key=lambda sa: -sa[0])
         return out
 
+    @staticmethod
+    def _claims(s: InfinitronState, me: int, out: list) -> None:
+        """The claims open this turn, those nearer the enemy capital first.
+
+        A bigger territory is a wider ring the enemy must clear of the
+        owner's units before capturing, and room for terrain.
+        """
+        enemy_cap = s.setup.cities[1 - me]
+        for i in range(len(s.setup.cities)):
+            for c in s.claim_cells(i):
+                out.append((CLAIM_SCORE + 0.1 * (FAR - DISTANCE[c * CELL_COUNT + enemy_cap]), (CLAIM, i, c)))
+
     def _unit_commands(self, s: InfinitronState, me: int, dmap: list[int], out: list) -> None:
-        """Attacks, captures and the best destinations of the units that can still act."""
+        """Attacks, captures and the best steps of the units that can still act."""
         setup = s.setup
         city_at = setup.city_at
         owner = s.city_owner
@@ -433,9 +435,8 @@ class InfinitronHeuristics(Heuristics):
         tpls = s.templates[me]
         etpls = s.templates[1 - me]
         occ = s.occ
-        ground = s.ground
         done = s.done
-        active, active_moved = s.active, s.active_moved
+        active = s.active
         enemies = []
         for cell, hp, t in s.units[1 - me].values():
             tp = etpls[t]
@@ -464,20 +465,23 @@ class InfinitronHeuristics(Heuristics):
                     if lo <= d <= hi and (d < 2 or all(occ[b] < 0 for b in BLOCKERS[base + ecell])):
                         g = kill if dmg >= ehp else per_hp * dmg
                         out.append((urgency * g + 50.0, (ATTACK, uid, ecell)))
-            if not tp.budget or (is_active and active_moved):
+            dests = s.step_cells(uid)
+            if not dests:
                 continue
-            reach = tp.move + hi
+            reach = s.movement_points(me, uid) + hi
             near = [e for e in enemies if DISTANCE[base + e[0]] <= reach] if dmg else []
-            capital = DISTANCE[base + enemy_cap] <= tp.move
-            # Units in a fight, or able to take the capital, first; then the farthest from their objective.
-            movers.append((bool(near) or capital, dmap[cell], uid, cell, tp, near))
-        movers.sort(key=lambda m: (m[0], m[1]), reverse=True)
-        for urgent, here, uid, cell, tp, near in movers[: self.unit_moves]:
+            capital = DISTANCE[base + enemy_cap] == 1
+            # The unit being moved first (commanding another ends its move), then units in a
+            # fight or able to take the capital, then the farthest from their objective.
+            movers.append((is_active, bool(near) or capital, dmap[cell], uid, tp, near, dests))
+        movers.sort(key=lambda m: (m[0], m[1], m[2]), reverse=True)
+        for is_active, urgent, here, uid, tp, near, dests in movers[: self.unit_moves]:
             if not urgent and here == 0:
                 continue  # on its objective with nothing to fight
             dmg = tp.damage
             lo, hi = tp.min_range, tp.max_range
-            dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
+            # A step is one of several: the unit already under way keeps going rather than stop short.
+            keep_going = 1.5 if is_active else 1.0
             best: list[tuple[float, int]] = []
             for c in dests:
                 if c == enemy_cap:
@@ -506,44 +510,50 @@ class InfinitronHeuristics(Heuristics):
             best.sort(reverse=True)
             for score, c in best[:2]:
                 if score > 0:
-                    out.append((score, (MOVE, uid, c)))
+                    out.append((keep_going * score, (MOVE, uid, c)))
 
     def _capital_moves(self, s: InfinitronState, me: int, out: list) -> None:
-        """With the enemy capital's territory empty: the moves onto it, or out of their way.
+        """With the enemy capital's territory empty: steps towards it that take it this turn, or out of their way.
 
-        A unit that could walk onto the capital but for one of its own side's
-        units in the way makes every move of the units near it a candidate,
-        so a two-command win (clear the way, then take) is searched.
+        A unit whose movement points reach the capital over empty cells gets
+        its step along the way (the capture itself scores a win); one that
+        could reach it but for its own side's units in the way makes every
+        step of the units near it a candidate, so that clearing the way and
+        then walking in is searched.
         """
         cap = s.setup.cities[1 - me]
         cmap = self._capital_map(s, 1 - me)
-        tpls = s.templates[me]
+        occ = s.occ
+        # Steps to the capital over empty passable cells (the capital itself is the goal).
+        blocked = bytearray(bytes(s.ground).translate(_IMPASSABLE))
+        for c in range(CELL_COUNT):
+            if occ[c] >= 0 and c != cap:
+                blocked[c] = 1
+        free = _path_distances([cap], bytes(blocked))
         done = s.done
-        moved = s.active if s.active_moved else -1
-        occ, ground = s.occ, s.ground
-        ready = [
-            (uid, cell, tpls[t])
-            for uid, (cell, _, t) in s.units[me].items()
-            if uid not in done and uid != moved and tpls[t].budget
-        ]
-        blocked_reach = 0
-        for uid, cell, tp in ready:
-            if cmap[cell] <= tp.move:
-                dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
-                if cap in dests:
-                    out.append((float(WIN), (MOVE, uid, cap)))
-                    return
-                blocked_reach = max(blocked_reach, tp.move)
-        if not blocked_reach:
+        in_the_way = False
+        for uid, (cell, _, _t) in s.units[me].items():
+            points = s.movement_points(me, uid) if uid not in done else 0
+            if not points or cmap[cell] > points:
+                continue
+            dests = s.step_cells(uid)
+            if cap in dests:
+                out.append((float(WIN), (MOVE, uid, cap)))
+                return
+            on_way = [c for c in dests if free[c] < points]  # then free[c] + 1 <= points
+            if on_way:
+                out.append((self.capture, (MOVE, uid, min(on_way, key=lambda c: free[c]))))
+            else:
+                in_the_way = True  # near enough, but its own units stand in the way
+        if not in_the_way:
             return
-        for uid, cell, tp in ready:
-            if DISTANCE[cell * CELL_COUNT + cap] <= blocked_reach:
-                dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
-                out.extend((self.capture / 2, (MOVE, uid, c)) for c in dests if c != cap)
+        for uid, (cell, _, _t) in s.units[me].items():
+            if uid not in done and DISTANCE[cell * CELL_COUNT + cap] <= 3:
+                out.extend((self.capture / 2, (MOVE, uid, c)) for c in s.step_cells(uid) if c != cap)
 
     @staticmethod
     def _territory_clear(s: InfinitronState, city: int, side: int) -> bool:
-        territory = s.setup.territory[city]
+        territory = s.territory(city)
         for cell, _, _ in s.units[1 - side].values():
             if cell in territory:
                 return False
@@ -592,15 +602,11 @@ class InfinitronHeuristics(Heuristics):
         for i, owner in enumerate(s.city_owner):
             if owner == me:
                 zone.update(setup.build_zone[i])
-        tpls = s.templates[me]
         done = s.done
-        moved = s.active if s.active_moved else -1
-        occ, ground = s.occ, s.ground
-        for uid, (cell, _, t) in s.units[me].items():
-            tp = tpls[t]
-            if cell not in zone or uid in done or uid == moved or not tp.budget:
+        for uid, (cell, _, _t) in s.units[me].items():
+            if cell not in zone or uid in done:
                 continue
-            dests = s._destinations(uid, cell, tp)[0] if tp.swift else _reachable(occ, ground, cell, tp.move)
+            dests = s.step_cells(uid)
             away = [c for c in dests if c not in zone]
             if away:
                 out.append((score / 2, (MOVE, uid, away[0])))
@@ -608,7 +614,7 @@ class InfinitronHeuristics(Heuristics):
     def _build_choice(self, s: InfinitronState, me: int, tpls: tuple, rp: int) -> tuple[int, bool] | None:
         """Which template to build now, and whether it is a capital guard; None to save up."""
         units = s.units[me]
-        territory = s.setup.territory[me]
+        territory = s.territory(me)
         guards = sum(1 for cell, _, t in units.values() if cell in territory and not tpls[t].budget)
         immobile = [t for t, tp in enumerate(tpls) if not tp.budget]
         mobile = [t for t, tp in enumerate(tpls) if tp.budget and tp.damage]
@@ -671,7 +677,6 @@ class InfinitronHeuristics(Heuristics):
         etpls = s.templates[1 - me]
         occ = s.occ
         done = s.done
-        moved = s.active if s.active_moved else -1
         enemies = []
         for cell, hp, t in s.units[1 - me].values():
             tp = etpls[t]
@@ -680,9 +685,8 @@ class InfinitronHeuristics(Heuristics):
             if uid in done:
                 continue
             tp = tpls[t]
-            if clear and tp.budget and uid != moved and DISTANCE[cell * CELL_COUNT + enemy_cap] <= tp.move:
-                if enemy_cap in s._destinations(uid, cell, tp)[1]:
-                    return [(MOVE, uid, enemy_cap)]
+            if clear and DISTANCE[cell * CELL_COUNT + enemy_cap] == 1 and enemy_cap in s.step_cells(uid):
+                return [(MOVE, uid, enemy_cap)]
             dmg = tp.damage
             if not dmg:
                 continue

@@ -16,10 +16,12 @@ from ..base import (
     BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameOptionError, GameState, NotationError, Outcome, check_options,
 )
 from .game import Infinitron
-from .geometry import BLOCKERS, CELL_COUNT, CELLS, DISTANCE, INDEX, STEPS, WITHIN_1, WITHIN_2, hex_distance, on_board
+from .geometry import (
+    BLOCKERS, CELL_COUNT, CELLS, DISTANCE, FACING, INDEX, STEPS, WITHIN_1, WITHIN_2, hex_distance, on_board,
+)
 from .notation import (
-    ability, action_to_str, asteroid, attack, build, cell_of, cell_text, define, fish_market, is_well_formed, move,
-    parse_action, terrain,
+    ability, action_to_str, asteroid, attack, build, cell_of, cell_text, claim, define, fish_market, is_well_formed,
+    move, parse_action, terrain,
 )
 from .rules import (
     ABILITY, ABILITY_AMOUNTS, ABILITY_NAMES, ABILITY_PRICES, ALL_DEFINES, ARTILLERY, ASTEROID, ASTEROID_RADIUS,
@@ -30,8 +32,10 @@ from .rules import (
     HP_POINTS, LABEL, LAVA, LAVA_DAMAGE, LONG, MAX_COMMANDS, MAX_TEMPLATE_COST, MAX_TEMPLATES, MAX_TURNS, MAX_UNITS,
     MEDIUM, MELEE, MIN_TEMPLATE_COST, MOVE, MOVE_VALUES, NEUTRAL_CITY_PAIRS, NO_EVENT, NO_EVENT_ACTION, NONE, PLAIN,
     PLAYER_KINDS, RANGE_NAMES, RANGE_RULES, REPAIR, REPAIR_HEAL, REPAIR_PRICE, SUPER, SWIFT, TEMPLATES, TERRAIN,
-    TERRAIN_KINDS, TERRAIN_NAMES, TERRITORY_RADIUS, WIN_SCORE_LEAD, Template, define_problem, make_template,
-    move_points, template_cost,
+    TERRAIN_KINDS, TERRAIN_NAMES, WIN_SCORE_LEAD, Template, define_problem, make_template,
+    move_points, template_cost, ARMOUR_CODES, ARMOUR_LAYOUTS, CAPITAL_CLAIMS, CAPITAL_TERRITORY_MAX, CLAIM,
+    IMPASSABLE, NEUTRAL_TERRITORY_MAX, RUBBLE, RUBBLE_TURNS, all_armoured_defines, armour_code, armour_text,
+    template_of,
 )
 from .setup import Setup, default_cities, neutral_cities_from_seed, uniform_index
 from .state import BLUE_CAPTURES, BLUE_ON_SCORE, DRAW_ON_SCORE, RED_CAPTURES, RED_ON_SCORE, InfinitronState
@@ -49,9 +53,11 @@ __all__ = [
     "MELEE", "MIN_TEMPLATE_COST", "MOVE", "MOVE_VALUES", "NEUTRAL_CITY_PAIRS", "NONE", "NO_EVENT", "NO_EVENT_ACTION",
     "NotationError", "Outcome", "PLAIN", "PLAYER_KINDS", "PLAYER_NAMES", "RANGE_NAMES", "RANGE_RULES", "RED",
     "RED_CAPTURES", "RED_ON_SCORE", "REPAIR", "REPAIR_HEAL", "REPAIR_PRICE", "STEPS", "SUPER", "SWIFT", "Setup",
-    "TEMPLATES", "TERRAIN", "TERRAIN_KINDS", "TERRAIN_NAMES", "TERRITORY_RADIUS", "Template", "WIN_SCORE_LEAD",
+    "TEMPLATES", "TERRAIN", "TERRAIN_KINDS", "TERRAIN_NAMES", "Template", "WIN_SCORE_LEAD",
     "WITHIN_1", "WITHIN_2", "ability", "action_to_str", "asteroid", "attack", "build", "cell_of", "cell_text",
     "check_options", "default_cities", "define", "define_problem", "fish_market", "hex_distance", "is_well_formed",
     "make_template", "move", "move_points", "neutral_cities_from_seed", "on_board", "parse_action", "template_cost",
-    "terrain", "uniform_index",
+    "terrain", "uniform_index", "ARMOUR_CODES", "ARMOUR_LAYOUTS", "CAPITAL_CLAIMS", "CAPITAL_TERRITORY_MAX",
+    "CLAIM", "FACING", "IMPASSABLE", "NEUTRAL_TERRITORY_MAX", "RUBBLE", "RUBBLE_TURNS", "all_armoured_defines",
+    "armour_code", "armour_text", "claim", "template_of",
 ]

@@ -14,7 +14,8 @@ from .state import InfinitronState
 class Infinitron(Game):
     """Infinitron Skirmish.
 
-    Options: ``chaos`` (bool, default False); ``seed`` (int, default 0): chooses
+    Options: ``chaos`` (bool, default False); ``armour`` (bool, default
+    False): templates may carry an armour layout; ``seed`` (int, default 0): chooses
     the neutral cities; ``cities`` (a list of ``[r, q]`` cells): the neutral
     cities given outright, taking precedence over ``seed``; ``max_turns``
     (default 343): the turn limit, for short games in tests.
@@ -25,11 +26,14 @@ class Infinitron(Game):
     one_action_per_turn = False
 
     def __init__(self, **options: Any):
-        check_options(self.name, options, ("chaos", "seed", "cities", "max_turns"))
+        check_options(self.name, options, ("chaos", "armour", "seed", "cities", "max_turns"))
         super().__init__(**options)
         chaos = options.get("chaos", False)
         if type(chaos) is not bool:
             raise GameOptionError(f"infinitron: option chaos must be true or false, not {chaos!r}")
+        armour = options.get("armour", False)
+        if type(armour) is not bool:
+            raise GameOptionError(f"infinitron: option armour must be true or false, not {armour!r}")
         max_turns = options.get("max_turns", MAX_TURNS)
         if type(max_turns) is not int or not 1 <= max_turns <= 100_000:
             raise GameOptionError(f"infinitron: option max_turns must be a whole number 1..100000, not {max_turns!r}")
@@ -44,7 +48,7 @@ class Infinitron(Game):
                 raise GameOptionError(f"infinitron: option seed must be a whole number, not {seed!r}")
             neutral = neutral_cities_from_seed(seed)
         self.neutral_cities: tuple[tuple[int, int], ...] = tuple(sorted(neutral))
-        self.setup = Setup((INDEX[rq] for rq in self.neutral_cities), chaos=chaos, max_turns=max_turns)
+        self.setup = Setup((INDEX[rq] for rq in self.neutral_cities), chaos=chaos, max_turns=max_turns, armour=armour)
 
     def new_state(self) -> InfinitronState:
         return InfinitronState(self.setup)

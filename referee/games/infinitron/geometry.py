@@ -87,3 +87,23 @@ def _blockers() -> tuple[tuple[int, ...], ...]:
 #: ``BLOCKERS[a * CELL_COUNT + b]``: the cells strictly between a and b on the
 #: hex line, both cells of every tie included (the rules: either cell blocks).
 BLOCKERS = _blockers()
+
+
+def _facing() -> tuple[tuple[int, ...], ...]:
+    table: list[tuple[int, ...]] = []
+    for a in CELLS:
+        for b in CELLS:
+            if a == b:
+                table.append(())
+                continue
+            # The first cell of the hex line from a towards b is the neighbour
+            # across the side facing b; where the line runs along the edge
+            # between two neighbours, the two nudged lines give both.
+            firsts = {_line(a, b, 1e-6)[1], _line(a, b, -1e-6)[1]}
+            table.append(tuple(sorted(DIRECTIONS.index((r - a[0], q - a[1])) for r, q in firsts)))
+    return tuple(table)
+
+
+#: ``FACING[a * CELL_COUNT + b]``: the direction indices of a's side(s) facing b
+#: along the hex line: one side, or two on a tie; empty when a == b.
+FACING = _facing()

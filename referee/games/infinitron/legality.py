@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..base import PLAYER_NAMES
-from .geometry import BLOCKERS, CELL_COUNT, DISTANCE
+from .geometry import BLOCKERS, CELL_COUNT, DISTANCE, STEPS
 from .notation import cell_text, is_well_formed
 from .rules import (
     ABILITY,
@@ -24,6 +24,7 @@ from .rules import (
     BUILD,
     BUILD_RADIUS,
     CHANCE_KINDS,
+    CLAIM,
     DEFINE,
     DEFINE_PRICE,
     DONE_TEXT,
@@ -33,6 +34,8 @@ from .rules import (
     FISH_TOKENS,
     HEAL2,
     HEAL_REACH,
+    IMPASSABLE,
+    LABEL,
     MAX_COMMANDS,
     MAX_TEMPLATES,
     MAX_UNITS,
@@ -41,6 +44,7 @@ from .rules import (
     NONE,
     PLAIN,
     RANGE_NAMES,
+    RUBBLE,
     SWIFT,
     TERRAIN,
     TERRAIN_NAMES,
@@ -78,12 +82,18 @@ def illegal_reason(state: InfinitronState, action: object) -> str | None:
     return CHECKS[kind](state, a, p)
 
 
+def _ground_name(g: int) -> str:
+    return "RUBBLE" if g == RUBBLE else "a fish token" if g == FISH else TERRAIN_NAMES[g]
+
+
 def _occupied(occupant: int, where: str) -> str:
     return f"cell {where} holds {PLAYER_NAMES[occupant & 1]} unit {occupant >> 1}"
 
 
 def check_define(state: InfinitronState, a: Action, p: int) -> str | None:
     me = PLAYER_NAMES[p]
+    if len(a) == 7 and not state.setup.armour:
+        return "armour layouts need the game option armour, which is off in this game"
     if len(state.templates[p]) >= MAX_TEMPLATES:
         return f"{me} already has {MAX_TEMPLATES} templates, the most allowed"
     problem = define_problem(*a[1:])
@@ -110,8 +120,8 @@ def check_build(state: InfinitronState, a: Action, p: int) -> str | None:
     occupant = state.occ[cell]
     if occupant >= 0:
         return _occupied(occupant, where)
-    if state.ground[cell] == BLOCK:
-        return f"cell {where} is BLOCK (impassable)"
+    if IMPASSABLE[state.ground[cell]]:
+        return f"cell {where} is {_ground_name(state.ground[cell])} (impassable)"
     if cell not in state._build_cells(p):
         return f"cell {where} is not within distance {BUILD_RADIUS} of a city {me} controls"
     return None
@@ -124,18 +134,50 @@ def check_terrain(state: InfinitronState, a: Action, p: int) -> str | None:
     if not any(state.terrain_points):
         return f"{me} holds no terrain points"
     g = state.ground[cell]
+    if state.setup.city_at[cell] >= 0:
+        return f"cell {where} is a city"
     if state._terrain_pool(cell) < 0:
         holders = ", ".join(
             f"({cell_text(state.setup.cities[i])})" for i, pts in enumerate(state.terrain_points) if pts
         )
         return f"cell {where} is not in the territory of a city that gave {me} terrain points ({holders})"
-    if state.setup.city_at[cell] >= 0:
-        return f"cell {where} is a city"
     if g != PLAIN:
-        return f"cell {where} is not plain: it holds " + ("a fish token" if g == FISH else TERRAIN_NAMES[g])
+        return f"cell {where} is not plain: it holds " + _ground_name(g)
     occupant = state.occ[cell]
     if occupant >= 0:
         return _occupied(occupant, where)
+    if a[1] == BLOCK and not state.capitals_joined(cell):
+        return (
+            f"BLOCK on {where} would wall off a capital: no path of passable cells (neither BLOCK nor RUBBLE) "
+            "would join the two capitals"
+        )
+    return None
+
+
+def check_claim(state: InfinitronState, a: Action, p: int) -> str | None:
+    me = PLAYER_NAMES[p]
+    city, cell = a[1], a[2]
+    where = f"({cell_text(cell)})"
+    setup = state.setup
+    if city >= len(setup.cities):
+        return f"there is no city {city} (cities are numbered 0..{len(setup.cities) - 1})"
+    name = f"city {city} ({cell_text(setup.cities[city])})"
+    if not state.claiming >> city & 1:
+        return (
+            f"{me} cannot claim for {name} now: a neutral city's first captor claims in the turn of the capture, "
+            "a capital's owner in its first turn"
+        )
+    territory = state.territories[city]
+    if len(territory) >= setup.territory_max[city]:
+        return f"{name}'s territory already has {len(territory)} cells, the most it may have"
+    if setup.city_at[cell] >= 0:
+        return f"cell {where} is a city"
+    for i, other in enumerate(state.territories):
+        if cell in other:
+            whose = "its" if i == city else f"city {i}'s"
+            return f"cell {where} is already in {whose} territory"
+    if not any(n == setup.cities[city] or n in territory for _, n in STEPS[cell]):
+        return f"cell {where} is adjacent neither to {name} nor to a cell of its territory"
     return None
 
 
@@ -173,23 +215,21 @@ def _of_unit(check: Callable[[InfinitronState, _UnitCommand, int], str | None]) 
 
 def check_move(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
-    if uid == state.active and state.active_moved:
-        return f"{me} unit {uid} has already moved this turn"
-    if tm.budget == 0:
-        return f"{me} unit {uid} has Move 0"
-    if cell == ucell:
-        return f"{me} unit {uid} is already on {where}"
+    if DISTANCE[ucell * CELL_COUNT + cell] != 1:
+        return (
+            f"a MOVE is one step to an adjacent cell; {where} is not adjacent to {me} unit {uid} "
+            f"on ({cell_text(ucell)})"
+        )
     occupant = state.occ[cell]
     if occupant >= 0:
         return _occupied(occupant, where)
-    if state.ground[cell] == BLOCK:
-        return f"cell {where} is BLOCK (impassable)"
-    if cell not in state._destinations(uid, ucell, tm)[1]:
-        swift = " (SWIFT: 1/2 point onto LABEL)" if tm.swift else ""
-        return (
-            f"no path of steps over empty passable cells from ({cell_text(ucell)}) to {where} "
-            f"fits {me} unit {uid}'s Move {tm.move}{swift}"
-        )
+    g = state.ground[cell]
+    if IMPASSABLE[g]:
+        return f"cell {where} is {_ground_name(g)} (impassable)"
+    points = state.active_points if uid == state.active else tm.budget
+    if points < 1 and not (tm.swift and g == LABEL):
+        swift = " (a SWIFT unit steps onto LABEL for free)" if tm.swift else ""
+        return f"{me} unit {uid} has no movement points left this turn (Move {tm.move}){swift}"
     return None
 
 
@@ -272,6 +312,7 @@ CHECKS: dict[int, Check] = {
     ATTACK: _of_unit(check_attack),
     ABILITY: _of_unit(check_ability),
     TERRAIN: check_terrain,
+    CLAIM: check_claim,
     NO_EVENT: check_no_event,
     ASTEROID: check_asteroid,
     FISH_MARKET: check_fish_market,

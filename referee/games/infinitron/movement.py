@@ -1,81 +1,52 @@
-"""Where a unit can MOVE and the path it takes: searches over the hexagon's cells.
+"""Steps and paths over the hexagon: what a MOVE may enter, and whether the capitals are joined.
 
 Pure functions of the board (``occ``: -1 for an empty cell; ``ground``: the
-cell codes) and the unit's template; the state caches their results.
+cell codes) and the unit's template.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .geometry import STEPS
-from .rules import BLOCK, LABEL, LAVA, Template
+from .geometry import CELL_COUNT, STEPS
+from .rules import CAPITALS, IMPASSABLE, LABEL, Template
 
 
-def reachable(occ: Sequence[int], ground: bytearray, start: int, tm: Template) -> list[int]:
-    """Cells a unit on ``start`` can MOVE to: cheapest paths over empty passable cells."""
-    budget = tm.budget
-    if not tm.swift:
-        seen = {start}
-        frontier = [start]
-        for _ in range(tm.move):
-            nxt = []
-            for c in frontier:
-                for _, n in STEPS[c]:
-                    if n not in seen and occ[n] < 0 and ground[n] != BLOCK:
-                        seen.add(n)
-                        nxt.append(n)
-            frontier = nxt
-        seen.discard(start)
-        return sorted(seen)
-    best = {start: 0}
-    buckets: list[list[int]] = [[] for _ in range(budget + 1)]
-    buckets[0].append(start)
-    for cost in range(budget + 1):
-        for c in buckets[cost]:
-            if best[c] != cost:
-                continue
-            for _, n in STEPS[c]:
-                g = ground[n]
-                if occ[n] >= 0 or g == BLOCK:
-                    continue
-                nc = cost + (1 if g == LABEL else 2)
-                if nc <= budget and nc < best.get(n, budget + 1):
-                    best[n] = nc
-                    buckets[nc].append(n)
-    del best[start]
-    return sorted(best)
+def step_cost(tm: Template, g: int) -> int:
+    """Movement points a step onto ground ``g`` costs: 1, or 0 for a SWIFT unit onto LABEL."""
+    return 0 if tm.swift and g == LABEL else 1
 
 
-def move_path(occ: Sequence[int], ground: bytearray, start: int, target: int, tm: Template) -> list[int] | None:
-    """The cells a MOVE from ``start`` to ``target`` enters, in order, or None.
+def step_cells(occ: Sequence[int], ground: bytearray, start: int, points: int, tm: Template) -> list[int]:
+    """The cells a unit on ``start`` with ``points`` movement points left can step to, ascending."""
+    swift = tm.swift
+    out = []
+    for _, n in STEPS[start]:
+        g = ground[n]
+        if occ[n] < 0 and not IMPASSABLE[g] and (points >= 1 or (swift and g == LABEL)):
+            out.append(n)
+    out.sort()
+    return out
 
-    Among paths within the unit's movement allowance: fewest steps, then
-    fewest LAVA cells entered, then the earliest directions (compared
-    step by step in direction order).  Keeping the best partial path per
-    (cell, points used) is exact, because extending two partial paths by
-    the same steps keeps their order.
+
+def capitals_joined(ground: bytearray, also_blocked: int = -1) -> bool:
+    """Whether a path of passable cells (not BLOCK or RUBBLE; units ignored) joins the two capitals.
+
+    ``also_blocked`` is a cell to treat as BLOCK (the one a TERRAIN(BLOCK) would fill).
     """
-    budget, swift = tm.budget, tm.swift
-    layer: dict[tuple[int, int], tuple[int, tuple[int, ...], tuple[int, ...]]] = {(start, 0): (0, (), ())}
-    for _ in range(budget):
-        nxt: dict[tuple[int, int], tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
-        for (cell, used), (lava, dirs, path) in layer.items():
-            for d, n in STEPS[cell]:
-                g = ground[n]
-                if occ[n] >= 0 or g == BLOCK:
-                    continue
-                nu = used + (1 if swift and g == LABEL else 2)
-                if nu > budget:
-                    continue
-                value = (lava + (g == LAVA), dirs + (d,), path + (n,))
-                key = (n, nu)
-                old = nxt.get(key)
-                if old is None or value[:2] < old[:2]:
-                    nxt[key] = value
-        arrivals = [v for (c, _), v in nxt.items() if c == target]
-        if arrivals:
-            return list(min(arrivals)[2])
-        if not nxt:
-            return None
-        layer = nxt
-    return None
+    red, blue = CAPITALS
+    seen = bytearray(CELL_COUNT)
+    seen[red] = 1
+    if also_blocked >= 0:
+        seen[also_blocked] = 1  # never entered
+    frontier = [red]
+    while frontier:
+        nxt = []
+        for c in frontier:
+            for _, n in STEPS[c]:
+                if not seen[n] and not IMPASSABLE[ground[n]]:
+                    if n == blue:
+                        return True
+                    seen[n] = 1
+                    nxt.append(n)
+        frontier = nxt
+    return False

@@ -16,9 +16,11 @@ from .geometry import CELL_COUNT, CELLS, INDEX, on_board
 from .rules import (
     ABILITY,
     ABILITY_NAMES,
+    ARMOUR_CODES,
     ASTEROID,
     ATTACK,
     BUILD,
+    CLAIM,
     DAMAGE_TENS,
     DEFINE,
     END,
@@ -26,6 +28,7 @@ from .rules import (
     FISH_MARKET,
     FISH_TOKENS,
     HP_POINTS,
+    MELEE,
     MOVE,
     MOVE_VALUES,
     NO_EVENT,
@@ -35,6 +38,9 @@ from .rules import (
     TERRAIN,
     TERRAIN_KINDS,
     TERRAIN_NAMES,
+    armour_code,
+    armour_text,
+    is_canonical_define,
 )
 
 
@@ -46,10 +52,19 @@ def cell_of(r: int, q: int) -> int:
         raise ValueError(f"({r}, {q}) is not on the board (max(|r|, |q|, |r+q|) <= 5)") from None
 
 
-def define(hp: int, move: int, dmg: int, range_: str | int, ability: str | int) -> tuple[int, ...]:
+def define(
+    hp: int, move: int, dmg: int, range_: str | int, ability: str | int, armour: str | int = 0
+) -> tuple[int, ...]:
+    """A DEFINE in canonical form (dmg 0: MELEE; no armour: five numbers)."""
     r = RANGE_NAMES.index(range_) if isinstance(range_, str) else range_
     a = ABILITY_NAMES.index(ability) if isinstance(ability, str) else ability
-    return (DEFINE, hp, move, dmg, r, a)
+    code = armour_code(armour) if isinstance(armour, str) else armour
+    spec = (DEFINE, hp, move, dmg, r if dmg else MELEE, a)
+    return spec + (code,) if code else spec
+
+
+def claim(city: int, r: int, q: int) -> tuple[int, int, int]:
+    return (CLAIM, city, cell_of(r, q))
 
 
 def build(template: int, r: int, q: int) -> tuple[int, int, int]:
@@ -88,15 +103,16 @@ def _check_form(action: tuple[int, ...]) -> bool:
     if kind in (END, NO_EVENT):
         return n == 1
     if kind == DEFINE:
+        # A seventh number is an armour layout's code (0, no armour, is written with six).
         return (
-            n == 6
+            (n == 6 or (n == 7 and 0 < action[6] < ARMOUR_CODES))
             and action[1] in HP_POINTS
             and action[2] in MOVE_VALUES
             and action[3] in DAMAGE_TENS
             and 0 <= action[4] < len(RANGE_NAMES)
             and 0 <= action[5] < len(ABILITY_NAMES)
         )
-    if kind in (BUILD, MOVE, ATTACK, ABILITY):
+    if kind in (BUILD, MOVE, ATTACK, ABILITY, CLAIM):
         return n == 3 and action[1] >= 0 and 0 <= action[2] < CELL_COUNT
     if kind == TERRAIN:
         return n == 3 and action[1] in TERRAIN_KINDS and 0 <= action[2] < CELL_COUNT
@@ -121,7 +137,7 @@ def cell_text(cell: int) -> str:
 
 
 #: The commands written ``WORD(number, r, q)``: a template or unit number and a cell.
-_NUMBERED_WORDS = {BUILD: "BUILD", MOVE: "MOVE", ATTACK: "ATTACK", ABILITY: "ABILITY"}
+_NUMBERED_WORDS = {BUILD: "BUILD", MOVE: "MOVE", ATTACK: "ATTACK", ABILITY: "ABILITY", CLAIM: "CLAIM"}
 _NUMBERED_KINDS = {word: kind for kind, word in _NUMBERED_WORDS.items()}
 
 
@@ -130,7 +146,9 @@ def _format(a: tuple[int, ...]) -> str:
     if kind == END:
         return "END_TURN"
     if kind == DEFINE:
-        return f"DEFINE({a[1]}, {a[2]}, {a[3]}, {RANGE_NAMES[a[4]]}, {ABILITY_NAMES[a[5]]})"
+        range_ = RANGE_NAMES[a[4] if a[3] else MELEE]  # no attack: the canonical text writes MELEE
+        armour = f", {armour_text(a[6])}" if len(a) == 7 else ""
+        return f"DEFINE({a[1]}, {a[2]}, {a[3]}, {range_}, {ABILITY_NAMES[a[5]]}{armour})"
     if kind in _NUMBERED_WORDS:
         return f"{_NUMBERED_WORDS[kind]}({a[1]}, {_CELL_TEXT[a[2]]})"
     if kind == TERRAIN:
@@ -154,7 +172,11 @@ _FIXED_TEXT: dict[tuple[int, ...], str] = {
         + [(ASTEROID, c) for c in range(CELL_COUNT)]
     )
 }
-_FIXED_ACTION: dict[str, tuple[int, ...]] = {text: a for a, text in _FIXED_TEXT.items()}
+# Only canonical actions are read back from their text (a no-attack DEFINE's
+# other range words format as MELEE too).
+_FIXED_ACTION: dict[str, tuple[int, ...]] = {
+    text: a for a, text in _FIXED_TEXT.items() if a[0] != DEFINE or is_canonical_define(a[1:])
+}
 
 
 def is_well_formed(action: object) -> bool:
@@ -178,9 +200,9 @@ def action_to_str(action: object) -> str:
 _COMMAND_RE = re.compile(r"^\s*([A-Z_]+)\s*(?:\((.*)\))?\s*$", re.S)
 _INT = r"\s*([+-]?\d+)\s*"
 _PAIR_RE = re.compile(r"\s*\(" + _INT + "," + _INT + r"\)\s*")
-_ARITY = {"DEFINE": 5, "BUILD": 3, "MOVE": 3, "ATTACK": 3, "ABILITY": 3, "TERRAIN": 3, "ASTEROID": 2}
+_ARITY = {"DEFINE": 5, "CLAIM": 3, "BUILD": 3, "MOVE": 3, "ATTACK": 3, "ABILITY": 3, "TERRAIN": 3, "ASTEROID": 2}
 _FORMS = (
-    "DEFINE(hp, move, dmg, range, ability), BUILD(t, r, q), MOVE(u, r, q), ATTACK(u, r, q), "
+    "DEFINE(hp, move, dmg, range, ability[, armour]), CLAIM(c, r, q), BUILD(t, r, q), MOVE(u, r, q), ATTACK(u, r, q), "
     "ABILITY(u, r, q), TERRAIN(kind, r, q), END_TURN, NO_EVENT, ASTEROID(r, q), FISH_MARKET((r, q), ...)"
 )
 
@@ -252,22 +274,30 @@ def parse_action(text: str) -> tuple[int, ...]:
     if arity is None:
         raise NotationError(f"unknown command {word!r} in {text[:80]!r} (expected one of {_FORMS})")
     args = inside.split(",")
-    if len(args) != arity:
-        raise NotationError(f"{word} takes {arity} arguments, got {len(args)}: {text[:80]!r}")
+    if len(args) != arity and not (word == "DEFINE" and len(args) == arity + 1):
+        expected = "5 or 6" if word == "DEFINE" else str(arity)
+        raise NotationError(f"{word} takes {expected} arguments, got {len(args)}: {text[:80]!r}")
     if word == "DEFINE":
-        return (
-            DEFINE,
+        code = 0
+        if len(args) == 6:
+            try:
+                code = armour_code(args[5].strip())
+            except ValueError as e:
+                raise NotationError(f"DEFINE: {e}") from None
+        return define(
             _bounded(args[0], HP_POINTS, "hp", word),
             _bounded(args[1], MOVE_VALUES, "move", word),
             _bounded(args[2], DAMAGE_TENS, "dmg", word),
             _name(args[3], RANGE_NAMES, "range", word),
             _name(args[4], ABILITY_NAMES, "ability", word),
+            code,
         )
     if word == "ASTEROID":
         return (ASTEROID, _cell(args[0], args[1], word))
     if word == "TERRAIN":
         return (TERRAIN, _name(args[0], TERRAIN_NAMES, "kind", word, first=1), _cell(args[1], args[2], word))
-    number = _int(args[0], "the template number" if word == "BUILD" else "the unit number", word)
+    what = {"BUILD": "the template number", "CLAIM": "the city number"}.get(word, "the unit number")
+    number = _int(args[0], what, word)
     if number < 0:
         raise NotationError(f"{word}: numbers are 0 or more, not {number}")
     return (_NUMBERED_KINDS[word], number, _cell(args[1], args[2], word))

@@ -5,8 +5,9 @@ Blue's capital is near the top and Red's near the bottom) and ``q``
 increasing to the right; neighbours in a row are one cell apart, and the
 rows below and above are shifted by half a cell.  Each cell shows its ground
 and, when a unit stands on it, the owner's letter and the unit's number
-(``r3``: Red's unit 3).  Below the map: cities, each side's RP, templates and
-units with template and HP.
+(``r3``: Red's unit 3).  A plain cell in a city's territory shows the city's
+number instead of a dot.  Below the map: cities with their territories, each
+side's RP, templates and units with template and HP.
 """
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ from .rules import (
     PLAIN,
     RANGE_NAMES,
     REPAIR,
+    RUBBLE,
     Template,
+    armour_text,
 )
 from .notation import action_to_str
 
@@ -38,16 +41,21 @@ _DIM = "\033[2m"
 _YELLOW = "\033[33m"
 _RESET = "\033[0m"
 
-_GROUND_ASCII = {PLAIN: ".", BLOCK: "#", LAVA: "~", REPAIR: "+", LABEL: "=", FISH: "$"}
-_GROUND_UNICODE = {PLAIN: "\u00b7", BLOCK: "\u2588", LAVA: "\u2248", REPAIR: "\u271a", LABEL: "\u2261", FISH: "\u00a4"}
+_GROUND_ASCII = {PLAIN: ".", BLOCK: "#", LAVA: "~", REPAIR: "+", LABEL: "=", FISH: "$", RUBBLE: "%"}
+_GROUND_UNICODE = {
+    PLAIN: "\u00b7", BLOCK: "\u2588", LAVA: "\u2248", REPAIR: "\u271a", LABEL: "\u2261", FISH: "\u00a4",
+    RUBBLE: "\u2592",
+}
 CELL_WIDTH = 6  # columns between neighbouring cells in a row
 
 
 def template_text(tm: Template) -> str:
     """``DEFINE(...)`` plus what the template gives, e.g. ``60 HP, Move 2, 30 MEDIUM, HEAL1``."""
-    define = action_to_str((1, tm.hp, tm.move, tm.dmg, tm.range, tm.ability))
+    spec = (1, tm.hp, tm.move, tm.dmg, tm.range, tm.ability)
+    define = action_to_str(spec + (tm.armour,) if tm.armour else spec)
     attack = f"{tm.damage} {RANGE_NAMES[tm.range]}" if tm.damage else "no attack"
-    return f"{define} cost {tm.cost}: {tm.max_hp} HP, Move {tm.move}, {attack}, {ABILITY_NAMES[tm.ability]}"
+    armour = f", armour {armour_text(tm.armour)}" if tm.armour else ""
+    return f"{define} cost {tm.cost}: {tm.max_hp} HP, Move {tm.move}, {attack}, {ABILITY_NAMES[tm.ability]}{armour}"
 
 
 def render_state(state: InfinitronState, use_color: bool = False, use_unicode: bool = False) -> str:
@@ -58,6 +66,10 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
     def paint(text: str, code: str) -> str:
         return code + text + _RESET if use_color else text
 
+    territory_of = [-1] * len(state.ground)
+    for i in range(len(setup.cities)):
+        for c in state.territory(i):
+            territory_of[c] = i
     lines = []
     for r in range(-RADIUS, RADIUS + 1):
         q_lo, q_hi = max(-RADIUS, -RADIUS - r), min(RADIUS, RADIUS - r)
@@ -78,7 +90,9 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
                 g = state.ground[cell]
                 ground = glyphs[g]
                 if g == PLAIN:
-                    ground = paint(ground, _DIM)
+                    # A plain cell of a territory shows the city's number (cities 0..9 as digits).
+                    i = territory_of[cell]
+                    ground = paint(str(i % 10) if i >= 0 else ground, _DIM)
                 elif g in (LAVA, FISH):
                     ground = paint(ground, _YELLOW)
             o = state.occ[cell]
@@ -102,8 +116,12 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
             if state.city_flags[i] & DESTROYED
             else ("neutral" if owner < 0 else f"held by {PLAYER_NAMES[owner]}")
         )
-        city_parts.append(f"{kind} {where} {status}")
+        size = len(state.territory(i))
+        city_parts.append(f"{i} {kind} {where} {status}, territory {size} {'cell' if size == 1 else 'cells'}")
     lines.append("cities: " + "; ".join(city_parts))
+    if state.rubble:
+        clears = min(state.rubble.values())
+        lines.append(f"rubble: {len(state.rubble)} cells, the first clearing at turn {clears + 1}")
     for p in (RED, BLUE):
         name = paint(PLAYER_NAMES[p], side_color[p])
         points = [
@@ -121,17 +139,21 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
             if state.player == p and not state.chance_pending:
                 if uid in state.done:
                     status = " (done this turn)"
-                elif uid == state.active and state.active_moved:
-                    status = " (moved)"
+                elif uid == state.active:
+                    status = f" (commanded, {state.active_points} movement points left)"
             label = paint(f"{'rb'[p]}{uid}", side_color[p])
             lines.append(f"  {label} t{t} {hp}/{max_hp} HP at ({CELLS[cell][0]}, {CELLS[cell][1]}){status}")
     key_text = "  ".join(
         f"{glyphs[g]} {name}"
         for g, name in (
-            (PLAIN, "plain"), (BLOCK, "BLOCK"), (LAVA, "LAVA"), (REPAIR, "REPAIR"), (LABEL, "LABEL"), (FISH, "fish")
+            (PLAIN, "plain"), (BLOCK, "BLOCK"), (LAVA, "LAVA"), (REPAIR, "REPAIR"), (LABEL, "LABEL"), (FISH, "fish"),
+            (RUBBLE, "RUBBLE"),
         )
     )
-    lines.append(f"key: {key_text}  @ neutral city  R/B city held by RED/BLUE  X destroyed city")
+    lines.append(
+        f"key: {key_text}  0-9 plain cell of that city's territory  @ neutral city  R/B city held by RED/BLUE  "
+        "X destroyed city"
+    )
     outcome = state.outcome
     if outcome is not None:
         who = "draw" if outcome.winner is None else f"{outcome.winner_name} wins"

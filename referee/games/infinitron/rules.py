@@ -25,9 +25,14 @@ HP_PER_POINT = 20
 BASE_HP = 20
 CHAOS_ODDS = 12  # an event with probability 1/12
 FISH_TOKENS = 6
-ASTEROID_RADIUS = 2
-TERRITORY_RADIUS = 2
+ASTEROID_RADIUS = 1
+RUBBLE_TURNS = 24  # player turns an asteroid's rubble lasts
 BUILD_RADIUS = 1
+#: Cells a territory may hold: a neutral city's (all claimed), a capital's (six neighbours + 6 claimed).
+NEUTRAL_TERRITORY_MAX = 8
+CAPITAL_CLAIMS = 6
+CAPITAL_TERRITORY_MAX = 6 + CAPITAL_CLAIMS
+ARMOUR_STEP = 10  # damage taken through a side: -10 for +, +10 for -
 
 CAPITALS = (INDEX[(4, -2)], INDEX[(-4, 2)])  # Red's, Blue's
 CAPITAL_RESOURCES, CAPITAL_TERRAIN = 3, 6
@@ -36,10 +41,12 @@ NEUTRAL_CITY_PAIRS = 2
 CITY_MIN_DISTANCE_FROM_CAPITALS = 3
 CITY_MIN_SPACING = 2
 
-# Ground codes (one byte a cell).  TERRAIN kinds are 1..4.
-PLAIN, BLOCK, LAVA, REPAIR, LABEL, FISH = 0, 1, 2, 3, 4, 5
+# Ground codes (one byte a cell).  TERRAIN kinds are 1..4; RUBBLE only comes from asteroids.
+PLAIN, BLOCK, LAVA, REPAIR, LABEL, FISH, RUBBLE = 0, 1, 2, 3, 4, 5, 6
 TERRAIN_NAMES = ("PLAIN", "BLOCK", "LAVA", "REPAIR", "LABEL")
 TERRAIN_KINDS = (BLOCK, LAVA, REPAIR, LABEL)
+#: ``IMPASSABLE[g]``: whether ground code ``g`` stops units (BLOCK and RUBBLE).
+IMPASSABLE = bytes(1 if g in (BLOCK, RUBBLE) else 0 for g in range(7))
 
 RANGE_NAMES = ("MELEE", "MEDIUM", "LONG", "ARTILLERY", "SUPER")
 MELEE, MEDIUM, LONG, ARTILLERY, SUPER = range(5)
@@ -62,9 +69,10 @@ def move_points(move: int) -> int:
     return -2 if move == 0 else move - 1
 
 
-# Command kinds: the first item of every action tuple.
-END, DEFINE, BUILD, MOVE, ATTACK, ABILITY, TERRAIN, NO_EVENT, ASTEROID, FISH_MARKET = range(10)
-PLAYER_KINDS = frozenset((END, DEFINE, BUILD, MOVE, ATTACK, ABILITY, TERRAIN))
+# Command kinds: the first item of every action tuple.  CLAIM (1.1) comes
+# last so that the 1.0 kinds keep their numbers.
+END, DEFINE, BUILD, MOVE, ATTACK, ABILITY, TERRAIN, NO_EVENT, ASTEROID, FISH_MARKET, CLAIM = range(11)
+PLAYER_KINDS = frozenset((END, DEFINE, BUILD, MOVE, ATTACK, ABILITY, TERRAIN, CLAIM))
 CHANCE_KINDS = frozenset((NO_EVENT, ASTEROID, FISH_MARKET))
 
 END_TURN_ACTION = (END,)
@@ -82,8 +90,38 @@ DONE_TEXT = {
 CLAIMED, DESTROYED = 1, 2
 
 
+#: An armour layout is written as six characters, one per side in direction
+#: order; in an action it is a number whose base-3 digits are the sides
+#: (side i is digit i: 0 for ``0``, 1 for ``+``, 2 for ``-``).  0 is no armour.
+ARMOUR_CHARS = "0+-"
+ARMOUR_CODES = 3**6
+NO_ARMOUR: tuple[int, ...] = (0,) * 6
+
+
+def armour_text(code: int) -> str:
+    """The six characters of an armour layout's code."""
+    return "".join(ARMOUR_CHARS[(code // 3**i) % 3] for i in range(6))
+
+
+def armour_code(text: str) -> int:
+    """The code of six armour characters (ValueError if they are not six of ``+0-``)."""
+    if len(text) != 6 or any(ch not in ARMOUR_CHARS for ch in text):
+        raise ValueError(f"an armour layout is six characters from +, 0, -, not {text!r}")
+    return sum(ARMOUR_CHARS.index(ch) * 3**i for i, ch in enumerate(text))
+
+
+def armour_changes(code: int) -> tuple[int, ...]:
+    """The damage change through each side: -10 for ``+``, +10 for ``-``, 0 for ``0``."""
+    return tuple((0, -ARMOUR_STEP, ARMOUR_STEP)[(code // 3**i) % 3] for i in range(6))
+
+
+def armour_balanced(code: int) -> bool:
+    text = armour_text(code)
+    return text.count("+") == text.count("-")
+
+
 class Template(NamedTuple):
-    """A unit template: the five DEFINE numbers and what they give."""
+    """A unit template: the DEFINE numbers and what they give."""
 
     hp: int  # HP points bought, 0..4
     move: int  # Move value 0..3
@@ -92,11 +130,13 @@ class Template(NamedTuple):
     ability: int  # index into ABILITY_NAMES
     cost: int
     max_hp: int
-    budget: int  # movement allowance in half points (SWIFT pays 1 half point onto LABEL)
+    budget: int  # movement points a turn (the Move value; SWIFT steps onto LABEL are free)
     damage: int
     min_range: int
     max_range: int
     swift: bool
+    armour: int = 0  # the layout's code (0: none)
+    armour_changes: tuple[int, ...] = NO_ARMOUR  # damage change through each side
 
 
 def template_cost(hp: int, move: int, dmg: int, range_: int, ability: int) -> int:
@@ -104,7 +144,10 @@ def template_cost(hp: int, move: int, dmg: int, range_: int, ability: int) -> in
     return hp + move_points(move) + attack + ABILITY_PRICES[ability]
 
 
-def make_template(hp: int, move: int, dmg: int, range_: int, ability: int) -> Template:
+def make_template(hp: int, move: int, dmg: int, range_: int, ability: int, armour: int = 0) -> Template:
+    """The template of a DEFINE; with dmg 0 the range is MELEE whatever was written (1.1)."""
+    if dmg == 0:
+        range_ = MELEE
     _, lo, hi = RANGE_RULES[range_]
     return Template(
         hp,
@@ -112,17 +155,20 @@ def make_template(hp: int, move: int, dmg: int, range_: int, ability: int) -> Te
         dmg,
         range_,
         ability,
-        template_cost(hp, move, dmg, range_, ability),
+        template_cost(hp, move, dmg, range_, ability),  # armour is free: its + and - balance
         BASE_HP + HP_PER_POINT * hp,
-        2 * move,
+        move,
         10 * dmg,
         lo,
         hi,
         ability == SWIFT,
+        armour,
+        armour_changes(armour),
     )
 
 
-#: Every well-formed DEFINE's template, by ``(hp, move, dmg, range, ability)``.
+#: Every well-formed unarmoured DEFINE's template, by ``(hp, move, dmg, range, ability)``
+#: (armoured ones, by the six DEFINE numbers, are added by :func:`template_of` when first met).
 TEMPLATES: dict[tuple[int, ...], Template] = {
     (h, m, d, r, a): make_template(h, m, d, r, a)
     for h in HP_POINTS
@@ -133,17 +179,42 @@ TEMPLATES: dict[tuple[int, ...], Template] = {
 }
 
 
-def define_problem(hp: int, move: int, dmg: int, range_: int, ability: int) -> str | None:
-    """Why a DEFINE's template is not allowed, whoever defines it."""
-    if dmg == 0 and range_ != MELEE:
-        return "a template with dmg 0 has no attack, so its range must be written MELEE"
+def template_of(spec: tuple[int, ...]) -> Template:
+    """The template of a DEFINE's numbers ``(hp, move, dmg, range, ability[, armour])``."""
+    found = TEMPLATES.get(spec)
+    if found is None:
+        found = TEMPLATES[spec] = make_template(*spec)
+    return found
+
+
+def define_problem(hp: int, move: int, dmg: int, range_: int, ability: int, armour: int = 0) -> str | None:
+    """Why a DEFINE's template is not allowed, whoever defines it (the armour option aside)."""
+    if armour and not armour_balanced(armour):
+        return f"an armour layout has as many + as - sides; {armour_text(armour)} does not"
     cost = TEMPLATES[(hp, move, dmg, range_, ability)].cost
     if not MIN_TEMPLATE_COST <= cost <= MAX_TEMPLATE_COST:
         return f"the template costs {cost} points; a template must cost {MIN_TEMPLATE_COST}..{MAX_TEMPLATE_COST}"
     return None
 
 
-#: Every valid DEFINE action, in a fixed order (what legal_actions lists).
+def is_canonical_define(spec: tuple[int, ...]) -> bool:
+    """Whether a DEFINE's numbers are in canonical form: a template without attack says MELEE."""
+    return spec[2] != 0 or spec[3] == MELEE
+
+
+#: Every valid unarmoured DEFINE action, in canonical form and a fixed order (what legal_actions lists).
 ALL_DEFINES: tuple[tuple[int, ...], ...] = tuple(
-    (DEFINE, *spec) for spec in TEMPLATES if define_problem(*spec) is None
+    (DEFINE, *spec) for spec in TEMPLATES if is_canonical_define(spec) and define_problem(*spec) is None
 )
+
+#: The codes of the balanced armour layouts but "000000", ascending.
+ARMOUR_LAYOUTS: tuple[int, ...] = tuple(c for c in range(1, ARMOUR_CODES) if armour_balanced(c))
+
+_ARMOURED: list[tuple[tuple[int, ...], ...]] = []
+
+
+def all_armoured_defines() -> tuple[tuple[int, ...], ...]:
+    """Every valid armoured DEFINE (built on first use: there are 2,744 x 140 of them)."""
+    if not _ARMOURED:
+        _ARMOURED.append(tuple((*d, code) for d in ALL_DEFINES for code in ARMOUR_LAYOUTS))
+    return _ARMOURED[0]

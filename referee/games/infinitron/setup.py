@@ -9,10 +9,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from .geometry import CELL_COUNT, CELLS, DISTANCE, INDEX, WITHIN_1, WITHIN_2, hex_distance
+from .geometry import CELL_COUNT, CELLS, DISTANCE, INDEX, WITHIN_1, hex_distance
 from .rules import (
     CAPITAL_RESOURCES,
     CAPITAL_TERRAIN,
+    CAPITAL_TERRITORY_MAX,
     CAPITALS,
     CITY_MIN_DISTANCE_FROM_CAPITALS,
     CITY_MIN_SPACING,
@@ -20,31 +21,38 @@ from .rules import (
     CITY_TERRAIN,
     MAX_TURNS,
     NEUTRAL_CITY_PAIRS,
+    NEUTRAL_TERRITORY_MAX,
 )
 
 
 class Setup:
-    """What stays fixed during a game: cities, chaos, the turn limit.
+    """What stays fixed during a game: cities, chaos, armour, the turn limit.
 
     City 0 is Red's capital, city 1 Blue's, then the neutral cities in
-    ascending cell order.
+    ascending cell order.  Territories are not fixed (claims shape them): the
+    state holds them; ``start_territory`` is each city's at the start.
     """
 
     __slots__ = (
         "chaos",
+        "armour",
         "max_turns",
         "cities",
         "resources",
         "terrain_values",
         "city_at",
-        "territory",
+        "start_territory",
+        "territory_max",
         "build_zone",
         "asteroid_cells",
         "no_points",
     )
 
-    def __init__(self, neutral_cities: Iterable[int], chaos: bool = False, max_turns: int = MAX_TURNS):
+    def __init__(
+        self, neutral_cities: Iterable[int], chaos: bool = False, max_turns: int = MAX_TURNS, armour: bool = False
+    ):
         self.chaos = chaos
+        self.armour = armour
         self.max_turns = max_turns
         self.cities: tuple[int, ...] = CAPITALS + tuple(sorted(neutral_cities))
         n = len(self.cities)
@@ -54,7 +62,11 @@ class Setup:
         for i, c in enumerate(self.cities):
             city_at[c] = i
         self.city_at = tuple(city_at)
-        self.territory = tuple(frozenset(WITHIN_2[c]) for c in self.cities)
+        # A capital starts with its six neighbours; a neutral city has no territory until claims.
+        self.start_territory = tuple(
+            frozenset(WITHIN_1[c]) - {c} if i < 2 else frozenset() for i, c in enumerate(self.cities)
+        )
+        self.territory_max = (CAPITAL_TERRITORY_MAX,) * 2 + (NEUTRAL_TERRITORY_MAX,) * (n - 2)
         self.build_zone = tuple(WITHIN_1[c] for c in self.cities)
         self.asteroid_cells = tuple(
             c

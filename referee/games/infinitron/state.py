@@ -13,6 +13,11 @@ Representation, chosen for plain-Python speed:
 The mutable fields are declared once, in :data:`FIELDS`; snapshot, undo,
 copy and key are derived from that declaration.
 
+Version 1.1 of the rules: territories are claimed (``territories``, read
+through :meth:`InfinitronState.territory`), MOVE is one step (the commanded
+unit's points left are ``active_points``), asteroids leave ``rubble`` that
+clears, and with the ``armour`` option templates carry armour layouts.
+
 Chance: with the ``chaos`` option, before each of Red's turns the state waits
 for chance (``current_player == CHANCE``); :meth:`InfinitronState.sample_chance`
 draws ``NO_EVENT``, ``ASTEROID(r, q)`` or ``FISH_MARKET(...)`` from the RNG it
@@ -26,10 +31,10 @@ from typing import Any
 
 from ..base import BLUE, CHANCE, PLAYER_NAMES, RED, GameState, Outcome
 from ..fields import AS_BYTES, AS_TUPLE, COPY, PAIR, PAIR_ITEMS, SORTED_ITEMS, Field, StateFields
-from .geometry import BLOCKERS, CELL_COUNT, CELLS, DISTANCE, WITHIN_1, WITHIN_2
+from .geometry import BLOCKERS, CELL_COUNT, CELLS, DISTANCE, FACING, STEPS, WITHIN_1, WITHIN_2
 from .legality import illegal_reason
-from .movement import move_path, reachable
-from .notation import action_to_str, cell_of, cell_text, define, parse_action
+from .movement import capitals_joined, step_cells, step_cost
+from .notation import action_to_str, cell_of, define, parse_action
 from .rules import (
     ABILITY,
     ABILITY_AMOUNTS,
@@ -40,6 +45,7 @@ from .rules import (
     BLOCK,
     BUILD,
     CHAOS_ODDS,
+    CLAIM,
     CLAIMED,
     DEFINE,
     DEFINE_PRICE,
@@ -53,6 +59,7 @@ from .rules import (
     FISH_MARKET,
     FISH_TOKENS,
     HEAL2,
+    IMPASSABLE,
     LAVA,
     LAVA_DAMAGE,
     MAX_COMMANDS,
@@ -65,22 +72,26 @@ from .rules import (
     REPAIR,
     REPAIR_HEAL,
     REPAIR_PRICE,
+    RUBBLE,
+    RUBBLE_TURNS,
     SWIFT,
-    TEMPLATES,
     TERRAIN,
     TERRAIN_KINDS,
     TERRAIN_NAMES,
     WIN_SCORE_LEAD,
     Template,
+    all_armoured_defines,
     define_problem,
+    template_of,
 )
 from .setup import Setup, default_cities, uniform_index
 
 
 # Keys written as expressions (format strings, like the constants of
 # :mod:`..fields`), so that the generated key() makes no extra calls.
-_SETUP_KEY = "({0}.cities, {0}.chaos, {0}.max_turns)"
-_TEMPLATES_KEY = "tuple([tuple([t[:5] for t in ts]) for ts in {0}])"  # the five DEFINE numbers decide the rest
+_SETUP_KEY = "({0}.cities, {0}.chaos, {0}.armour, {0}.max_turns)"
+# The DEFINE numbers (the first five fields and the armour code) decide the rest.
+_TEMPLATES_KEY = "tuple([tuple([t[:5] + t[12:13] for t in ts]) for ts in {0}])"
 
 
 #: The state's fields: how each is copied and keyed.  ``occ`` follows from
@@ -100,14 +111,17 @@ FIELDS = StateFields(
         Field("turn"),
         Field("commands"),
         Field("active"),
-        Field("active_moved"),
+        Field("active_points"),
         Field("done", COPY, SORTED_ITEMS),
+        Field("territories"),
+        Field("claiming"),
+        Field("rubble", COPY, SORTED_ITEMS),
         Field("chance_pending"),
         Field("next_uid", COPY, AS_TUPLE),
         Field("winner"),
         Field("count", key=None),
     ),
-    transient=("_history", "_keep_history", "_reach"),
+    transient=("_history", "_keep_history"),
 )
 
 
@@ -144,15 +158,18 @@ class InfinitronState(GameState):
         self.turn = 0  # player turns completed; Red plays the even ones
         self.commands = 0  # commands in this turn so far, END_TURN not counted
         self.active = -1  # the unit last commanded this turn
-        self.active_moved = False
+        self.active_points = 0  # the movement points it has left
         self.done: dict[int, int] = {}  # uid -> why it can do nothing more this turn
+        #: Each city's territory (cell sets, immutable: claims replace them).
+        self.territories: tuple[frozenset[int], ...] = self.setup.start_territory
+        self.claiming = 0  # bit i: city i takes CLAIMs this turn
+        self.rubble: dict[int, int] = {}  # cell -> the turn count at which its rubble clears
         self.chance_pending = False
         self.next_uid = [0, 0]
         self.winner: int | None = None  # set when a capital is captured
         self.count = 0
         self._history: list[tuple[Any, ...]] = []
         self._keep_history = True
-        self._reach: dict[int, tuple[list[int], frozenset[int]]] = {}
         if self.setup.chaos:
             self.chance_pending = True
         else:
@@ -212,13 +229,54 @@ class InfinitronState(GameState):
         return CELLS[u[0]], u[1], self.templates[player][u[2]]
 
     def terrain_at(self, r: int, q: int) -> str:
-        """``PLAIN``, ``BLOCK``, ``LAVA``, ``REPAIR``, ``LABEL`` or ``FISH`` (a fish token on plain ground)."""
+        """``PLAIN``, ``BLOCK``, ``LAVA``, ``REPAIR``, ``LABEL``, ``RUBBLE`` or ``FISH`` (a token on plain ground)."""
         g = self.ground[cell_of(r, q)]
-        return "FISH" if g == FISH else TERRAIN_NAMES[g]
+        return "FISH" if g == FISH else "RUBBLE" if g == RUBBLE else TERRAIN_NAMES[g]
 
     def territory(self, city: int) -> frozenset[int]:
-        """The cell indices of city ``city``'s territory (cities numbered as in the setup)."""
-        return frozenset(self.setup.territory[city])
+        """The cell indices of city ``city``'s territory (cities numbered as in the setup).
+
+        A capital's starts as its six neighbours, a neutral city's empty;
+        claims add to them (see CLAIM).
+        """
+        return self.territories[city]
+
+    def movement_points(self, player: int, uid: int) -> int:
+        """The movement points unit ``uid`` has left this turn (0 once it cannot move any more)."""
+        u = self.units[player].get(uid)
+        if u is None or player != self.turn & 1 or uid in self.done:
+            return 0
+        return self.active_points if uid == self.active else self.templates[player][u[2]].budget
+
+    def step_cells(self, uid: int) -> list[int]:
+        """The cells the player to move's unit ``uid`` can MOVE (step) to now, ascending."""
+        p = self.turn & 1
+        u = self.units[p].get(uid)
+        if u is None or uid in self.done or self.chance_pending or self.is_over:
+            return []
+        return step_cells(self.occ, self.ground, u[0], self.movement_points(p, uid), self.templates[p][u[2]])
+
+    def claim_cells(self, city: int) -> list[int]:
+        """The cells a CLAIM for ``city`` may add now, ascending ([] when the city takes no claims)."""
+        if not self.claiming >> city & 1 or self.chance_pending or self.is_over:
+            return []
+        mine = self.territories[city]
+        if len(mine) >= self.setup.territory_max[city]:
+            return []
+        taken: set[int] = set()
+        for t in self.territories:
+            taken |= t
+        city_at = self.setup.city_at
+        out: set[int] = set()
+        for c in (self.setup.cities[city], *mine):
+            for _, n in STEPS[c]:
+                if n not in taken and city_at[n] < 0:
+                    out.add(n)
+        return sorted(out)
+
+    def capitals_joined(self, also_blocked: int = -1) -> bool:
+        """Whether passable cells (not BLOCK or RUBBLE; units ignored) join the capitals, ``also_blocked`` blocked."""
+        return capitals_joined(self.ground, also_blocked)
 
     def city_cells(self) -> list[tuple[int, int]]:
         """Every city's cell: Red's capital, Blue's, then the neutral ones."""
@@ -238,6 +296,8 @@ class InfinitronState(GameState):
         acts: list[tuple[int, ...]] = []
         if len(templates) < MAX_TEMPLATES and rp >= DEFINE_PRICE:
             acts.extend(ALL_DEFINES)
+            if self.setup.armour:
+                acts.extend(all_armoured_defines())
         if len(units) < MAX_UNITS:
             affordable = [t for t, tm in enumerate(templates) if tm.cost <= rp]
             if affordable:
@@ -246,12 +306,14 @@ class InfinitronState(GameState):
                     acts.extend([(BUILD, t, c) for c in cells])
         enemy = self.units[1 - p]
         done = self.done
+        ground = self.ground
         for uid, (cell, _, t) in units.items():
             if uid in done:
                 continue
             tm = templates[t]
-            if tm.budget and not (uid == self.active and self.active_moved):
-                acts.extend([(MOVE, uid, c) for c in self._destinations(uid, cell, tm)[0]])
+            points = self.active_points if uid == self.active else tm.budget
+            if points or tm.swift:
+                acts.extend([(MOVE, uid, c) for c in step_cells(occ, ground, cell, points, tm)])
             if tm.damage:
                 lo, hi = tm.min_range, tm.max_range
                 base = cell * CELL_COUNT
@@ -268,7 +330,17 @@ class InfinitronState(GameState):
         if any(self.terrain_points):
             cells = self._terrain_cells()
             for kind in TERRAIN_KINDS:
-                acts.extend([(TERRAIN, kind, c) for c in cells])
+                if kind == BLOCK:
+                    acts.extend([(TERRAIN, kind, c) for c in cells if capitals_joined(ground, c)])
+                else:
+                    acts.extend([(TERRAIN, kind, c) for c in cells])
+        claiming = self.claiming
+        i = 0
+        while claiming:
+            if claiming & 1:
+                acts.extend([(CLAIM, i, c) for c in self.claim_cells(i)])
+            claiming >>= 1
+            i += 1
         acts.append(END_TURN_ACTION)
         return acts
 
@@ -278,28 +350,16 @@ class InfinitronState(GameState):
         for i, owner in enumerate(self.city_owner):
             if owner == p:
                 zone.update(setup.build_zone[i])
-        return [c for c in sorted(zone) if occ[c] < 0 and ground[c] != BLOCK]
+        return [c for c in sorted(zone) if occ[c] < 0 and not IMPASSABLE[ground[c]]]
 
     def _terrain_cells(self) -> list[int]:
         setup, occ, ground = self.setup, self.occ, self.ground
         zone: set[int] = set()
         for i, points in enumerate(self.terrain_points):
             if points:
-                zone |= setup.territory[i]
+                zone |= self.territories[i]
         city_at = setup.city_at
         return [c for c in sorted(zone) if ground[c] == PLAIN and occ[c] < 0 and city_at[c] < 0]
-
-    def _destinations(self, uid: int, start: int, tm: Template) -> tuple[list[int], frozenset[int]]:
-        """A unit's MOVE destinations as a sorted list and a set, cached until the next change."""
-        found = self._reach.get(uid)
-        if found is None:
-            cells = reachable(self.occ, self.ground, start, tm)
-            found = self._reach[uid] = (cells, frozenset(cells))
-        return found
-
-    def move_path(self, start: int, target: int, tm: Template) -> list[int] | None:
-        """The cells a MOVE from ``start`` to ``target`` enters, in order, or None (see :func:`.movement.move_path`)."""
-        return move_path(self.occ, self.ground, start, target, tm)
 
     def is_legal(self, action: object) -> bool:
         return self.illegal_reason(action) is None
@@ -309,7 +369,7 @@ class InfinitronState(GameState):
 
     def _terrain_pool(self, cell: int) -> int:
         """The city whose terrain points pay for terrain on ``cell``: the lowest-numbered with points."""
-        territory = self.setup.territory
+        territory = self.territories
         for i, points in enumerate(self.terrain_points):
             if points and cell in territory[i]:
                 return i
@@ -346,11 +406,9 @@ class InfinitronState(GameState):
     def undo(self) -> None:
         if not self._history:
             raise IndexError("no action to undo")
-        self._reach = {}
         FIELDS.restore(self, self._history.pop())
 
     def apply(self, action: tuple[int, ...]) -> None:  # type: ignore[override]
-        self._reach = {}
         if self._keep_history:
             self._history.append(FIELDS.snapshot(self))
         self.count += 1
@@ -358,7 +416,7 @@ class InfinitronState(GameState):
         if kind == END:
             self._end_turn()
             return
-        if kind >= NO_EVENT:
+        if NO_EVENT <= kind <= FISH_MARKET:
             self._chaos(action)
             return
         self.commands += 1
@@ -372,7 +430,7 @@ class InfinitronState(GameState):
             self.done[uid] = DONE_ACTED
             self.active = -1
             cell, _, t = self.units[p][uid]
-            self._damage(action[2], self.templates[p][t].damage)
+            self._damage(action[2], self.templates[p][t].damage, cell)
         elif kind == ABILITY:
             uid = action[1]
             self._command(uid)
@@ -386,7 +444,7 @@ class InfinitronState(GameState):
                 self._heal(p, self.occ[target] >> 1, ABILITY_AMOUNTS[ab])
             else:
                 for c in WITHIN_1[target]:
-                    self._damage(c, ABILITY_AMOUNTS[ab])
+                    self._damage(c, ABILITY_AMOUNTS[ab], target)
                 if uid not in self.units[p]:
                     del self.done[uid]
         elif kind == BUILD:
@@ -399,7 +457,12 @@ class InfinitronState(GameState):
             self.done[uid] = DONE_BUILT
         elif kind == DEFINE:
             self.rp[p] -= DEFINE_PRICE
-            self.templates[p] = self.templates[p] + (TEMPLATES[action[1:]],)
+            self.templates[p] = self.templates[p] + (template_of(action[1:]),)
+        elif kind == CLAIM:
+            i = action[1]
+            territories = list(self.territories)
+            territories[i] = territories[i] | {action[2]}
+            self.territories = tuple(territories)
         else:  # TERRAIN
             pool = self._terrain_pool(action[2])
             points = list(self.terrain_points)
@@ -408,33 +471,32 @@ class InfinitronState(GameState):
             self.ground[action[2]] = action[1]
 
     def _command(self, uid: int) -> None:
-        """Commanding another unit ends the previously commanded one's turn."""
+        """Commanding another unit ends the previously commanded one's turn; the new one has its Move's points."""
         active = self.active
         if active != uid:
-            if active >= 0 and active not in self.done and active in self.units[self.turn & 1]:
+            p = self.turn & 1
+            if active >= 0 and active not in self.done and active in self.units[p]:
                 self.done[active] = DONE_SUPERSEDED
             self.active = uid
-            self.active_moved = False
+            u = self.units[p].get(uid)
+            self.active_points = self.templates[p][u[2]].budget if u is not None else 0
 
     def _move(self, p: int, uid: int, target: int) -> None:
+        """One step onto an adjacent cell: pay its point, collect a fish, take lava damage, capture."""
         units = self.units[p]
         start, hp, t = units[uid]
-        path = self.move_path(start, target, self.templates[p][t])
-        if path is None:  # unchecked apply of an illegal MOVE: refuse rather than corrupt
-            raise ValueError(f"MOVE({uid}, {cell_text(target)}): no path")
         ground = self.ground
+        g = ground[target]
+        self.active_points -= step_cost(self.templates[p][t], g)
         self.occ[start] = -1
-        self.active_moved = True
-        for c in path:
-            g = ground[c]
-            if g == FISH:
-                ground[c] = PLAIN
-                self.rp[p] += 1
-            elif g == LAVA:
-                hp -= LAVA_DAMAGE
-                if hp <= 0:  # killed on the way: it stops (and is removed) there
-                    del units[uid]
-                    return
+        if g == FISH:
+            ground[target] = PLAIN
+            self.rp[p] += 1
+        elif g == LAVA:
+            hp -= LAVA_DAMAGE
+            if hp <= 0:  # killed entering: removed there, capturing nothing
+                del units[uid]
+                return
         units[uid] = (target, hp, t)
         self.occ[target] = uid * 2 + p
         self._capture(p, target)
@@ -444,7 +506,7 @@ class InfinitronState(GameState):
         i = setup.city_at[cell]
         if i < 0 or self.city_owner[i] == p or self.city_flags[i] & DESTROYED:
             return
-        territory = setup.territory[i]
+        territory = self.territories[i]  # empty for a never-captured neutral city
         for ecell, _, _ in self.units[1 - p].values():
             if ecell in territory:
                 return
@@ -453,17 +515,25 @@ class InfinitronState(GameState):
             self.winner = p
         elif i >= 2 and not self.city_flags[i] & CLAIMED:
             self.city_flags[i] |= CLAIMED
+            self.claiming |= 1 << i  # its first captor shapes its territory this turn
             points = list(self.terrain_points)
             points[i] += setup.terrain_values[i]
             self.terrain_points = tuple(points)
 
-    def _damage(self, cell: int, amount: int) -> None:
+    def _damage(self, cell: int, amount: int, source: int) -> None:
+        """Damage to the unit on ``cell`` (if any) coming from ``source``, through its armour."""
         o = self.occ[cell]
         if o < 0:
             return
         owner, uid = o & 1, o >> 1
         units = self.units[owner]
         ucell, hp, t = units[uid]
+        tm = self.templates[owner][t]
+        if tm.armour:
+            sides = FACING[cell * CELL_COUNT + source]  # none at a blast's centre
+            if sides:
+                # On a tie between two sides the defender gets the better one.
+                amount = max(0, amount + min([tm.armour_changes[s] for s in sides]))
         hp -= amount
         if hp <= 0:
             del units[uid]
@@ -480,10 +550,13 @@ class InfinitronState(GameState):
         self.turn += 1
         self.commands = 0
         self.active = -1
-        self.active_moved = False
+        self.active_points = 0
         self.done = {}
+        self.claiming = 0  # claims end at END_TURN: territories are fixed from now on
         if self.turn >= self.setup.max_turns:
             return
+        if self.rubble:
+            self._clear_rubble()
         p = self.turn & 1
         if p == RED and self.setup.chaos:
             self.chance_pending = True
@@ -502,7 +575,8 @@ class InfinitronState(GameState):
                 if hp < max_hp:
                     units[uid] = (cell, min(hp + REPAIR_HEAL, max_hp), t)
                     self.rp[p] -= REPAIR_PRICE
-        if self.turn == p:  # the player's first turn: its capital's terrain value
+        if self.turn == p:  # the player's first turn: its capital's terrain value and claims
+            self.claiming |= 1 << p
             points = list(self.terrain_points)
             points[p] += self.setup.terrain_values[p]
             self.terrain_points = tuple(points)
@@ -512,12 +586,14 @@ class InfinitronState(GameState):
         kind = action[0]
         if kind == ASTEROID:
             setup = self.setup
-            for c in WITHIN_2[action[1]]:
+            clears = self.turn + RUBBLE_TURNS
+            for c in WITHIN_1[action[1]]:
                 o = self.occ[c]
                 if o >= 0:
                     del self.units[o & 1][o >> 1]
                     self.occ[c] = -1
-                self.ground[c] = BLOCK
+                self.ground[c] = RUBBLE
+                self.rubble[c] = clears
                 i = setup.city_at[c]
                 if i >= 0:
                     self.city_flags[i] |= DESTROYED
@@ -526,6 +602,14 @@ class InfinitronState(GameState):
             for c in action[1:]:
                 self.ground[c] = FISH
         self._start_turn(RED)
+
+    def _clear_rubble(self) -> None:
+        """Rubble that has lasted its turns becomes plain ground again."""
+        turn = self.turn
+        for c, clears in list(self.rubble.items()):
+            if clears <= turn:
+                del self.rubble[c]
+                self.ground[c] = PLAIN
 
     # -- copies, keys, text ----------------------------------------------------
 
@@ -544,7 +628,6 @@ class InfinitronState(GameState):
     def _bare_copy(self) -> InfinitronState:
         other: InfinitronState = FIELDS.copy_into(self, InfinitronState.__new__(InfinitronState))
         other._keep_history = self._keep_history
-        other._reach = {}
         return other
 
     def key(self) -> Hashable:
@@ -608,18 +691,19 @@ class InfinitronState(GameState):
 
     # -- setting up positions (tests, puzzles) ----------------------------------
 
-    def setup_template(self, player: int, hp: int, move: int, dmg: int, range_: str, ability: str) -> int:
+    def setup_template(
+        self, player: int, hp: int, move: int, dmg: int, range_: str, ability: str, armour: str = "000000"
+    ) -> int:
         """Give ``player`` a template without paying for it; returns its number.
 
         Position set-up only: it clears the undo history.
         """
-        spec = define(hp, move, dmg, range_, ability)[1:]
+        spec = define(hp, move, dmg, range_, ability, armour)[1:]
         problem = define_problem(*spec)
         if problem:
             raise ValueError(problem)
-        self.templates[player] = self.templates[player] + (TEMPLATES[spec],)
+        self.templates[player] = self.templates[player] + (template_of(spec),)
         self._history.clear()
-        self._reach = {}
         return len(self.templates[player]) - 1
 
     def setup_unit(self, player: int, template: int, r: int, q: int, hp: int | None = None) -> int:
@@ -633,14 +717,16 @@ class InfinitronState(GameState):
         self.units[player][uid] = (cell, tm.max_hp if hp is None else hp, template)
         self.occ[cell] = uid * 2 + player
         self._history.clear()
-        self._reach = {}
         return uid
 
-    def setup_ground(self, kind: str, r: int, q: int) -> None:
-        """Set a cell's ground: PLAIN, BLOCK, LAVA, REPAIR, LABEL or FISH."""
-        self.ground[cell_of(r, q)] = FISH if kind == "FISH" else TERRAIN_NAMES.index(kind)
+    def setup_ground(self, kind: str, r: int, q: int, rubble_turns: int = RUBBLE_TURNS) -> None:
+        """Set a cell's ground: PLAIN, BLOCK, LAVA, REPAIR, LABEL, FISH, or RUBBLE clearing after ``rubble_turns``."""
+        cell = cell_of(r, q)
+        self.ground[cell] = FISH if kind == "FISH" else RUBBLE if kind == "RUBBLE" else TERRAIN_NAMES.index(kind)
+        self.rubble.pop(cell, None)
+        if kind == "RUBBLE":
+            self.rubble[cell] = self.turn + rubble_turns
         self._history.clear()
-        self._reach = {}
 
     def setup_city_owner(self, r: int, q: int, player: int | None) -> None:
         """Give a city to a player (or make it neutral with None)."""
@@ -649,4 +735,10 @@ class InfinitronState(GameState):
             raise ValueError(f"({r}, {q}) is not a city")
         self.city_owner[i] = -1 if player is None else player
         self._history.clear()
-        self._reach = {}
+
+    def setup_territory(self, city: int, cells: list[tuple[int, int]]) -> None:
+        """Set a city's territory outright (its claims are not checked)."""
+        territories = list(self.territories)
+        territories[city] = frozenset(cell_of(r, q) for r, q in cells)
+        self.territories = tuple(territories)
+        self._history.clear()

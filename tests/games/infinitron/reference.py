@@ -1,16 +1,20 @@
 """A deliberately simple Infinitron implementation, written from the rules text.
 
 No tables and no encodings: dicts keyed by ``(r, q)``, commands as text, and
-the rules spelled out one by one in the most direct way (every simple path
-enumerated for MOVE, exact fractions for hex lines, every cell of the board
-tried for every command).  Slow on purpose; the fast engine is checked
-against it.  Where the rules leave room, it takes the readings written in
-docs/infinitron.md.
+the rules (version 1.1) spelled out one by one in the most direct way (exact
+fractions for hex lines and armour sides, a fresh search for every wall-off
+question, every cell of the board tried for every command).  Slow on
+purpose; the fast engine is checked against it.  Where the rules leave room,
+it takes the readings written in docs/infinitron.md.
+
+With the armour option the armoured DEFINEs (2,744 x 140) are not listed by
+:meth:`RefGame.legal`; :meth:`RefGame.armoured_defines` counts them.
 """
 from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import cache
 from itertools import product
 
 R = 5
@@ -42,6 +46,7 @@ def cost_of(hp, move, dmg, rng, ability):
     return points + ABILITIES[ability]
 
 
+@cache  # a pure function of two cells: computed once per pair (exact fractions are slow)
 def between_cells(a, b):
     """Cells strictly between a and b on the hex line; on a tie, both cells."""
     n = dist(a, b)
@@ -63,18 +68,51 @@ def cell_text(c):
     return f"{c[0]}, {c[1]}"
 
 
+def neighbours(c):
+    return [(c[0] + dr, c[1] + dq) for dr, dq in DIRS]
+
+
+def plane_d2(c, pr, pq):
+    """Squared distance in the plane between cell c's centre and the axial point (pr, pq)."""
+    dr, dq = c[0] - pr, c[1] - pq
+    return dq * dq + dq * dr + dr * dr
+
+
+@cache
+def facing_sides(unit, source):
+    """The side(s) of ``unit`` facing ``source``: the neighbour(s) nearest the hex line's first point."""
+    if unit == source:
+        return []
+    n = dist(unit, source)
+    t = Fraction(1, n)
+    pr, pq = unit[0] + (source[0] - unit[0]) * t, unit[1] + (source[1] - unit[1]) * t
+    near = neighbours(unit)
+    best = min(plane_d2(c, pr, pq) for c in near)
+    return [i for i, c in enumerate(near) if plane_d2(c, pr, pq) == best]
+
+
+ARMOUR_CHANGE = {"+": -10, "0": 0, "-": 10}
+LAYOUTS = ["".join(x) for x in product("+0-", repeat=6) if x.count("+") == x.count("-") and set(x) != {"0"}]
+
+
 class RefGame:
-    def __init__(self, neutral, chaos=False, max_turns=343):
+    def __init__(self, neutral, chaos=False, max_turns=343, armour=False):
         self.chaos = chaos
+        self.armour = armour
         self.max_turns = max_turns
-        # cities: list of dicts, capitals first.
+        # cities: list of dicts, capitals first; "most" is the largest territory allowed.
         self.cities = [
-            {"cell": CAPITAL["r"], "res": 3, "tv": 6, "owner": "r", "destroyed": False, "claimed": True},
-            {"cell": CAPITAL["b"], "res": 3, "tv": 6, "owner": "b", "destroyed": False, "claimed": True},
+            {"cell": CAPITAL[c], "res": 3, "tv": 6, "owner": c, "destroyed": False, "claimed": True,
+             "territory": {n for n in neighbours(CAPITAL[c])}, "most": 12}
+            for c in "rb"
         ] + [
-            {"cell": c, "res": 2, "tv": 4, "owner": None, "destroyed": False, "claimed": False} for c in sorted(neutral)
+            {"cell": c, "res": 2, "tv": 4, "owner": None, "destroyed": False, "claimed": False,
+             "territory": set(), "most": 8}
+            for c in sorted(neutral)
         ]
-        self.terrain = {}  # cell -> BLOCK / LAVA / REPAIR / LABEL
+        self.claim_open = set()  # cities taking CLAIMs this turn
+        self.terrain = {}  # cell -> BLOCK / LAVA / REPAIR / LABEL / RUBBLE
+        self.rubble_until = {}  # cell -> the turn number at which its rubble goes
         self.fish = set()
         self.units = {}  # (colour, number) -> {"cell", "hp", "t"}
         self.templates = {"r": [], "b": []}  # dicts hp/move/dmg/range/ability
@@ -83,7 +121,8 @@ class RefGame:
         self.turn = 0
         self.commands = 0
         self.last = None
-        self.moved, self.acted, self.finished, self.built = set(), set(), set(), set()
+        self.last_points = 0  # movement points the last commanded unit has left
+        self.acted, self.finished, self.built = set(), set(), set()
         self.next_number = {"r": 0, "b": 0}
         self.chance_due = False
         self.winner = None
@@ -114,8 +153,25 @@ class RefGame:
                 return i
         return None
 
+    def passable(self, cell):
+        return self.terrain.get(cell) not in ("BLOCK", "RUBBLE")
+
     def passable_empty(self, cell):
-        return self.terrain.get(cell) != "BLOCK" and self.unit_on(cell) is None
+        return self.passable(cell) and self.unit_on(cell) is None
+
+    def joined_without(self, blocked):
+        """Whether passable cells join the capitals once ``blocked`` is BLOCK too (units ignored)."""
+        seen = {CAPITAL["r"]}
+        todo = [CAPITAL["r"]]
+        while todo:
+            c = todo.pop()
+            if c == CAPITAL["b"]:
+                return True
+            for n in neighbours(c):
+                if n in BOARD_SET and n not in seen and n != blocked and self.passable(n):
+                    seen.add(n)
+                    todo.append(n)
+        return False
 
     def score(self, colour):
         s = sum(c["res"] for c in self.cities if c["owner"] == colour and not c["destroyed"])
@@ -146,42 +202,49 @@ class RefGame:
                 u["hp"] = min(u["hp"] + 20, self.max_hp(key))
                 self.rp[me] -= 1
         if self.turn < 2:
-            self.points[0 if me == "r" else 1] = 6
+            i = 0 if me == "r" else 1
+            self.points[i] = 6
+            self.claim_open.add(i)
 
-    def paths(self, key):
-        """Every simple path (list of (cell, direction)) within the unit's Move, by DFS."""
-        t = self.tmpl(key)
-        swift = t["ability"] == "SWIFT"
-        budget = Fraction(t["move"])
-        start = self.units[key]["cell"]
-        out = []
+    def points_left(self, key):
+        if key == self.last:
+            return self.last_points
+        return self.tmpl(key)["move"]
 
-        def walk(cell, spent, path, seen):
-            for d, (dr, dq) in enumerate(DIRS):
-                n = (cell[0] + dr, cell[1] + dq)
-                if n not in BOARD_SET or n in seen or not self.passable_empty(n):
-                    continue
-                step = Fraction(1, 2) if swift and self.terrain.get(n) == "LABEL" else Fraction(1)
-                if spent + step > budget:
-                    continue
-                new = path + [(n, d)]
-                out.append(new)
-                walk(n, spent + step, new, seen | {n})
-
-        walk(start, Fraction(0), [], {start})
-        return out
-
-    def best_path(self, key, target):
-        options = [p for p in self.paths(key) if p[-1][0] == target]
-        if not options:
-            return None
-        return min(options, key=lambda p: (len(p), sum(self.terrain.get(c) == "LAVA" for c, _ in p), [d for _, d in p]))
+    def step_cost(self, key, cell):
+        return 0 if self.tmpl(key)["ability"] == "SWIFT" and self.terrain.get(cell) == "LABEL" else 1
 
     def can_command(self, key):
         return key in self.units and key not in self.built and key not in self.acted and key not in self.finished
 
     def territory_cells(self, i):
-        return [c for c in BOARD if dist(c, self.cities[i]["cell"]) <= 2]
+        return sorted(self.cities[i]["territory"])
+
+    def claimable(self, i):
+        city = self.cities[i]
+        if i not in self.claim_open or len(city["territory"]) >= city["most"]:
+            return []
+        out = []
+        for cell in BOARD:
+            if self.city_index(cell) is not None or any(cell in c["territory"] for c in self.cities):
+                continue
+            if any(n == city["cell"] or n in city["territory"] for n in neighbours(cell)):
+                out.append(cell)
+        return out
+
+    def armoured_defines(self):
+        """How many armoured DEFINEs are legal now (listed by the engine, only counted here)."""
+        if not self.armour or self.result() is not None or self.chance_due or self.commands >= 64:
+            return 0
+        me = self.mover()
+        if len(self.templates[me]) >= 4 or self.rp[me] < 2:
+            return 0
+        valid = sum(
+            1
+            for hp, mv, dmg, rng, ab in product(range(5), range(4), range(6), RANGES, ABILITIES)
+            if (dmg > 0 or rng == "MELEE") and 3 <= cost_of(hp, mv, dmg, rng, ab) <= 12
+        )
+        return valid * len(LAYOUTS)
 
     # -- legal commands -----------------------------------------------------
     def legal(self):
@@ -215,9 +278,9 @@ class RefGame:
                 continue
             u = self.units[key]
             t = self.tmpl(key)
-            if key not in self.moved:
-                for p in self.paths(key):
-                    out.add(f"MOVE({key[1]}, {cell_text(p[-1][0])})")
+            for n in neighbours(u["cell"]):
+                if n in BOARD_SET and self.passable_empty(n) and self.step_cost(key, n) <= self.points_left(key):
+                    out.add(f"MOVE({key[1]}, {cell_text(n)})")
             if t["dmg"] > 0:
                 for cell in BOARD:
                     target = self.unit_on(cell)
@@ -248,7 +311,11 @@ class RefGame:
                 if self.city_index(cell) is not None:
                     continue
                 for kind in TERRAINS:
-                    out.add(f"TERRAIN({kind}, {cell_text(cell)})")
+                    if kind != "BLOCK" or self.joined_without(cell):
+                        out.add(f"TERRAIN({kind}, {cell_text(cell)})")
+        for i in self.claim_open:
+            for cell in self.claimable(i):
+                out.add(f"CLAIM({i}, {cell_text(cell)})")
         return out
 
     # -- playing ------------------------------------------------------------
@@ -257,11 +324,16 @@ class RefGame:
         nums = [int(x) for x in re.findall(r"-?\d+", text)]
         if word == "END_TURN":
             self.points = {}
+            self.claim_open = set()
             self.turn += 1
             self.commands = 0
             self.last = None
-            self.moved, self.acted, self.finished, self.built = set(), set(), set(), set()
+            self.acted, self.finished, self.built = set(), set(), set()
             if self.turn < self.max_turns:
+                for cell, until in list(self.rubble_until.items()):
+                    if until <= self.turn:
+                        del self.rubble_until[cell]
+                        del self.terrain[cell]
                 if self.mover() == "r" and self.chaos:
                     self.chance_due = True
                 else:
@@ -272,11 +344,12 @@ class RefGame:
             if word == "ASTEROID":
                 centre = (nums[0], nums[1])
                 for cell in BOARD:
-                    if dist(cell, centre) <= 2:
+                    if dist(cell, centre) <= 1:
                         key = self.unit_on(cell)
                         if key:
                             del self.units[key]
-                        self.terrain[cell] = "BLOCK"
+                        self.terrain[cell] = "RUBBLE"
+                        self.rubble_until[cell] = self.turn + 24
                         self.fish.discard(cell)
                         i = self.city_index(cell)
                         if i is not None:
@@ -292,15 +365,19 @@ class RefGame:
         if word == "DEFINE":
             args = [a.strip() for a in text[text.index("(") + 1 : -1].split(",")]
             self.templates[me].append(
-                {"hp": int(args[0]), "move": int(args[1]), "dmg": int(args[2]), "range": args[3], "ability": args[4]}
+                {"hp": int(args[0]), "move": int(args[1]), "dmg": int(args[2]), "range": args[3], "ability": args[4],
+                 "armour": args[5] if len(args) == 6 else "000000"}
             )
             self.rp[me] -= 2
+            return
+        if word == "CLAIM":
+            self.cities[nums[0]]["territory"].add((nums[1], nums[2]))
             return
         if word == "TERRAIN":
             kind = text[text.index("(") + 1 :].split(",")[0].strip()
             cell = (nums[0], nums[1])
             for i in sorted(self.points):
-                if self.points[i] > 0 and dist(cell, self.cities[i]["cell"]) <= 2:
+                if self.points[i] > 0 and cell in self.cities[i]["territory"]:
                     self.points[i] -= 1
                     break
             self.terrain[cell] = kind
@@ -315,39 +392,40 @@ class RefGame:
             return
         key = (me, nums[0])
         cell = (nums[1], nums[2])
-        if self.last is not None and self.last != key:
-            self.finished.add(self.last)
-        self.last = key
+        if self.last != key:
+            if self.last is not None:
+                self.finished.add(self.last)
+            self.last = key
+            self.last_points = self.tmpl(key)["move"]
         t = self.tmpl(key)
         if word == "MOVE":
-            path = self.best_path(key, cell)
-            self.moved.add(key)
+            self.last_points -= self.step_cost(key, cell)
             u = self.units[key]
-            for c, _ in path:
-                if c in self.fish:
-                    self.fish.discard(c)
-                    self.rp[me] += 1
-                if self.terrain.get(c) == "LAVA":
-                    u["hp"] -= 20
-                    if u["hp"] <= 0:
-                        del self.units[key]
-                        return
+            if cell in self.fish:
+                self.fish.discard(cell)
+                self.rp[me] += 1
+            if self.terrain.get(cell) == "LAVA":
+                u["hp"] -= 20
+                if u["hp"] <= 0:
+                    del self.units[key]
+                    return
             u["cell"] = cell
             i = self.city_index(cell)
             if i is None or self.cities[i]["destroyed"] or self.cities[i]["owner"] == me:
                 return
-            if any(k[0] != me and dist(v["cell"], cell) <= 2 for k, v in self.units.items()):
+            if any(k[0] != me and v["cell"] in self.cities[i]["territory"] for k, v in self.units.items()):
                 return
             self.cities[i]["owner"] = me
             if i == (1 if me == "r" else 0):
                 self.winner = me
             elif i >= 2 and not self.cities[i]["claimed"]:
                 self.cities[i]["claimed"] = True
+                self.claim_open.add(i)
                 self.points[i] = self.points.get(i, 0) + 4
             return
         self.acted.add(key)
         if word == "ATTACK":
-            self.hurt(cell, 10 * t["dmg"])
+            self.hurt(cell, 10 * t["dmg"], self.units[key]["cell"])
             return
         ab = t["ability"]
         self.rp[me] -= ABILITIES[ab]
@@ -359,12 +437,16 @@ class RefGame:
             amount = 20 if ab == "BLAST1" else 40
             for c in BOARD:
                 if dist(c, cell) <= 1:
-                    self.hurt(c, amount)
+                    self.hurt(c, amount, cell)
 
-    def hurt(self, cell, amount):
+    def hurt(self, cell, amount, source):
         key = self.unit_on(cell)
         if key is None:
             return
+        sides = facing_sides(cell, source)
+        if sides:
+            layout = self.tmpl(key)["armour"]
+            amount = max(0, amount + min(ARMOUR_CHANGE[layout[s]] for s in sides))
         self.units[key]["hp"] -= amount
         if self.units[key]["hp"] <= 0:
             del self.units[key]

@@ -14,6 +14,7 @@ from referee.infinitron import (
     Attack,
     Build,
     Cell,
+    Claim,
     Define,
     EndTurn,
     FishMarket,
@@ -49,7 +50,7 @@ def test_every_legal_action_converts_both_ways_with_the_same_text():
                 assert to_engine_action(str(obj)) == action
                 assert parse_command(str(obj)) == obj
             state.apply(rng.choice(actions))
-    assert {Define, Build, Move, EndTurn, Terrain, NoEvent} <= seen_kinds
+    assert {Define, Build, Move, EndTurn, Terrain, NoEvent, Claim} <= seen_kinds
 
 
 def test_objects_print_the_spec_forms():
@@ -63,6 +64,18 @@ def test_objects_print_the_spec_forms():
     assert str(Asteroid((0, 0))) == "ASTEROID(0, 0)"
     assert str(FishMarket(((0, 1), (2, 2)))) == "FISH_MARKET((0, 1), (2, 2))"
     assert to_engine_action(Move(4, (2, 0))) == to_engine_action(Move(4, Cell(2, 0)))
+    assert str(Claim(2, (1, 1))) == "CLAIM(2, 1, 1)"
+    assert str(Define(2, 1, 2, "MELEE", "NONE", "+00-00")) == "DEFINE(2, 1, 2, MELEE, NONE, +00-00)"
+    assert str(Define(2, 1, 0, "LONG", "HEAL1")) == "DEFINE(2, 1, 0, MELEE, HEAL1)", "no attack: MELEE"
+
+
+def test_claim_and_armour_convert_both_ways():
+    state = Infinitron(armour=True).new_state()
+    for obj in (Claim(0, (3, 0)), Define(2, 1, 2, "MELEE", "NONE", "+00-00")):
+        action = to_engine_action(obj)
+        assert action is not None and state.is_legal(action)
+        assert from_engine_action(action) == obj and to_engine_action(str(obj)) == action
+    assert to_engine_action(Define(2, 1, 0, "LONG", "NONE")) == to_engine_action(Define(2, 1, 0, "MELEE", "NONE"))
 
 
 @pytest.mark.parametrize(
@@ -89,6 +102,10 @@ def test_objects_print_the_spec_forms():
         FishMarket(((0, 0), (0, 0))),
         FishMarket([(0, 0)]),
         ("MOVE", 1, 0, 0),
+        Define(2, 1, 2, "MELEE", "NONE", "+00-0"),
+        Define(2, 1, 2, "MELEE", "NONE", "+00-0x"),
+        Claim(True, (0, 0)),
+        Claim(1, (0, 6)),
     ],
 )
 def test_things_that_are_not_commands_convert_to_none(junk):
@@ -113,5 +130,5 @@ def test_game_view_follows_a_chaos_game():
         blue.observe(obj)
     assert blue.my_turn and not red.my_turn
     assert red.state.key() == blue.state.key()
-    assert red.state.terrain_at(0, 0) == "BLOCK"
+    assert red.state.terrain_at(0, 0) == "RUBBLE"
     assert isinstance(red.to_agent(red.state.legal_actions()[-1]), EndTurn)

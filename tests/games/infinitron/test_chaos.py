@@ -7,7 +7,7 @@ import pytest
 
 from referee.games.base import BLUE, CHANCE, RED
 from referee.games.infinitron import Infinitron
-from referee.games.infinitron.engine import ASTEROID, CELLS, FISH_MARKET, NO_EVENT
+from referee.games.infinitron.engine import ASTEROID, CELLS, FISH_MARKET, NO_EVENT, RUBBLE_TURNS, cell_of
 
 from .common import empty_state, play, reason
 
@@ -65,25 +65,53 @@ def test_an_event_comes_one_roll_in_twelve_asteroid_or_fish_evenly():
     assert kinds.count(FISH_MARKET) == events - asteroids
 
 
-def test_an_asteroid_destroys_units_blocks_cells_and_destroys_cities():
+def test_an_asteroid_destroys_units_within_1_leaves_rubble_and_destroys_cities():
     state = empty_state(chaos=True, cities=[[1, 0], [3, 0]])
     state.setup_template(RED, 0, 1, 3, "MELEE", "NONE")
     state.setup_template(BLUE, 0, 1, 3, "MELEE", "NONE")
     state.setup_unit(RED, 0, 0, 0)  # the centre
-    state.setup_unit(BLUE, 0, -2, 1)  # distance 2
-    state.setup_unit(BLUE, 0, 0, 3)  # distance 3: survives
-    state.setup_ground("FISH", 2, -2)  # distance 2: becomes BLOCK
+    state.setup_unit(BLUE, 0, -1, 1)  # distance 1
+    state.setup_unit(BLUE, 0, -2, 1)  # distance 2: survives
+    state.setup_ground("FISH", 0, -1)  # distance 1: becomes RUBBLE
+    state.setup_ground("LAVA", 1, -1)  # distance 1: becomes RUBBLE
     state.setup_city_owner(1, 0, RED)
     assert "distance >= 3 from both capitals" in reason(state, "ASTEROID(2, -1)")
     play(state, "ASTEROID(0, 0)")
     assert state.units[RED] == {} and sorted(state.units[BLUE]) == [1]
-    for rq in ((0, 0), (-2, 1), (2, -2), (1, 0), (0, -2)):
-        assert state.terrain_at(*rq) == "BLOCK"
-    assert state.terrain_at(0, 3) == "PLAIN" and state.terrain_at(3, 0) == "PLAIN"
+    hit = [(0, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0)]
+    assert {rq for rq in CELLS if state.terrain_at(*rq) == "RUBBLE"} == set(hit)
+    assert state.rubble == {cell_of(*rq): RUBBLE_TURNS for rq in hit}, "cleared when 24 turns are done"
     assert state.city_owner[2] == -1, "a destroyed city is no one's"
     assert state.rp[RED] == 3, "no income from the destroyed city"
     assert state.score(RED) == 3
     assert state.current_player == RED
+    state.setup_template(RED, 0, 1, 3, "MELEE", "NONE")
+    state.setup_unit(RED, 0, 2, 0)
+    assert "RUBBLE (impassable)" in reason(state, "MOVE(1, 1, 0)")
+
+
+def test_rubble_lasts_24_turns_then_is_plain_and_a_destroyed_city_stays_destroyed():
+    state = empty_state(chaos=True, cities=[[1, 0]])
+    play(state, "ASTEROID(1, 0)")  # before turn 1 (turn count 0)
+    while state.turn < RUBBLE_TURNS - 1 or state.current_player == CHANCE:
+        play(state, "NO_EVENT" if state.current_player == CHANCE else "END_TURN")
+    assert state.turn == RUBBLE_TURNS - 1 and state.terrain_at(1, 0) == "RUBBLE"  # the 24th turn
+    play(state, "END_TURN")
+    assert state.turn == RUBBLE_TURNS and state.terrain_at(1, 0) == "PLAIN" and state.rubble == {}
+    assert state.current_player == CHANCE, "rubble clears before the roll"
+    state.undo()
+    assert state.terrain_at(1, 0) == "RUBBLE" and state.rubble, "undo restores the rubble"
+    play(state, "END_TURN", "NO_EVENT")
+    state.setup_template(RED, 0, 1, 3, "MELEE", "NONE")
+    state.setup_unit(RED, 0, 2, 0)
+    play(state, "MOVE(0, 1, 0)")  # passable again, but the city is gone for good
+    assert state.city_owner[2] == -1 and state.income(RED) == 3 and not any(state.terrain_points[2:])
+
+
+def test_a_second_asteroid_restarts_the_rubble_count():
+    state = empty_state(chaos=True)
+    play(state, "ASTEROID(0, 0)", "END_TURN", "END_TURN", "ASTEROID(0, 1)")
+    assert state.rubble[cell_of(0, 0)] == 2 + RUBBLE_TURNS and state.rubble[cell_of(0, -1)] == RUBBLE_TURNS
 
 
 def test_a_fish_market_puts_six_tokens_on_empty_plain_cells():

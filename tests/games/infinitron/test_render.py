@@ -32,10 +32,25 @@ def test_render_shows_cities_terrain_and_units_with_owner_template_and_hp():
     assert "  r0 t0 30/40 HP at (1, 0)" in lines
     assert "  b0 t0 20/20 HP at (-1, 0)" in lines
     assert "  t0 DEFINE(1, 2, 3, MEDIUM, HEAL1) cost 7: 40 HP, Move 2, 30 MEDIUM, HEAL1" in lines
-    assert any(line.startswith("cities: RED capital (4, -2) held by RED") for line in lines)
+    assert any(line.startswith("cities: 0 RED capital (4, -2) held by RED, territory 6 cells") for line in lines)
     assert "terrain points 6 at (4, -2)" in text
     assert "RED to command (0 of 64 commands given)" in text
     assert "\033[" not in text
+
+
+def test_render_shows_territories_rubble_and_armour():
+    state = empty_state(cities=[[0, 0]], armour=True)
+    state.setup_template(RED, 2, 1, 2, "MELEE", "NONE", "+00-00")
+    state.setup_territory(2, [(0, 1), (0, 2)])
+    state.setup_ground("RUBBLE", 0, -2, rubble_turns=5)
+    lines = state.render().splitlines()
+    row0 = next(line for line in lines if line.startswith("r= 0 ")).split()[4:]  # after "r= 0 q=-5.. 5"
+    assert row0 == [".", ".", ".", "%", ".", "@", "2", "2", ".", ".", "."], "rubble; city 2's two cells"
+    row4 = next(line for line in lines if line.startswith("r= 4 ")).split()[4:]
+    assert row4 == [".", ".", "0", "R", "0", ".", "."], "Red's capital's neighbours on its row"
+    assert any(line.startswith("cities: ") and "2 city (0, 0) neutral, territory 2 cells" in line for line in lines)
+    assert "rubble: 1 cells, the first clearing at turn 6" in lines
+    assert "  t0 DEFINE(2, 1, 2, MELEE, NONE, +00-00) cost 4: 60 HP, Move 1, 20 MELEE, NONE, armour +00-00" in lines
 
 
 def test_render_colour_and_unicode():

@@ -52,6 +52,7 @@ def test_a_new_game_starts_with_reds_first_turn():
         ({"board": 7}, "unknown option(s) board"),
         ({"chaos": "yes"}, "option chaos must be true or false"),
         ({"chaos": 1}, "option chaos must be true or false"),
+        ({"armour": "on"}, "option armour must be true or false"),
         ({"seed": "x"}, "option seed must be a whole number"),
         ({"seed": 1.5}, "option seed must be a whole number"),
         ({"max_turns": 0}, "option max_turns"),
@@ -83,11 +84,12 @@ def test_command_line_options():
     parser.add_argument("--seed", type=int, default=None)
     infinitron = registration("infinitron")
     infinitron.add_arguments(parser)
-    assert infinitron.options_from_args(parser.parse_args([])) == {"chaos": False}
+    assert infinitron.options_from_args(parser.parse_args([])) == {"chaos": False, "armour": False}
     # --seed is the play command's; the game takes it through its seeded options, as in a tournament.
-    args = parser.parse_args(["--chaos", "--seed", "4"])
+    args = parser.parse_args(["--chaos", "--armour", "--seed", "4"])
     options = Infinitron.seeded_options(infinitron.options_from_args(args), args.seed)
-    assert options == {"chaos": True, "seed": 4}
+    assert options == {"chaos": True, "armour": True, "seed": 4}
+    assert Infinitron(**options).setup.armour
 
 
 def test_max_turns_shortens_the_game():

@@ -1,6 +1,8 @@
 """Canonical command strings: exact forms, round trips, and clear errors for bad text."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +14,7 @@ from referee.games.infinitron import (
     asteroid,
     attack,
     build,
+    cell_of,
     define,
     fish_market,
     move,
@@ -20,6 +23,7 @@ from referee.games.infinitron import (
 )
 from referee.games.infinitron.engine import (
     ABILITY_NAMES,
+    ARMOUR_CODES,
     CELLS,
     END_TURN_ACTION,
     NO_EVENT_ACTION,
@@ -104,19 +108,60 @@ actions = st.one_of(
         st.integers(0, len(RANGE_NAMES) - 1),
         st.integers(0, len(ABILITY_NAMES) - 1),
     ),
-    st.tuples(st.integers(2, 5), st.integers(0, 10**6), cells),
+    st.tuples(
+        st.just(1),
+        st.integers(0, 4),
+        st.integers(0, 3),
+        st.integers(0, 5),
+        st.integers(0, len(RANGE_NAMES) - 1),
+        st.integers(0, len(ABILITY_NAMES) - 1),
+        st.integers(1, ARMOUR_CODES - 1),
+    ),
+    st.tuples(st.sampled_from([2, 3, 4, 5, 10]), st.integers(0, 10**6), cells),  # ... and CLAIM
     st.tuples(st.just(6), st.integers(1, len(TERRAIN_NAMES) - 1), cells),
     st.tuples(st.just(8), cells),
     st.lists(cells, max_size=6, unique=True).map(lambda cs: (9, *sorted(cs))),
 )
 
 
+def canonical(action: tuple[int, ...]) -> tuple[int, ...]:
+    """A DEFINE with dmg 0 is written MELEE whatever its range number (1.1)."""
+    if action[0] == 1 and action[3] == 0:
+        return action[:4] + (0,) + action[5:]
+    return action
+
+
 @settings(max_examples=300, deadline=None)
 @given(actions)
 def test_every_action_text_parses_back(action):
     text = action_to_str(action)
-    assert parse_action(text) == action
+    assert parse_action(text) == canonical(action)
     assert action_to_str(parse_action(text)) == text
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("DEFINE(2, 1, 2, MELEE, NONE, +00-0)", "six characters"),
+        ("DEFINE(2, 1, 2, MELEE, NONE, +00-0x)", "six characters"),
+        ("DEFINE(2, 1, 2, MELEE, NONE, +00-00, 1)", "5 or 6 arguments"),
+        ("CLAIM(2, 0)", "3 arguments"),
+        ("CLAIM(-1, 0, 0)", "numbers are 0 or more"),
+        ("CLAIM(x, 0, 0)", "the city number must be a whole number"),
+    ],
+)
+def test_claim_and_armour_text_errors(text, fragment):
+    with pytest.raises(NotationError, match=re.escape(fragment)):
+        parse_action(text)
+
+
+def test_claim_and_armour_canonical_text():
+    assert action_to_str(parse_action("CLAIM( 2, 1 ,-1 )")) == "CLAIM(2, 1, -1)"
+    assert parse_action("CLAIM(2, 1, -1)") == (10, 2, cell_of(1, -1))
+    text = "DEFINE(2, 1, 2, MELEE, NONE, +00-00)"
+    action = parse_action(text)
+    assert len(action) == 7 and action_to_str(action) == text
+    assert action_to_str(parse_action("DEFINE(2, 1, 0, LONG, NONE, -+0000)")) == "DEFINE(2, 1, 0, MELEE, NONE, -+0000)"
 
 
 @pytest.mark.parametrize(
