@@ -28,7 +28,7 @@ from .aggregate import GameSummary
 from .checks import check_records
 from .executor import Executor, PlayFunction
 from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
-from .schedule import Job, TournamentPlan, schedule, swiss_rounds
+from .schedule import Job, LadderMemo, TournamentPlan, paired_rounds, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
 
 META_FILE = "tournament.json"
@@ -247,7 +247,7 @@ def run_plan(
 
     ``limit`` stops after that many new games (for benchmarks).  A Swiss plan
     is played a round at a time: a round's games all at once, then the next
-    round is paired from the results.
+    round is paired from the results; a ladder plan likewise batch by batch.
     """
     total = plan.total_games
     two_agents = len(plan.agents) == 2
@@ -267,23 +267,23 @@ def run_plan(
     winners = {game.index: game.winner for game in recorded if game.index is not None}
 
     def batches() -> Iterator[Iterator[Job]]:
-        """The games to play, as one batch (a Swiss plan: a batch per round, paired when asked for)."""
-        if plan.format != "swiss":
+        """The games to play, as one batch (a Swiss or ladder plan: a batch per round, paired when asked for)."""
+        if not plan.paired:
             yield schedule(plan, skip=done)
             return
         tried: tuple[int, int] | None = None
+        memo: LadderMemo = {}
+        size = plan.round_games
         while True:
-            rounds = swiss_rounds(plan, winners)
-            size = plan.round_games
-            missing = next(
-                (r for r in range(len(rounds)) if any(i not in done for i in range(r * size, (r + 1) * size))), None
-            )
+            rounds = paired_rounds(plan, winners, memo)
+            spans = [range(r * size, min((r + 1) * size, total)) for r in range(len(rounds))]
+            missing = next((r for r, span in enumerate(spans) if any(i not in done for i in span)), None)
             if missing is None:
                 return  # every round played
             if tried == (missing, summary.played):
                 return  # the round was tried and nothing more was played (referee failures, a stop)
             tried = (missing, summary.played)
-            yield schedule(plan, skip=done, rounds=rounds, games=range(missing * size, (missing + 1) * size))
+            yield schedule(plan, skip=done, rounds=rounds, games=spans[missing])
 
 
     bar = tqdm(

@@ -9,6 +9,11 @@ and its pairs come from the results of rounds before it (:func:`swiss_rounds`),
 so they are the same however often they are recomputed (on resume, in the
 record checks).  A bye is no game and has no record: its score is added in
 the Swiss table from the pairing itself.
+A ladder plan (``format: ladder``) is played the same way in batches of B
+single games (B = ``batch``, at most one game per agent): batch ``b`` holds
+games ``[b*B, (b+1)*B)`` (the last one what is left of the ``games`` budget),
+paired by :func:`.swiss.ladder_pairs` from the joint rating of every game of
+the batches before it (:func:`ladder_state`).
 Each game's seed is a hash of the tournament seed and ``k``; a game whose
 setup is drawn from its seed (Infinitron's cities) gets it in its options.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -25,6 +31,7 @@ from ..games import game_class
 from ..limits import DEFAULT_GRACE, Limits
 from ..match import AgentEntry, MatchSettings
 from . import swiss
+from .ratings import bradley_terry
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class TournamentPlan:
 
     name: str
     agents: tuple[AgentEntry, ...]
-    format: str = "round_robin"  # or "gauntlet": agents[challenger] against each other agent; or "swiss"
+    format: str = "round_robin"  # or "gauntlet": agents[challenger] against each other agent; "swiss"; "ladder"
     challenger: int | None = None
     games_per_pair: int = 2
     game: str = "infexion"
@@ -42,6 +49,8 @@ class TournamentPlan:
     seed: int = 0
     sandbox: str = "auto"
     rounds: int | None = None  # swiss: None means swiss.default_rounds(len(agents))
+    budget: int | None = None  # ladder: the games to play (the config's games:)
+    batch: int | None = None  # ladder: games per batch; None (or more than fit) means len(agents) // 2
 
     @property
     def names(self) -> list[str]:
@@ -80,7 +89,20 @@ class TournamentPlan:
             **({"wall_grace": self.limits.wall_grace} if self.limits.wall_grace != DEFAULT_GRACE else {}),
             **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
             **({"rounds": self.swiss_rounds} if self.format == "swiss" else {}),
+            **({"games": self.total_games, "batch": self.round_games} if self.format == "ladder" else {}),
         }
+
+    @property
+    def paired(self) -> bool:
+        """Whether the games are paired round by round (batch by batch) from earlier results."""
+        return self.format in ("swiss", "ladder")
+
+    @property
+    def round_count(self) -> int:
+        """A paired plan's rounds (Swiss) or batches (ladder)."""
+        if self.format == "ladder":
+            return math.ceil(self.total_games / self.round_games)
+        return self.swiss_rounds
 
     @property
     def swiss_rounds(self) -> int:
@@ -89,7 +111,10 @@ class TournamentPlan:
 
     @property
     def round_games(self) -> int:
-        """Games per Swiss round: every pair (the bye aside) plays a mini-match of games_per_pair."""
+        """Games per Swiss round (every pair, the bye aside, plays a mini-match of games_per_pair) or ladder batch."""
+        if self.format == "ladder":
+            most = len(self.agents) // 2
+            return min(self.batch, most) if self.batch else most
         return len(self.agents) // 2 * self.games_per_pair
 
     def pairings(self) -> Iterator[tuple[int, int]]:
@@ -128,6 +153,8 @@ class TournamentPlan:
     def total_games(self) -> int:
         if self.format == "swiss":
             return self.swiss_rounds * self.round_games
+        if self.format == "ladder":
+            return self.budget or 0
         return self.pairing_count * self.games_per_pair
 
 
@@ -205,16 +232,111 @@ def swiss_rounds(plan: TournamentPlan, winners: Mapping[int, str | None]) -> lis
     return swiss_state(plan, winners)[0]
 
 
+#: A ladder's rating spread (Elo) of an agent the joint fit cannot place yet, shrunk as 1/sqrt(games + 1).
+UNPLACED_SPREAD = 800.0
+
+#: Batch pairings already computed, by a digest of every result before the batch (see :func:`ladder_state`).
+LadderMemo = dict[str, tuple[tuple[str, str], ...]]
+
+
+def _ladder_ratings(names: Sequence[str], tally: Mapping[tuple[str, str], list[int]],
+                    played: Mapping[str, int]) -> dict[str, tuple[float, float]]:
+    """(Elo, uncertainty) per agent for :func:`.swiss.ladder_pairs`: the joint fit and its 95% half-width.
+
+    Until the games connect every agent (or where an interval is unbounded)
+    an agent gets Elo 0 or its fitted Elo and a wide spread that shrinks with
+    its games, so the least-played agents are paired first.
+    """
+    fit = bradley_terry(names, {pair: (w, d, l_) for pair, (w, d, l_) in tally.items()})
+    ratings = {}
+    for name in names:
+        rating = fit.ratings.get(name)
+        if rating is not None and rating.ci95 is not None:
+            ratings[name] = (rating.elo, rating.ci95)
+        else:
+            ratings[name] = (rating.elo if rating else 0.0, UNPLACED_SPREAD / math.sqrt(played[name] + 1))
+    return ratings
+
+
+def ladder_state(
+    plan: TournamentPlan, winners: Mapping[int, str | None], memo: LadderMemo | None = None
+) -> tuple[list[swiss.Round], list[swiss.Result]]:
+    """The ladder batches pairable from ``winners`` (game index -> RED, BLUE or None), as rounds of (red, blue)
+    pairs without byes, and the games of complete batches as (red, blue, red's score).
+
+    Batch 0 is always paired; batch b + 1 once every game of batches 0..b is
+    in ``winners``.  Its pairs are :func:`.swiss.ladder_pairs` on the joint fit
+    of all those games, avoiding the previous batch's pairs where the field
+    allows; the agent with fewer Reds so far (then Blue last time, then the
+    first of the pair) plays Red.  A game both agents lost by failing counts
+    as a draw, as in Swiss.  ``memo`` keeps pairings between calls: the same
+    earlier results give the same batch, so a caller that asks again as games
+    come in (the runner, the record checks) fits each batch once.
+    """
+    names = plan.names
+    size = plan.round_games
+    rounds: list[swiss.Round] = []
+    results: list[swiss.Result] = []
+    tally: dict[tuple[str, str], list[int]] = {}  # (a, b), a < b: a's wins, draws, losses against b
+    played = {name: 0 for name in names}
+    colours = {name: "" for name in names}
+    previous: tuple[tuple[str, str], ...] = ()
+    key = hashlib.blake2b(plan.fingerprint.encode(), digest_size=16)
+    while len(rounds) < plan.round_count:
+        start = len(rounds) * size
+        wanted = min(size, plan.total_games - start)
+        digest = key.hexdigest()
+        pairs = memo.get(digest) if memo is not None else None
+        if pairs is None:
+            ratings = _ladder_ratings(names, tally, played)
+            chosen = swiss.ladder_pairs(ratings, wanted, avoid={frozenset(p) for p in previous})
+            if len(chosen) < wanted:  # the field is too small to avoid them all: rematches rather than a short batch
+                chosen = swiss.ladder_pairs(ratings, wanted)
+            pairs = swiss.coloured(chosen, colours)
+            if memo is not None:
+                memo[digest] = pairs
+        rounds.append(swiss.Round(pairs, None))
+        games = range(start, start + wanted)
+        if any(index not in winners for index in games):
+            break
+        for index, (red, blue) in zip(games, pairs):
+            winner = winners[index]
+            score = 0.5 if winner is None else float(winner == "RED")
+            results.append((red, blue, score))
+            first, second = sorted((red, blue))
+            counts = tally.setdefault((first, second), [0, 0, 0])
+            mine = score if first == red else 1.0 - score  # the first name's score
+            counts[0 if mine == 1.0 else 1 if mine == 0.5 else 2] += 1
+            played[red] += 1
+            played[blue] += 1
+            colours[red] += "R"
+            colours[blue] += "B"
+            key.update(f"{index}:{winner};".encode())
+        previous = pairs
+    return rounds, results
+
+
+def paired_rounds(plan: TournamentPlan, winners: Mapping[int, str | None],
+                  memo: LadderMemo | None = None) -> list[swiss.Round]:
+    """A Swiss plan's rounds or a ladder plan's batches that can be paired from ``winners``."""
+    if plan.format == "ladder":
+        return ladder_state(plan, winners, memo)[0]
+    return swiss_rounds(plan, winners)
+
+
 def job(plan: TournamentPlan, index: int, fingerprint: str | None = None,
         rounds: Sequence[swiss.Round] | None = None) -> Job:
     """Game ``index`` of the plan's schedule (IndexError outside it); ``fingerprint``: the plan's, if known.
 
-    A Swiss plan needs ``rounds`` (from :func:`swiss_rounds`) up to the game's round; LookupError if not yet paired.
+    A Swiss or ladder plan needs ``rounds`` (from :func:`paired_rounds`) up to the game's round; LookupError if
+    not yet paired.
     """
     if not 0 <= index < plan.total_games:
         raise IndexError(f"game {index} of {plan.total_games}")
     if plan.format == "swiss":
         return _swiss_job(plan, index, fingerprint, rounds or ())
+    if plan.format == "ladder":
+        return _ladder_job(plan, index, fingerprint, rounds or ())
     round_number, number = divmod(index, plan.pairing_count)
     first, second = plan.pairing(number)
     red, blue = (first, second) if round_number % 2 == 0 else (second, first)
@@ -250,11 +372,20 @@ def _swiss_job(plan: TournamentPlan, index: int, fingerprint: str | None, rounds
     return _job(plan, index, round_number, (first, second), (red, blue), fingerprint)
 
 
+def _ladder_job(plan: TournamentPlan, index: int, fingerprint: str | None, rounds: Sequence[swiss.Round]) -> Job:
+    batch, number = divmod(index, plan.round_games)
+    if batch >= len(rounds):
+        raise LookupError(f"game {index} is in batch {batch}, which cannot be paired yet")
+    position = {name: i for i, name in enumerate(plan.names)}
+    red, blue = (position[name] for name in rounds[batch].pairs[number])
+    return _job(plan, index, batch, (red, blue), (red, blue), fingerprint)
+
+
 def schedule(plan: TournamentPlan, skip: Container[int] = (), rounds: Sequence[swiss.Round] | None = None,
              games: range | None = None) -> Iterator[Job]:
     """Every game of the plan (or of ``games``) in order, except the indices in ``skip``; lazy.
 
-    A Swiss plan needs ``rounds`` covering ``games``.
+    A Swiss or ladder plan needs ``rounds`` covering ``games``.
     """
     fingerprint = plan.fingerprint
     return (
