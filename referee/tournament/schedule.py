@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
-from collections.abc import Container, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterator, Mapping, Sequence
 
 from ..games import game_class
 from ..limits import DEFAULT_GRACE, Limits
@@ -240,8 +240,9 @@ LadderMemo = dict[str, tuple[tuple[str, str], ...]]
 
 
 def _ladder_ratings(names: Sequence[str], tally: Mapping[tuple[str, str], list[int]],
-                    played: Mapping[str, int]) -> dict[str, tuple[float, float]]:
-    """(Elo, uncertainty) per agent for :func:`.swiss.ladder_pairs`: the joint fit and its 95% half-width.
+                    played: Mapping[str, int]) -> tuple[dict[str, tuple[float, float]], bool]:
+    """(Elo, uncertainty) per agent for :func:`.swiss.ladder_pairs`: the joint fit and its 95% half-width; and
+    whether the fit placed the agents on one scale.
 
     Until the games connect every agent (or where an interval is unbounded)
     an agent gets Elo 0 or its fitted Elo and a wide spread that shrinks with
@@ -255,7 +256,46 @@ def _ladder_ratings(names: Sequence[str], tally: Mapping[tuple[str, str], list[i
             ratings[name] = (rating.elo, rating.ci95)
         else:
             ratings[name] = (rating.elo if rating else 0.0, UNPLACED_SPREAD / math.sqrt(played[name] + 1))
-    return ratings
+    return ratings, bool(fit.ratings)
+
+
+def _filled(chosen: list[tuple[str, str]], ratings: Mapping[str, tuple[float, float]],
+            avoid: Collection[frozenset[str]], wanted: int, placed: bool) -> list[tuple[str, str]]:
+    """``chosen`` completed to ``wanted`` pairs when the greedy choice left only avoided pairs among the free agents.
+
+    Two free agents x, y either meet again or take over a chosen pair (u, v)
+    as (x, u), (y, v) (or (x, v), (y, u)) when neither was avoided: whichever
+    gives the batch more information, and a swap whenever one exists while the
+    agents are not on one scale (``placed`` false: new opponents connect
+    them).  A batch repeats a pairing rather than play fewer games.
+    """
+    def worth(a: str, b: str) -> float:
+        return swiss.information(ratings[a][0], ratings[b][0], ratings[a][1], ratings[b][1])
+
+    pairs = list(chosen)
+    busy = {name for pair in pairs for name in pair}
+    free = [name for name in sorted(ratings) if name not in busy]
+    while len(pairs) < wanted and len(free) >= 2:
+        x = free.pop(0)
+        partner = next((y for y in free if frozenset((x, y)) not in avoid), None)
+        if partner is not None:
+            free.remove(partner)
+            pairs.append((x, partner))
+            continue
+        y = free.pop(0)
+        swaps = [
+            (worth(x, p) + worth(y, q) - worth(u, v), k, p, q)
+            for k, (u, v) in enumerate(pairs) for p, q in ((u, v), (v, u))
+            if frozenset((x, p)) not in avoid and frozenset((y, q)) not in avoid
+        ]
+        best = max(swaps, key=lambda swap: swap[0], default=None)  # the first of equals: deterministic
+        if best is None or (placed and best[0] <= worth(x, y)):
+            pairs.append((x, y))
+        else:
+            _, k, p, q = best
+            pairs[k] = (x, p)
+            pairs.append((y, q))
+    return pairs
 
 
 def ladder_state(
@@ -267,7 +307,9 @@ def ladder_state(
     Batch 0 is always paired; batch b + 1 once every game of batches 0..b is
     in ``winners``.  Its pairs are :func:`.swiss.ladder_pairs` on the joint fit
     of all those games, avoiding the previous batch's pairs where the field
-    allows; the agent with fewer Reds so far (then Blue last time, then the
+    allows, and every pair met so far while no fit places all agents on one
+    scale (:func:`_filled`: a batch repeats a pair rather than play fewer
+    games); the agent with fewer Reds so far (then Blue last time, then the
     first of the pair) plays Red.  A game both agents lost by failing counts
     as a draw, as in Swiss.  ``memo`` keeps pairings between calls: the same
     earlier results give the same batch, so a caller that asks again as games
@@ -288,10 +330,11 @@ def ladder_state(
         digest = key.hexdigest()
         pairs = memo.get(digest) if memo is not None else None
         if pairs is None:
-            ratings = _ladder_ratings(names, tally, played)
-            chosen = swiss.ladder_pairs(ratings, wanted, avoid={frozenset(p) for p in previous})
-            if len(chosen) < wanted:  # the field is too small to avoid them all: rematches rather than a short batch
-                chosen = swiss.ladder_pairs(ratings, wanted)
+            ratings, placed = _ladder_ratings(names, tally, played)
+            avoid = {frozenset(p) for p in previous}
+            if not placed:  # no common scale yet: new opponents connect the field soonest
+                avoid |= {frozenset(pair) for pair in tally}
+            chosen = _filled(swiss.ladder_pairs(ratings, wanted, avoid), ratings, avoid, wanted, placed)
             pairs = swiss.coloured(chosen, colours)
             if memo is not None:
                 memo[digest] = pairs
