@@ -259,6 +259,24 @@ def _ladder_ratings(names: Sequence[str], tally: Mapping[tuple[str, str], list[i
     return ratings, bool(fit.ratings)
 
 
+def _connected_pairs(names: Sequence[str], tally: Mapping[tuple[str, str], list[int]]) -> set[frozenset[str]]:
+    """Every pair of agents already linked by a chain of games (a pair between them adds nothing to connect)."""
+    group = {name: name for name in names}
+
+    def root(name: str) -> str:
+        while group[name] != name:
+            group[name] = group[group[name]]
+            name = group[name]
+        return name
+
+    for a, b in tally:
+        group[root(a)] = root(b)
+    members: dict[str, list[str]] = {}
+    for name in names:
+        members.setdefault(root(name), []).append(name)
+    return {frozenset((a, b)) for team in members.values() for i, a in enumerate(team) for b in team[i + 1:]}
+
+
 def _filled(chosen: list[tuple[str, str]], ratings: Mapping[str, tuple[float, float]],
             avoid: Collection[frozenset[str]], wanted: int, placed: bool) -> list[tuple[str, str]]:
     """``chosen`` completed to ``wanted`` pairs when the greedy choice left only avoided pairs among the free agents.
@@ -307,8 +325,9 @@ def ladder_state(
     Batch 0 is always paired; batch b + 1 once every game of batches 0..b is
     in ``winners``.  Its pairs are :func:`.swiss.ladder_pairs` on the joint fit
     of all those games, avoiding the previous batch's pairs where the field
-    allows, and every pair met so far while no fit places all agents on one
-    scale (:func:`_filled`: a batch repeats a pair rather than play fewer
+    allows, and every pair already linked by a chain of games while no fit
+    places all agents on one scale (so each batch joins groups, about halving
+    their number) (:func:`_filled`: a batch repeats a pair rather than play fewer
     games); the agent with fewer Reds so far (then Blue last time, then the
     first of the pair) plays Red.  A game both agents lost by failing counts
     as a draw, as in Swiss.  ``memo`` keeps pairings between calls: the same
@@ -332,8 +351,8 @@ def ladder_state(
         if pairs is None:
             ratings, placed = _ladder_ratings(names, tally, played)
             avoid = {frozenset(p) for p in previous}
-            if not placed:  # no common scale yet: new opponents connect the field soonest
-                avoid |= {frozenset(pair) for pair in tally}
+            if not placed:  # no common scale yet: opponents from other groups connect the field soonest
+                avoid |= _connected_pairs(names, tally)
             chosen = _filled(swiss.ladder_pairs(ratings, wanted, avoid), ratings, avoid, wanted, placed)
             pairs = swiss.coloured(chosen, colours)
             if memo is not None:
