@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from . import swiss
+from .knockout import Bracket
 from .schedule import TournamentPlan, paired_rounds, swiss_state
 from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
@@ -189,6 +190,9 @@ class Results:
     rounds: tuple[RoundRow, ...] = ()
     #: What ``rounds`` counts: "round" or "batch".
     round_name: str = "round"
+    #: A knockout: ``rounds`` are its ties, ``champion`` its winner once the final is decided.
+    bracket: bool = False
+    champion: str | None = None
 
     @property
     def ranked_by(self) -> str:
@@ -424,8 +428,16 @@ def _points(winners: Mapping[int, str | None], games: Sequence[int]) -> str:
     return f"{red:g}-{len(games) - red:g}"
 
 
+def knockout_champion(plan: TournamentPlan, games: Iterable[GameSummary]) -> str | None:
+    """A knockout plan's winner from its records; None until the final is decided."""
+    winners = {game.index: game.winner for game in games if game.index is not None}
+    pairings = paired_rounds(plan, winners)
+    return pairings.champion if isinstance(pairings, Bracket) else None
+
+
 def round_rows(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[RoundRow, ...]:
-    """Each Swiss round's or ladder batch's pairings with their results (and byes), in order, from the records.
+    """Each Swiss round's, ladder batch's or knockout tie's pairing with its result (and byes), in order, from the
+    records; a knockout tie lists the higher seed first.
 
     A game both agents lost by failing counts as a draw, as when pairing.
     """
@@ -433,10 +445,21 @@ def round_rows(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[Roun
         return ()
     winners = {game.index: game.winner for game in games if game.index is not None}
     rows = []
+    pairings = paired_rounds(plan, winners)
+    if isinstance(pairings, Bracket):
+        for tie in pairings.ties:
+            if tie.low is None:
+                rows.append(RoundRow(tie.round + 1, tie.high, None, "bye"))
+                continue
+            result = _points(winners, tie.games)
+            if tie.on_seed:
+                result += f", {tie.high} through as the higher seed"
+            rows.append(RoundRow(tie.round + 1, tie.high, tie.low, result, tie.games))
+        return tuple(rows)
     size = plan.round_games
     # Swiss pairs play mini-matches of games_per_pair; a ladder pairing is one game.
     per_pair = plan.games_per_pair if plan.format == "swiss" else 1
-    for number, current in enumerate(paired_rounds(plan, winners)):
+    for number, current in enumerate(pairings):
         start = number * size
         for pair, (red, blue) in enumerate(current.pairs):
             indices = tuple(range(start + pair * per_pair, start + (pair + 1) * per_pair))

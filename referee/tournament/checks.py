@@ -14,19 +14,18 @@ In a Swiss plan the agents of game ``k`` depend on the results of the rounds
 before its own, so records are checked in game order and a round's pairs are
 computed from the records already accepted; a record of a round that cannot
 be paired yet (an earlier round has a game missing) is refused like any other.
-A ladder plan's batches are checked the same way.
+A ladder plan's batches and a knockout's ties are checked the same way.
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from ..records import GameRecord
 from .aggregate import GameSummary
 from .journal import GamesFile, JournalError
-from .schedule import LadderMemo, TournamentPlan, job, paired_rounds
-from .swiss import Round
+from .schedule import LadderMemo, Pairings, TournamentPlan, job, pairable, paired_rounds
 
 #: Problems listed in one message; after a repair, the next run lists the rest.
 SHOWN = 20
@@ -57,7 +56,7 @@ def _describe(result: tuple[str | None, str, str | None]) -> str:
 
 
 def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
-              rounds: Sequence[Round] | None = None) -> str | None:
+              rounds: Pairings | None = None) -> str | None:
     """Why ``record`` is not a game of this plan's schedule; None if it is (``rounds``: a Swiss plan's so far)."""
     index = record.game_index
     config_hash = (record.extra or {}).get("config_hash")
@@ -67,7 +66,9 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
         return f"game index {index} is outside the schedule (games 0 to {plan.total_games - 1})"
     try:
         expected = job(plan, index, fingerprint, rounds)
-    except LookupError:
+    except LookupError as exc:
+        if plan.format == "knockout":
+            return str(exc)
         unit = "ladder batch" if plan.format == "ladder" else "Swiss round"
         return (
             f"game {index} is in {unit} {index // plan.round_games}, which cannot be paired yet: "
@@ -117,15 +118,14 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
         # Game order (file order within a game): a round is paired from the rounds before it.
         entries = sorted(entries, key=lambda e: (e[1].game_index if e[1] and e[1].game_index is not None else -1, e[0]))
     winners: dict[int, str | None] = {}  # swiss: accepted games
-    rounds: list[Round] = []
+    rounds: Pairings = []
     memo: LadderMemo = {}
     for number, record, problem in entries:
         if record is None:
             bad.append(BadLine(number, problem or "not a game record"))
             continue
         if swiss and record.game_index is not None and 0 <= record.game_index < plan.total_games:
-            wanted = record.game_index // plan.round_games
-            if len(rounds) <= wanted:
+            if not pairable(plan, rounds, record.game_index):
                 accepted = {i: w for i, w in winners.items() if i not in conflicted}
                 rounds = paired_rounds(plan, accepted, memo)
         problem = _mismatch(plan, fingerprint, record, rounds)

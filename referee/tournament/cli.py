@@ -127,8 +127,10 @@ class _Console(RunObserver):
 
     def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
         recorded = f", {already} already recorded" if already else ""
+        # A knockout plays extra games only for level ties: its index space is the most it can take.
+        games = f"at most {plan.total_games}" if plan.format == "knockout" else str(plan.total_games)
         print(
-            f"{plan.name}: {len(plan.agents)} agents, {plan.total_games} games ({config.format}{recorded}), "
+            f"{plan.name}: {len(plan.agents)} agents, {games} games ({config.format}{recorded}), "
             f"{where}, output {output}/",
             file=sys.stderr,
         )

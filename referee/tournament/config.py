@@ -31,7 +31,7 @@ from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
 
-FORMATS = ("round_robin", "gauntlet", "swiss", "ladder")
+FORMATS = ("round_robin", "gauntlet", "swiss", "ladder", "knockout")
 ON_ERROR = ("exclude", "forfeit")
 EXECUTORS = ("local", "dask")
 #: ``scheduler: local`` starts a Dask LocalCluster on this machine.

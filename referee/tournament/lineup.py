@@ -206,9 +206,9 @@ def build_lineup(
             *(f"{b.folder}: left out: {b.message}" for b in left_out),
         )
 
-    if config.format in ("swiss", "ladder") and len(kept) < 3:
+    if config.format in ("swiss", "ladder", "knockout") and len(kept) < 3:
         # Two agents have one pairing: a Swiss would be a shorter round robin without its paired statistics.
-        kind = "a Swiss tournament" if config.format == "swiss" else "a ladder"
+        kind = {"swiss": "a Swiss tournament", "ladder": "a ladder"}.get(config.format, "a knockout")
         raise ConfigError(
             f"{config.where('format')}: {kind} needs at least three agents; {len(kept)} can play "
             "(for two, use format: round_robin)"

@@ -14,6 +14,9 @@ single games (B = ``batch``, at most one game per agent): batch ``b`` holds
 games ``[b*B, (b+1)*B)`` (the last one what is left of the ``games`` budget),
 paired by :func:`.swiss.ladder_pairs` from the joint rating of every game of
 the batches before it (:func:`ladder_state`).
+A knockout plan (``format: knockout``) gives each tie a fixed block of game
+indices and plays the ones it needs (:mod:`.knockout`); every game is a
+function of the records of lower indices, so resume and the checks work alike.
 Each game's seed is a hash of the tournament seed and ``k``; a game whose
 setup is drawn from its seed (Infinitron's cities) gets it in its options.
 """
@@ -25,12 +28,12 @@ import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
-from collections.abc import Collection, Container, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 
 from ..games import game_class
 from ..limits import DEFAULT_GRACE, Limits
 from ..match import AgentEntry, MatchSettings
-from . import swiss
+from . import knockout, swiss
 from .ratings import bradley_terry
 
 
@@ -40,7 +43,8 @@ class TournamentPlan:
 
     name: str
     agents: tuple[AgentEntry, ...]
-    format: str = "round_robin"  # or "gauntlet": agents[challenger] against each other agent; "swiss"; "ladder"
+    # or "gauntlet": agents[challenger] against each other agent; "swiss"; "ladder"; "knockout"
+    format: str = "round_robin"
     challenger: int | None = None
     games_per_pair: int = 2
     game: str = "infexion"
@@ -95,7 +99,7 @@ class TournamentPlan:
     @property
     def paired(self) -> bool:
         """Whether the games are paired round by round (batch by batch) from earlier results."""
-        return self.format in ("swiss", "ladder")
+        return self.format in ("swiss", "ladder", "knockout")
 
     @property
     def round_count(self) -> int:
@@ -155,6 +159,8 @@ class TournamentPlan:
             return self.swiss_rounds * self.round_games
         if self.format == "ladder":
             return self.budget or 0
+        if self.format == "knockout":  # the index space: a bracket plays only the extra games it needs
+            return knockout.total_games(len(self.agents), self.games_per_pair)
         return self.pairing_count * self.games_per_pair
 
 
@@ -378,16 +384,28 @@ def ladder_state(
     return rounds, results
 
 
+Pairings = Sequence[swiss.Round] | knockout.Bracket
+"""What a paired plan's games come from: Swiss rounds, ladder batches, or a knockout bracket."""
+
+
 def paired_rounds(plan: TournamentPlan, winners: Mapping[int, str | None],
-                  memo: LadderMemo | None = None) -> list[swiss.Round]:
-    """A Swiss plan's rounds or a ladder plan's batches that can be paired from ``winners``."""
+                  memo: LadderMemo | None = None) -> list[swiss.Round] | knockout.Bracket:
+    """A Swiss plan's rounds, a ladder plan's batches or a knockout plan's bracket, as far as ``winners`` pairs."""
     if plan.format == "ladder":
         return ladder_state(plan, winners, memo)[0]
+    if plan.format == "knockout":
+        return knockout.state(plan.names, plan.games_per_pair, winners)
     return swiss_rounds(plan, winners)
 
 
-def job(plan: TournamentPlan, index: int, fingerprint: str | None = None,
-        rounds: Sequence[swiss.Round] | None = None) -> Job:
+def pairable(plan: TournamentPlan, pairings: Pairings, index: int) -> bool:
+    """Whether game ``index`` is paired in ``pairings`` (else more records are needed, or it is no game)."""
+    if isinstance(pairings, knockout.Bracket):
+        return index in pairings.games
+    return index // plan.round_games < len(pairings)
+
+
+def job(plan: TournamentPlan, index: int, fingerprint: str | None = None, rounds: Pairings | None = None) -> Job:
     """Game ``index`` of the plan's schedule (IndexError outside it); ``fingerprint``: the plan's, if known.
 
     A Swiss or ladder plan needs ``rounds`` (from :func:`paired_rounds`) up to the game's round; LookupError if
@@ -395,10 +413,13 @@ def job(plan: TournamentPlan, index: int, fingerprint: str | None = None,
     """
     if not 0 <= index < plan.total_games:
         raise IndexError(f"game {index} of {plan.total_games}")
+    if plan.format == "knockout":
+        return _knockout_job(plan, index, fingerprint, rounds)
+    sequence = rounds if rounds is not None and not isinstance(rounds, knockout.Bracket) else ()
     if plan.format == "swiss":
-        return _swiss_job(plan, index, fingerprint, rounds or ())
+        return _swiss_job(plan, index, fingerprint, sequence)
     if plan.format == "ladder":
-        return _ladder_job(plan, index, fingerprint, rounds or ())
+        return _ladder_job(plan, index, fingerprint, sequence)
     round_number, number = divmod(index, plan.pairing_count)
     first, second = plan.pairing(number)
     red, blue = (first, second) if round_number % 2 == 0 else (second, first)
@@ -443,11 +464,24 @@ def _ladder_job(plan: TournamentPlan, index: int, fingerprint: str | None, round
     return _job(plan, index, batch, (red, blue), (red, blue), fingerprint)
 
 
-def schedule(plan: TournamentPlan, skip: Container[int] = (), rounds: Sequence[swiss.Round] | None = None,
-             games: range | None = None) -> Iterator[Job]:
+def _knockout_job(plan: TournamentPlan, index: int, fingerprint: str | None, bracket: Pairings | None) -> Job:
+    if not isinstance(bracket, knockout.Bracket) or index not in bracket.games:
+        tie = index // knockout.tie_games(plan.games_per_pair)
+        raise LookupError(
+            f"game {index} (of tie block {tie}) is not a game of the knockout so far: its tie does not need it, "
+            "or a game it depends on is not recorded"
+        )
+    red, blue, round_number = bracket.games[index]
+    position = {name: i for i, name in enumerate(plan.names)}
+    high, low = sorted((position[red], position[blue]))
+    return _job(plan, index, round_number, (high, low), (position[red], position[blue]), fingerprint)
+
+
+def schedule(plan: TournamentPlan, skip: Container[int] = (), rounds: Pairings | None = None,
+             games: Iterable[int] | None = None) -> Iterator[Job]:
     """Every game of the plan (or of ``games``) in order, except the indices in ``skip``; lazy.
 
-    A Swiss or ladder plan needs ``rounds`` covering ``games``.
+    A Swiss, ladder or knockout plan needs ``rounds`` (:func:`paired_rounds`) covering ``games``.
     """
     fingerprint = plan.fingerprint
     return (

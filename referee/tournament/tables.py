@@ -27,7 +27,7 @@ class Table:
     rows: list[list[object]]
 
 
-TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "result")
+TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result")
 
 
 def _tabulate(table: Table, style: str) -> str:
@@ -98,9 +98,13 @@ def rounds_table(results: Results) -> Table:
         for row in results.rounds
     ]
     what = "mini-match points, Red first" if name == "round" else "Red's points - Blue's"
+    sides = ["Red", "Blue"]
+    if results.bracket:
+        what = "each knockout tie, the higher seed's points first"
+        sides = ["higher seed", "lower seed"]
     plural = "Batches" if name == "batch" else "Rounds"
     title = f"{plural}: pairings and results ({what}; games by index)"
-    return Table(title, "rounds", [name, "Red", "Blue", "result", "games"], rows)
+    return Table(title, "rounds", [name, *sides, "result", "games"], rows)
 
 
 def crosstable(results: Results) -> Table:
@@ -250,6 +254,8 @@ def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
 
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
     lines = [f"{results.games} games, {len(results.agents)} agents."]
+    if results.champion is not None:
+        lines.append(f"Knockout winner: {results.champion}.")
     if results.ranked_by in RANKING_NOTES:
         lines.append(RANKING_NOTES[results.ranked_by])
     match = results.head_to_head
