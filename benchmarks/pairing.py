@@ -20,7 +20,12 @@ model (a's expected score 1 / (1 + 10^((b - a)/400))), with draws taking
 * ladder (format): what ``format: ladder`` plays, ``schedule.ladder_state``
   (batches of n/2 single games paired from the joint fit of every game so
   far), ranked by the joint fit; only up to ``--format-max`` agents, since it
-  refits every batch (an n x n inverse in pure Python).
+  refits every batch (an n x n inverse in pure Python);
+* knockout: ``format: knockout``'s bracket (``referee.tournament.knockout``),
+  seeded in a random order (a class has no prior ranking), ties of 2 games
+  plus up to two extra pairs; ranked by the round each agent reached (the
+  winner first), within a round by the joint fit, and (", fit") by the joint
+  fit of its games alone.
 
 Reported per format and n: games played, % of the round robin's games, and
 the Spearman correlation of the final ranking with the true order and with
@@ -36,6 +41,7 @@ from collections.abc import Callable, Sequence
 
 from referee.match import AgentEntry
 from referee.tournament.ratings import bradley_terry
+from referee.tournament import knockout as brackets
 from referee.tournament.schedule import LadderMemo, TournamentPlan, ladder_state
 from referee.tournament.swiss import Result, default_rounds, ladder_pairs, pair_round, scores, standings
 
@@ -163,6 +169,36 @@ def ladder_format(names: list[str], play: Game, budget: int) -> tuple[list[str],
     return sorted(names, key=lambda n: -fit.ratings[n].elo), len(results)
 
 
+def knockout(names: list[str], play: Game, rng: random.Random) -> tuple[list[str], list[str], int]:
+    """Rankings (round reached, then the fit; the fit alone) and games played by a randomly seeded bracket."""
+    seeds = list(names)
+    rng.shuffle(seeds)
+    winners: dict[int, str | None] = {}
+    while True:
+        bracket = brackets.state(seeds, 2, winners)
+        pending = sorted(i for i in bracket.games if i not in winners)
+        if not pending:
+            break
+        for index in pending:
+            red, blue, _ = bracket.games[index]
+            score = play(red, blue)
+            winners[index] = "RED" if score == 1.0 else "BLUE" if score == 0.0 else None
+    tally: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for index, winner in winners.items():
+        red, blue, _ = bracket.games[index]
+        w, d, l_ = tally.get((red, blue), (0, 0, 0))
+        tally[(red, blue)] = (w + (winner == "RED"), d + (winner is None), l_ + (winner == "BLUE"))
+    fit = bradley_terry(names, tally)
+    elo = {n: fit.ratings[n].elo if fit.ratings else 0.0 for n in names}
+    reached = dict.fromkeys(names, 0)
+    for tie in bracket.ties:
+        for name in (tie.high, tie.low):
+            if name is not None:
+                reached[name] = max(reached[name], tie.round + (tie.winner == name))
+    by_round = sorted(names, key=lambda n: (-reached[n], -elo[n]))
+    return by_round, sorted(names, key=lambda n: -elo[n]), len(winners)
+
+
 def measure(size: int, rep: int, format_max: int = 128) -> list[tuple[str, tuple[int, float, float]]]:
     """One seeded field of ``size``: (format, (games, rho vs truth, rho vs round robin)) per format."""
     rng = random.Random(1000 * size + rep)
@@ -180,6 +216,8 @@ def measure(size: int, rep: int, format_max: int = 128) -> list[tuple[str, tuple
             runs.append((f"swiss {rounds} rounds, fit", (by_fit, played)))
     for share in (0.05, 0.10, 0.15):
         runs.append((f"ladder {share:.0%} budget", ladder(names, play, int(share * size * (size - 1)))))
+    by_round, by_fit, played = knockout(names, play, rng)
+    runs += [("knockout", (by_round, played)), ("knockout, fit", (by_fit, played))]
     if size <= format_max:
         for share in (0.05, 0.10, 0.15):
             budget = int(share * size * (size - 1))
