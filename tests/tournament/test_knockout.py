@@ -1,13 +1,16 @@
 """Knockout brackets: the pure rules (referee.tournament.knockout), and a bracket played for real and resumed."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from referee.records import GameRecord
 from referee.tournament import load_config, run
+from referee.tournament.checks import RecordsRefused, check_records
 from referee.tournament.config import ConfigError, parse_config
+from referee.tournament.journal import GamesFile
 from referee.tournament.knockout import EXTRA_PAIRS, bracket, state, tie_games, total_games
 from referee.tournament.lineup import build_lineup
 
@@ -111,6 +114,16 @@ def test_a_knockout_stopped_by_limit_resumes_and_lists_its_bracket(tmp_path, mon
     markdown = (out / "results.md").read_text()
     assert f"Knockout winner: {bracket_now.champion}." in markdown and "## Rounds: pairings and results" in markdown
     assert '<table id="rounds">' in (out / "report.html").read_text()
+    # A record of a game the bracket never needed (the final's last slot) is refused by the checks.
+    final = bracket_now.ties[-1]
+    unneeded = final.games[0] + tie_games(2) - 1
+    assert unneeded not in winners
+    forged = json.loads(done.games_file.read_text().splitlines()[-1])
+    forged["extra"]["game_index"] = unneeded
+    with open(done.games_file, "a") as file:
+        file.write(json.dumps(forged) + "\n")
+    with pytest.raises(RecordsRefused, match=f"game {unneeded} .*is not a game of the knockout so far"):
+        check_records(build_lineup(config).plan, GamesFile(done.games_file), "hint")
 
 
 def test_a_knockout_of_two_and_its_misplaced_keys_are_refused(tmp_path, monkeypatch):
