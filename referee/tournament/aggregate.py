@@ -201,10 +201,12 @@ class Results:
         Points only compare agents that played as many games (a complete
         round robin, a two-agent match), where they order agents as the
         ratings do.  Otherwise (a gauntlet, an unfinished run) an agent that
-        played more games would gather more points however it played, so the
-        rating decides, or the score % when there are no ratings.
+        played more games would gather more points however it played, and
+        where the pairings followed the results (Swiss, ladder, knockout:
+        ``rounds``) equal games still mean opponents of other strengths; so
+        the rating decides, or the score % when there are no ratings.
         """
-        if len({agent.games for agent in self.agents.values()}) <= 1:
+        if len({agent.games for agent in self.agents.values()}) <= 1 and not self.rounds:
             return "points"
         return "Elo" if self.ratings.ratings else "score"
 

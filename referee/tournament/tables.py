@@ -172,6 +172,14 @@ RANKING_NOTES = {
 }
 
 
+#: The same, when the pairings followed the results (Swiss, ladder, knockout).
+PAIRED_RANKING_NOTES = {
+    "Elo": "Ranked by Elo, then score %, then name, since the pairings followed the results: agents met opponents "
+    "of different strengths, so points do not compare them.",
+    "score": "Ranked by score %, then name (no ratings yet), since the pairings followed the results.",
+}
+
+
 @dataclass(frozen=True)
 class LeftOut:
     """A discovered folder that could not be loaded: left out, or kept in to forfeit (``on_error: forfeit``)."""
@@ -256,7 +264,9 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
     lines = [f"{results.games} games, {len(results.agents)} agents."]
     if results.champion is not None:
         lines.append(f"Knockout winner: {results.champion}.")
-    if results.ranked_by in RANKING_NOTES:
+    if results.rounds and results.ranked_by in PAIRED_RANKING_NOTES:
+        lines.append(PAIRED_RANKING_NOTES[results.ranked_by])
+    elif results.ranked_by in RANKING_NOTES:
         lines.append(RANKING_NOTES[results.ranked_by])
     match = results.head_to_head
     if match is not None:
