@@ -240,6 +240,8 @@ def swiss_rounds(plan: TournamentPlan, winners: Mapping[int, str | None]) -> lis
 
 #: A ladder's rating spread (Elo) of an agent the joint fit cannot place yet, shrunk as 1/sqrt(games + 1).
 UNPLACED_SPREAD = 800.0
+#: Decimals of Elo the ladder pairs on (the fit converges to about 1e-8 Elo).
+RATING_DIGITS = 6
 
 #: Batch pairings already computed, by a digest of every result before the batch (see :func:`ladder_state`).
 LadderMemo = dict[str, tuple[tuple[str, str], ...]]
@@ -259,9 +261,11 @@ def _ladder_ratings(names: Sequence[str], tally: Mapping[tuple[str, str], list[i
     for name in names:
         rating = fit.ratings.get(name)
         if rating is not None and rating.ci95 is not None:
-            ratings[name] = (rating.elo, rating.ci95)
+            elo, spread = rating.elo, rating.ci95
         else:
-            ratings[name] = (rating.elo if rating else 0.0, UNPLACED_SPREAD / math.sqrt(played[name] + 1))
+            elo, spread = (rating.elo if rating else 0.0), UNPLACED_SPREAD / math.sqrt(played[name] + 1)
+        # Rounded, so that a last-bit difference in the fit (another libm on resume) rarely changes a pairing.
+        ratings[name] = (round(elo, RATING_DIGITS), round(spread, RATING_DIGITS))
     return ratings, bool(fit.ratings)
 
 
