@@ -195,7 +195,8 @@ def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> i
         if not args.output:
             command += ["-o", str(done.output)]
         print(
-            f"\nstopped: {summary.recorded} of {summary.total} games recorded in {done.games_file}. "
+            f"\nstopped: {summary.recorded} of {'at most ' if done.results.bracket else ''}{summary.total} games "
+            f"recorded in {done.games_file}. "
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,
         )
