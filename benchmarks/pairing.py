@@ -16,7 +16,16 @@ model (a's expected score 1 / (1 + 10^((b - a)/400))), with draws taking
   joint fit of the same games;
 * ladder: batches from ``ladder_pairs`` on running ratings (an online Elo
   update, uncertainty 400/sqrt(games + 1)) until a game budget is spent;
-  ranked by the joint fit ``referee.tournament.ratings.bradley_terry``.
+  ranked by the joint fit ``referee.tournament.ratings.bradley_terry``;
+* ladder (format): what ``format: ladder`` plays, ``schedule.ladder_state``
+  (batches of n/2 single games paired from the joint fit of every game so
+  far), ranked by the joint fit; only up to ``--format-max`` agents, since it
+  refits every batch (an n x n inverse in pure Python);
+* knockout: ``format: knockout``'s bracket (``referee.tournament.knockout``),
+  seeded in a random order (a class has no prior ranking), ties of 2 games
+  plus up to two extra pairs; ranked by the round each agent reached (the
+  winner first), within a round by the joint fit, and (", fit") by the joint
+  fit of its games alone.
 
 Reported per format and n: games played, % of the round robin's games, and
 the Spearman correlation of the final ranking with the true order and with
@@ -30,7 +39,10 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
+from referee.match import AgentEntry
 from referee.tournament.ratings import bradley_terry
+from referee.tournament import knockout as brackets
+from referee.tournament.schedule import LadderMemo, TournamentPlan, ladder_state
 from referee.tournament.swiss import Result, default_rounds, ladder_pairs, pair_round, scores, standings
 
 DRAW = 0.2
@@ -133,7 +145,61 @@ def ladder(names: list[str], play: Game, budget: int) -> tuple[list[str], int]:
     return sorted(names, key=lambda n: -fit.ratings[n].elo), played
 
 
-def measure(size: int, rep: int) -> list[tuple[str, tuple[int, float, float]]]:
+def ladder_format(names: list[str], play: Game, budget: int) -> tuple[list[str], int]:
+    """Ranking (joint fit) and games played by ``format: ladder``'s own pairing, batch by batch."""
+    agents = tuple(AgentEntry(spec="agents.random_agent", name=name) for name in names)
+    plan = TournamentPlan(name="bench", agents=agents, format="ladder", budget=budget)
+    winners: dict[int, str | None] = {}
+    memo: LadderMemo = {}
+    while len(winners) < budget:
+        rounds, _ = ladder_state(plan, winners, memo)
+        start = (len(rounds) - 1) * plan.round_games
+        for offset, (red, blue) in enumerate(rounds[-1].pairs):
+            score = play(red, blue)
+            winners[start + offset] = "RED" if score == 1.0 else "BLUE" if score == 0.0 else None
+    _, results = ladder_state(plan, winners, memo)
+    tally: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for red, blue, score in results:
+        w, d, l_ = tally.get((red, blue), (0, 0, 0))
+        tally[(red, blue)] = (w + (score == 1.0), d + (score == 0.5), l_ + (score == 0.0))
+    fit = bradley_terry(names, tally)
+    if not fit.ratings:  # too few games to connect the field: by score, as the standings then rank
+        points = scores(names, results)
+        return sorted(names, key=lambda n: -points[n]), len(results)
+    return sorted(names, key=lambda n: -fit.ratings[n].elo), len(results)
+
+
+def knockout(names: list[str], play: Game, rng: random.Random) -> tuple[list[str], list[str], int]:
+    """Rankings (round reached, then the fit; the fit alone) and games played by a randomly seeded bracket."""
+    seeds = list(names)
+    rng.shuffle(seeds)
+    winners: dict[int, str | None] = {}
+    while True:
+        bracket = brackets.state(seeds, 2, winners)
+        pending = sorted(i for i in bracket.games if i not in winners)
+        if not pending:
+            break
+        for index in pending:
+            red, blue, _ = bracket.games[index]
+            score = play(red, blue)
+            winners[index] = "RED" if score == 1.0 else "BLUE" if score == 0.0 else None
+    tally: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for index, winner in winners.items():
+        red, blue, _ = bracket.games[index]
+        w, d, l_ = tally.get((red, blue), (0, 0, 0))
+        tally[(red, blue)] = (w + (winner == "RED"), d + (winner is None), l_ + (winner == "BLUE"))
+    fit = bradley_terry(names, tally)
+    elo = {n: fit.ratings[n].elo if fit.ratings else 0.0 for n in names}
+    reached = dict.fromkeys(names, 0)
+    for tie in bracket.ties:
+        for name in (tie.high, tie.low):
+            if name is not None:
+                reached[name] = max(reached[name], tie.round + (tie.winner == name))
+    by_round = sorted(names, key=lambda n: (-reached[n], -elo[n]))
+    return by_round, sorted(names, key=lambda n: -elo[n]), len(winners)
+
+
+def measure(size: int, rep: int, format_max: int = 128) -> list[tuple[str, tuple[int, float, float]]]:
     """One seeded field of ``size``: (format, (games, rho vs truth, rho vs round robin)) per format."""
     rng = random.Random(1000 * size + rep)
     truth = field(size, rng)
@@ -150,6 +216,12 @@ def measure(size: int, rep: int) -> list[tuple[str, tuple[int, float, float]]]:
             runs.append((f"swiss {rounds} rounds, fit", (by_fit, played)))
     for share in (0.05, 0.10, 0.15):
         runs.append((f"ladder {share:.0%} budget", ladder(names, play, int(share * size * (size - 1)))))
+    by_round, by_fit, played = knockout(names, play, rng)
+    runs += [("knockout", (by_round, played)), ("knockout, fit", (by_fit, played))]
+    if size <= format_max:
+        for share in (0.05, 0.10, 0.15):
+            budget = int(share * size * (size - 1))
+            runs.append((f"ladder (format) {share:.0%}", ladder_format(names, play, budget)))
     return [(label, (played, spearman(ranking, true_order), spearman(ranking, rr)))
             for label, (ranking, played) in runs]
 
@@ -160,6 +232,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", default="32,64,128,300")
     parser.add_argument("--reps", default="6,4,2,1", help="repetitions per size")
     parser.add_argument("--quick", action="store_true", help="one repetition each, sizes 32 and 64")
+    parser.add_argument("--format-max", type=int, default=128, help="largest field for the ladder (format) rows")
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
     reps = [int(x) for x in args.reps.split(",")]
@@ -171,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         rows: dict[str, list[tuple[int, float, float]]] = {}
         all_games = size * (size - 1)
         for rep in range(repeats):
-            for label, row in measure(size, rep):
+            for label, row in measure(size, rep, args.format_max):
                 rows.setdefault(label, []).append(row)
         for label, values in rows.items():
             played = sum(v[0] for v in values) / len(values)

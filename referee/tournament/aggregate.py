@@ -10,12 +10,13 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from . import swiss
-from .schedule import TournamentPlan, swiss_state
+from .knockout import Bracket
+from .schedule import TournamentPlan, paired_rounds, swiss_state
 from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
@@ -156,6 +157,17 @@ class SwissRow:
 
 
 @dataclass(frozen=True)
+class RoundRow:
+    """One line of a Swiss round or ladder batch: a pairing (first Red, first Blue) and its result, or a bye."""
+
+    round: int  # from 1, as listed (records count from 0)
+    red: str
+    blue: str | None  # None: ``red`` has the bye
+    result: str  # Red's points - Blue's points, or "not played", "1 of 2 played", "bye +0.5"
+    games: tuple[int, ...] = ()  # the game indices of the pairing
+
+
+@dataclass(frozen=True)
 class Results:
     games: int
     agents: Mapping[str, AgentTotals]
@@ -174,6 +186,13 @@ class Results:
     unpaired: int = 0
     #: A Swiss plan's standings (see :class:`SwissRow`), best first; empty for other formats.
     swiss: tuple[SwissRow, ...] = ()
+    #: A Swiss plan's rounds or a ladder's batches, each pairing with its result (see :class:`RoundRow`).
+    rounds: tuple[RoundRow, ...] = ()
+    #: What ``rounds`` counts: "round" or "batch".
+    round_name: str = "round"
+    #: A knockout: ``rounds`` are its ties, ``champion`` its winner once the final is decided.
+    bracket: bool = False
+    champion: str | None = None
 
     @property
     def ranked_by(self) -> str:
@@ -182,10 +201,12 @@ class Results:
         Points only compare agents that played as many games (a complete
         round robin, a two-agent match), where they order agents as the
         ratings do.  Otherwise (a gauntlet, an unfinished run) an agent that
-        played more games would gather more points however it played, so the
-        rating decides, or the score % when there are no ratings.
+        played more games would gather more points however it played, and
+        where the pairings followed the results (Swiss, ladder, knockout:
+        ``rounds``) equal games still mean opponents of other strengths; so
+        the rating decides, or the score % when there are no ratings.
         """
-        if len({agent.games for agent in self.agents.values()}) <= 1:
+        if len({agent.games for agent in self.agents.values()}) <= 1 and not self.rounds:
             return "points"
         return "Elo" if self.ratings.ratings else "score"
 
@@ -393,3 +414,58 @@ def swiss_standings(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple
         SwissRow(name, points[name], byes.count(name), bh[name], sb[name])
         for name in swiss.standings(names, results, byes)
     )
+
+
+def _points(winners: Mapping[int, str | None], games: Sequence[int]) -> str:
+    """The first Red's and first Blue's points in ``games`` (colours alternating from the first), as "1.5-0.5"."""
+    played = [index for index in games if index in winners]
+    if not played:
+        return "not played"
+    if len(played) < len(games):
+        return f"{len(played)} of {len(games)} played"
+    red = 0.0
+    for number, index in enumerate(games):
+        winner = winners[index]
+        red += 0.5 if winner is None else float((winner == "RED") == (number % 2 == 0))
+    return f"{red:g}-{len(games) - red:g}"
+
+
+def knockout_champion(plan: TournamentPlan, games: Iterable[GameSummary]) -> str | None:
+    """A knockout plan's winner from its records; None until the final is decided."""
+    winners = {game.index: game.winner for game in games if game.index is not None}
+    pairings = paired_rounds(plan, winners)
+    return pairings.champion if isinstance(pairings, Bracket) else None
+
+
+def round_rows(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[RoundRow, ...]:
+    """Each Swiss round's, ladder batch's or knockout tie's pairing with its result (and byes), in order, from the
+    records; a knockout tie lists the higher seed first.
+
+    A game both agents lost by failing counts as a draw, as when pairing.
+    """
+    if not plan.paired:
+        return ()
+    winners = {game.index: game.winner for game in games if game.index is not None}
+    rows = []
+    pairings = paired_rounds(plan, winners)
+    if isinstance(pairings, Bracket):
+        for tie in pairings.ties:
+            if tie.low is None:
+                rows.append(RoundRow(tie.round + 1, tie.high, None, "bye"))
+                continue
+            result = _points(winners, tie.games)
+            if tie.on_seed:
+                result += f", {tie.high} through as the higher seed"
+            rows.append(RoundRow(tie.round + 1, tie.high, tie.low, result, tie.games))
+        return tuple(rows)
+    size = plan.round_games
+    # Swiss pairs play mini-matches of games_per_pair; a ladder pairing is one game.
+    per_pair = plan.games_per_pair if plan.format == "swiss" else 1
+    for number, current in enumerate(pairings):
+        start = number * size
+        for pair, (red, blue) in enumerate(current.pairs):
+            indices = tuple(range(start + pair * per_pair, start + (pair + 1) * per_pair))
+            rows.append(RoundRow(number + 1, red, blue, _points(winners, indices), indices))
+        if current.bye is not None:
+            rows.append(RoundRow(number + 1, current.bye, None, f"bye +{swiss.BYE_SCORE:g}"))
+    return tuple(rows)

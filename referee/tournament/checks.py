@@ -14,18 +14,18 @@ In a Swiss plan the agents of game ``k`` depend on the results of the rounds
 before its own, so records are checked in game order and a round's pairs are
 computed from the records already accepted; a record of a round that cannot
 be paired yet (an earlier round has a game missing) is refused like any other.
+A ladder plan's batches and a knockout's ties are checked the same way.
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from ..records import GameRecord
 from .aggregate import GameSummary
 from .journal import GamesFile, JournalError
-from .schedule import TournamentPlan, job, swiss_rounds
-from .swiss import Round
+from .schedule import LadderMemo, Pairings, TournamentPlan, job, pairable, paired_rounds
 
 #: Problems listed in one message; after a repair, the next run lists the rest.
 SHOWN = 20
@@ -56,7 +56,7 @@ def _describe(result: tuple[str | None, str, str | None]) -> str:
 
 
 def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
-              rounds: Sequence[Round] | None = None) -> str | None:
+              rounds: Pairings | None = None) -> str | None:
     """Why ``record`` is not a game of this plan's schedule; None if it is (``rounds``: a Swiss plan's so far)."""
     index = record.game_index
     config_hash = (record.extra or {}).get("config_hash")
@@ -66,10 +66,13 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
         return f"game index {index} is outside the schedule (games 0 to {plan.total_games - 1})"
     try:
         expected = job(plan, index, fingerprint, rounds)
-    except LookupError:
+    except LookupError as exc:
+        if plan.format == "knockout":
+            return str(exc)
+        unit = "ladder batch" if plan.format == "ladder" else "Swiss round"
         return (
-            f"game {index} is in Swiss round {index // plan.round_games}, which cannot be paired yet: "
-            "a game of an earlier round is not recorded"
+            f"game {index} is in {unit} {index // plan.round_games}, which cannot be paired yet: "
+            f"a game of an earlier {unit.split()[1]} is not recorded"
         )
     scheduled = (expected.red.spec, expected.red.display_name, expected.blue.spec, expected.blue.display_name)
     found = (record.red, record.name_of("RED"), record.blue, record.name_of("BLUE"))
@@ -93,7 +96,8 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
 
 
 def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> list[GameSummary]:
-    """A summary of every record, in file order (game order for Swiss), once all are known to be games of the plan.
+    """A summary of every record, in file order (game order for Swiss and ladder), once all are known to be games
+    of the plan.
 
     Records of the same game that agree on its result are all returned (the
     caller counts a game once; :func:`aggregate` picks one whatever the order).
@@ -109,21 +113,21 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
     conflicted: set[int] = set()  # game indices with conflicting records
     summaries: list[GameSummary] = []
     entries: Iterable[tuple[int, GameRecord | None, str | None]] = games.entries()
-    swiss = plan.format == "swiss"
+    swiss = plan.paired
     if swiss:
         # Game order (file order within a game): a round is paired from the rounds before it.
         entries = sorted(entries, key=lambda e: (e[1].game_index if e[1] and e[1].game_index is not None else -1, e[0]))
     winners: dict[int, str | None] = {}  # swiss: accepted games
-    rounds: list[Round] = []
+    rounds: Pairings = []
+    memo: LadderMemo = {}
     for number, record, problem in entries:
         if record is None:
             bad.append(BadLine(number, problem or "not a game record"))
             continue
         if swiss and record.game_index is not None and 0 <= record.game_index < plan.total_games:
-            wanted = record.game_index // plan.round_games
-            if len(rounds) <= wanted:
+            if not pairable(plan, rounds, record.game_index):
                 accepted = {i: w for i, w in winners.items() if i not in conflicted}
-                rounds = swiss_rounds(plan, accepted)
+                rounds = paired_rounds(plan, accepted, memo)
         problem = _mismatch(plan, fingerprint, record, rounds)
         if problem:
             bad.append(BadLine(number, problem))

@@ -127,8 +127,10 @@ class _Console(RunObserver):
 
     def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
         recorded = f", {already} already recorded" if already else ""
+        # A knockout plays extra games only for level ties: its index space is the most it can take.
+        games = f"at most {plan.total_games}" if plan.format == "knockout" else str(plan.total_games)
         print(
-            f"{plan.name}: {len(plan.agents)} agents, {plan.total_games} games ({config.format}{recorded}), "
+            f"{plan.name}: {len(plan.agents)} agents, {games} games ({config.format}{recorded}), "
             f"{where}, output {output}/",
             file=sys.stderr,
         )
@@ -193,7 +195,8 @@ def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> i
         if not args.output:
             command += ["-o", str(done.output)]
         print(
-            f"\nstopped: {summary.recorded} of {summary.total} games recorded in {done.games_file}. "
+            f"\nstopped: {summary.recorded} of {'at most ' if done.results.bracket else ''}{summary.total} games "
+            f"recorded in {done.games_file}. "
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,
         )

@@ -31,7 +31,7 @@ from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
 
-FORMATS = ("round_robin", "gauntlet", "swiss")
+FORMATS = ("round_robin", "gauntlet", "swiss", "ladder", "knockout")
 ON_ERROR = ("exclude", "forfeit")
 EXECUTORS = ("local", "dask")
 #: ``scheduler: local`` starts a Dask LocalCluster on this machine.
@@ -42,7 +42,7 @@ SCHEDULER_SCHEMES = ("tcp", "tls")
 RESERVED_OPTIONS = REFEREE_KWARGS
 
 TOP_FIELDS = (
-    "name", "game", "game_options", "agents", "format", "challenger", "rounds", "games_per_pair",
+    "name", "game", "game_options", "agents", "format", "challenger", "rounds", "games", "batch", "games_per_pair",
     "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor",
     "scheduler", "ship_agents", "sandbox",
 )
@@ -110,6 +110,9 @@ class TournamentConfig:
     sandbox: str = "auto"
     #: format swiss: how many rounds (None: swiss.default_rounds of the final field).
     rounds: int | None = None
+    #: format ladder: the budget of games, and games per batch (None: half the final field).
+    games: int | None = None
+    batch: int | None = None
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -552,6 +555,44 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
 
     rounds = check(rounds_of, None)
 
+    def listed_agents() -> int | None:
+        """How many agents the config names, when it discovers none (else only the lineup knows)."""
+        listed = items if isinstance(items, list) else []
+        if not listed or any(isinstance(item, dict) and "discover" in item for item in listed):
+            return None
+        return len(listed)
+
+    def games_of() -> int | None:
+        value = data.get("games")
+        if fmt != "ladder":
+            if "games" in data:
+                raise doc.fail(("games",), "games is only used by format: ladder (its budget of games)")
+            return None
+        if value is None:
+            raise doc.fail(("games",) if "games" in data else ("format",),
+                           "a ladder needs 'games': how many games to play in all (its budget)")
+        return _whole(doc, ("games",), value, minimum=1)
+
+    def batch_of() -> int | None:
+        if "batch" not in data:
+            return None
+        if fmt != "ladder":
+            raise doc.fail(("batch",), "batch is only used by format: ladder")
+        number = _whole(doc, ("batch",), data["batch"], minimum=1)
+        listed = listed_agents()
+        if listed is not None and number > listed // 2:
+            raise doc.fail(
+                ("batch",),
+                f"must be at most {listed // 2} for {listed} agents (each agent plays at most once a batch), "
+                f"not {number}",
+            )
+        return number
+
+    games = check(games_of, None)
+    batch = check(batch_of, None)
+    if fmt == "ladder" and "games_per_pair" in data:
+        fail("games_per_pair", "games_per_pair is not used by format: ladder (each pairing it makes is one game)")
+
     def games_per_pair_of() -> int:
         number = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
         if number % 2:
@@ -623,6 +664,8 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         ship_agents=ship_agents,
         sandbox=sandbox,
         rounds=rounds,
+        games=games,
+        batch=batch,
     )
 
 

@@ -160,6 +160,8 @@ def build_lineup(
         agents=tuple(c.entry for c in candidates),
         format=config.format,
         rounds=config.rounds,
+        budget=config.games,
+        batch=config.batch,
         games_per_pair=config.games_per_pair,
         game=config.game,
         game_options=dict(config.game_options),
@@ -204,11 +206,18 @@ def build_lineup(
             *(f"{b.folder}: left out: {b.message}" for b in left_out),
         )
 
-    if config.format == "swiss" and len(kept) < 3:
+    if config.format in ("swiss", "ladder", "knockout") and len(kept) < 3:
         # Two agents have one pairing: a Swiss would be a shorter round robin without its paired statistics.
+        kind = {"swiss": "a Swiss tournament", "ladder": "a ladder"}.get(config.format, "a knockout")
         raise ConfigError(
-            f"{config.where('format')}: a Swiss tournament needs at least three agents; {len(kept)} can play "
+            f"{config.where('format')}: {kind} needs at least three agents; {len(kept)} can play "
             "(for two, use format: round_robin)"
+        )
+    if config.batch is not None and config.batch > len(kept) // 2:
+        # Only known now when agents are discovered: each agent plays at most once a batch.
+        raise ConfigError(
+            f"{config.where('batch')}: must be at most {len(kept) // 2} for the {len(kept)} agents that can play "
+            f"(each agent plays at most once a batch), not {config.batch}"
         )
     challenger = None
     if config.format == "gauntlet":

@@ -32,7 +32,9 @@ from ..render.html_replay import replay_html
 from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
-from .tables import LEFT_OUT_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning, summary_lines
+from .tables import (
+    LEFT_OUT_NOTE, SWISS_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning, summary_lines,
+)
 
 REPLAY_LIMIT = 500
 
@@ -192,6 +194,10 @@ def report_html(
             "(N: the game column below)"
         )
     note = "".join(f"<p>{n}</p>" for n in notes)
+    swiss = (
+        f'<h2>Swiss standings</h2><p>{_cell(SWISS_NOTE)}</p>{_table_html(tables["swiss"])}' if "swiss" in tables else ""
+    )
+    rounds = f'<h2>{_cell(tables["rounds"].title)}</h2>{_table_html(tables["rounds"])}' if "rounds" in tables else ""
     games_table = (
         '<table id="games"><thead><tr><th>game</th><th>RED</th><th>BLUE</th><th>result</th><th>reason</th>'
         f"<th>actions</th><th></th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
@@ -209,6 +215,7 @@ def report_html(
 {warning}
 <ul class="summary">{summary}</ul>
 {_left_out_html(left_out)}
+{swiss}
 <h2>Standings</h2>
 {_table_html(tables["standings"])}
 <h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
@@ -217,6 +224,7 @@ def report_html(
 {_table_html(tables["endings"])}
 <h2>Pairings by colour</h2>
 {_table_html(tables["pairs"])}
+{rounds}
 <h2>Games</h2>
 {note}
 {games_table}

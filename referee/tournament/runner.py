@@ -27,8 +27,9 @@ from ..termination import leave_hung_up_terminal
 from .aggregate import GameSummary
 from .checks import check_records
 from .executor import Executor, PlayFunction
+from .knockout import Bracket
 from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
-from .schedule import Job, TournamentPlan, schedule, swiss_rounds
+from .schedule import Job, LadderMemo, TournamentPlan, paired_rounds, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
 
 META_FILE = "tournament.json"
@@ -247,7 +248,8 @@ def run_plan(
 
     ``limit`` stops after that many new games (for benchmarks).  A Swiss plan
     is played a round at a time: a round's games all at once, then the next
-    round is paired from the results.
+    round is paired from the results; a ladder plan likewise batch by batch, a
+knockout plan by what its bracket can pair (a round, or level ties' extra games).
     """
     total = plan.total_games
     two_agents = len(plan.agents) == 2
@@ -267,23 +269,27 @@ def run_plan(
     winners = {game.index: game.winner for game in recorded if game.index is not None}
 
     def batches() -> Iterator[Iterator[Job]]:
-        """The games to play, as one batch (a Swiss plan: a batch per round, paired when asked for)."""
-        if plan.format != "swiss":
+        """The games to play, as one batch (a Swiss or ladder plan: a batch per round, paired when asked for)."""
+        if not plan.paired:
             yield schedule(plan, skip=done)
             return
-        tried: tuple[int, int] | None = None
+        tried: tuple[tuple[int, ...], int] | None = None
+        memo: LadderMemo = {}
+        size = plan.round_games
         while True:
-            rounds = swiss_rounds(plan, winners)
-            size = plan.round_games
-            missing = next(
-                (r for r in range(len(rounds)) if any(i not in done for i in range(r * size, (r + 1) * size))), None
-            )
-            if missing is None:
+            rounds = paired_rounds(plan, winners, memo)
+            if isinstance(rounds, Bracket):
+                # Every game the bracket can pair now: the next round's, or the extra pairs of level ties.
+                batch = tuple(sorted(i for i in rounds.games if i not in done))
+            else:
+                spans = [range(r * size, min((r + 1) * size, total)) for r in range(len(rounds))]
+                batch = tuple(next((span for span in spans if any(i not in done for i in span)), ()))
+            if not batch:
                 return  # every round played
-            if tried == (missing, summary.played):
+            if tried == (batch, summary.played):
                 return  # the round was tried and nothing more was played (referee failures, a stop)
-            tried = (missing, summary.played)
-            yield schedule(plan, skip=done, rounds=rounds, games=range(missing * size, (missing + 1) * size))
+            tried = (batch, summary.played)
+            yield schedule(plan, skip=done, rounds=rounds, games=batch)
 
 
     bar = tqdm(

@@ -149,17 +149,18 @@ def pair_round(agents: Sequence[str], scores: Mapping[str, float], met: Collecti
             budget = [SEARCH_BUDGET]
             pairs = _search(rest, scores, colours, met, strict, budget)
             if pairs is not None:
-                return Round(_coloured(pairs, colours), bye)
+                return Round(coloured(pairs, colours), bye)
             spent += SEARCH_BUDGET - budget[0]
         if spent > 4 * SEARCH_BUDGET:  # a hard case: settle rather than try every bye
             break
     bye = options[0]
     pairs = _greedy([a for a in ranked if a != bye], scores, colours, met)
     rematches = sum(frozenset(p) in met for p in pairs)
-    return Round(_coloured(pairs, colours), bye, rematches)
+    return Round(coloured(pairs, colours), bye, rematches)
 
 
-def _coloured(pairs: list[tuple[str, str]], colours: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+def coloured(pairs: Sequence[tuple[str, str]], colours: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """Each pair as (red, blue): the one due Red (fewer Reds so far, then Blue last time, then the first) plays Red."""
     return tuple((a, b) if _due_red(a, b, colours) else (b, a) for a, b in pairs)
 
 

@@ -27,7 +27,7 @@ class Table:
     rows: list[list[object]]
 
 
-TEXT_COLUMNS = ("agent", "opponent")
+TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result")
 
 
 def _tabulate(table: Table, style: str) -> str:
@@ -69,14 +69,42 @@ def standings_table(results: Results) -> Table:
     return Table("Standings", "standings", headers, rows)
 
 
+#: Which Swiss ranking to trust (docs/tournament.md, "Which ranking to trust").
+SWISS_NOTE = (
+    "Swiss standings rank by score, then Buchholz, then Sonneborn-Berger, as a chess Swiss does. The Elo rank "
+    "(the joint fit of every game, as in Standings) orders the agents better: trust it where the two differ."
+)
+
+
 def swiss_table(results: Results) -> Table:
-    """The Swiss standings: a mini-match counts 1 (its share of the points), a bye BYE_SCORE."""
-    headers = ["rank", "agent", "swiss score", "byes", "Buchholz", "Sonneborn-Berger"]
+    """The Swiss standings: a mini-match counts 1 (its share of the points), a bye BYE_SCORE; and the Elo rank."""
+    ratings = results.ratings.ratings
+    by_elo = sorted(ratings, key=lambda name: (-round(ratings[name].elo, 1), name))
+    elo_rank = {name: i for i, name in enumerate(by_elo, 1)}
+    headers = ["rank", "agent", "swiss score", "byes", "Buchholz", "Sonneborn-Berger", "Elo rank"]
     rows: list[list[object]] = [
-        [rank, row.agent, f"{row.score:g}", row.byes, f"{row.buchholz:g}", f"{row.sonneborn_berger:g}"]
+        [rank, row.agent, f"{row.score:g}", row.byes, f"{row.buchholz:g}", f"{row.sonneborn_berger:g}",
+         elo_rank.get(row.agent, "—")]
         for rank, row in enumerate(results.swiss, 1)
     ]
     return Table("Swiss standings (score, then Buchholz, then Sonneborn-Berger)", "swiss", headers, rows)
+
+
+def rounds_table(results: Results) -> Table:
+    """Each Swiss round's (ladder batch's) pairings and results, and byes: who met whom, when."""
+    name = results.round_name
+    rows: list[list[object]] = [
+        [row.round, row.red, row.blue or "—", row.result, ", ".join(str(i) for i in row.games)]
+        for row in results.rounds
+    ]
+    what = "mini-match points, Red first" if name == "round" else "Red's points - Blue's"
+    sides = ["Red", "Blue"]
+    if results.bracket:
+        what = "each knockout tie, the higher seed's points first"
+        sides = ["higher seed", "lower seed"]
+    plural = "Batches" if name == "batch" else "Rounds"
+    title = f"{plural}: pairings and results ({what}; games by index)"
+    return Table(title, "rounds", [name, *sides, "result", "games"], rows)
 
 
 def crosstable(results: Results) -> Table:
@@ -141,6 +169,14 @@ def sandbox_warning(results: Results) -> str | None:
 RANKING_NOTES = {
     "Elo": "Ranked by Elo, then score %, then name, since the agents played different numbers of games.",
     "score": "Ranked by score %, then name (no ratings), since the agents played different numbers of games.",
+}
+
+
+#: The same, when the pairings followed the results (Swiss, ladder, knockout).
+PAIRED_RANKING_NOTES = {
+    "Elo": "Ranked by Elo, then score %, then name, since the pairings followed the results: agents met opponents "
+    "of different strengths, so points do not compare them.",
+    "score": "Ranked by score %, then name (no ratings yet), since the pairings followed the results.",
 }
 
 
@@ -226,7 +262,11 @@ def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
 
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
     lines = [f"{results.games} games, {len(results.agents)} agents."]
-    if results.ranked_by in RANKING_NOTES:
+    if results.champion is not None:
+        lines.append(f"Knockout winner: {results.champion}.")
+    if results.rounds and results.ranked_by in PAIRED_RANKING_NOTES:
+        lines.append(PAIRED_RANKING_NOTES[results.ranked_by])
+    elif results.ranked_by in RANKING_NOTES:
         lines.append(RANKING_NOTES[results.ranked_by])
     match = results.head_to_head
     if match is not None:
@@ -264,7 +304,9 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
 
 def all_tables(results: Results) -> list[Table]:
     swiss = [swiss_table(results)] if results.swiss else []
-    return [*swiss, standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
+    rounds = [rounds_table(results)] if results.rounds else []
+    tables = [standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
+    return [*swiss, *tables, *rounds]
 
 
 def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = ()) -> str:
@@ -274,7 +316,10 @@ def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequenc
         return "\n\n".join(["No games recorded yet.", *section])
     parts = []
     for table in all_tables(results):
-        if table.stem == "pairs" or (table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT):
+        # The round listing is as long as the games: the files have it.
+        if table.stem in ("pairs", "rounds") or (
+            table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT
+        ):
             continue
         parts.append(f"{table.title}\n{_tabulate(table, 'simple')}")
     parts.append("\n".join(summary_lines(results, sprt)))
@@ -300,7 +345,10 @@ def write_files(
             writer.writerow(table.headers)
             writer.writerows(table.rows)
         written.append(path)
-        markdown += ["", f"## {table.title}", "", _tabulate(table, "github")]
+        markdown += ["", f"## {table.title}", ""]
+        if table.stem == "swiss":
+            markdown += [SWISS_NOTE, ""]
+        markdown.append(_tabulate(table, "github"))
     if results.sprt_trajectory:
         path = folder / "sprt.csv"
         lower, upper = sprt.bounds if sprt else (None, None)

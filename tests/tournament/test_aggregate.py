@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.records import GameRecord
-from referee.tournament.aggregate import OPPONENT_FAILED, GameSummary, aggregate
+from referee.tournament.aggregate import OPPONENT_FAILED, GameSummary, RoundRow, aggregate
 from referee.tournament.sprt import H1_ACCEPTED, INCONCLUSIVE, SprtSettings, log_likelihood_ratio, pentanomial_llr
 from referee.tournament.tables import summary_lines
 from referee.tournament.tables import crosstable, endings_table, pairs_table, render, standings_table, write_files
@@ -316,6 +317,14 @@ def test_equal_ratings_are_ranked_by_score_then_name():
         (2, "y", "50.0"),
         (4, "C", "37.5"),
     ]
+
+
+def test_paired_formats_rank_by_elo_even_with_equal_numbers_of_games():
+    # The same games as below, listed as rounds (a Swiss, ladder or knockout): opponents followed the results.
+    records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
+    results = replace(aggregate(records), rounds=(RoundRow(1, "a", "b", "1-0"),))
+    assert results.ranked_by == "Elo"
+    assert "since the pairings followed the results" in "\n".join(summary_lines(results))
 
 
 def test_equal_numbers_of_games_rank_by_points():

@@ -60,7 +60,7 @@ def test_name_defaults_to_the_file_name(tmp_path):
         (GOOD + "call_timeout: -1\n", "5: call_timeout", "wall seconds per agent call"),
         (GOOD + "workers: 0\n", "5: workers", "at least 1"),
         (GOOD + "seed: 1.5\n", "5: seed", "whole number"),
-        (GOOD + "format: ladder\n", "5: format", "round_robin, gauntlet, swiss"),
+        (GOOD + "format: elimination\n", "5: format", "round_robin, gauntlet, swiss, ladder, knockout"),
         (GOOD + "rounds: 2\n", "5: rounds", "only used by format: swiss"),
         (GOOD + "format: swiss\nrounds: 0\n", "6: rounds", "at least 1"),
         (GOOD + "format: gauntlet\n", "5: format", "challenger"),

@@ -220,3 +220,20 @@ def test_a_swiss_tournament_plays_round_by_round_on_dask(executor, tmp_path):
 
     assert pairings(done.games_file) == pairings(local.games_file)
     assert done.results.swiss == local.results.swiss
+
+
+def test_a_ladder_plays_batch_by_batch_on_dask(executor, tmp_path):
+    """Real agents: each batch goes to the cluster at once, the next is paired from its results."""
+    from referee.tournament import load_config, run
+
+    from .test_ladder_runs import GAMES, LADDER
+
+    path = tmp_path / "ladder.yaml"
+    path.write_text(LADDER)
+    config = load_config(path, agents_from=ROOT)
+    done = run(config, output=tmp_path / "dask", executor=executor)
+    # run() checks every record against the batches recomputed from the ones before (else it raises).
+    assert done.summary.played == GAMES and done.summary.recorded == GAMES and not done.summary.referee_failures
+    records = [GameRecord.from_json(line) for line in done.games_file.read_text().splitlines()]
+    assert sorted(r.game_index for r in records) == list(range(GAMES))
+    assert [row.round for row in done.results.rounds] == [1, 1, 2, 2, 3]

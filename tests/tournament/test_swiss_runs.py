@@ -88,7 +88,31 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
     assert sum(row.score for row in swiss) == pytest.approx(2 * 3 + 0.5 * 3)  # 2 mini-matches a round + byes
     text = (done.output / "results.md").read_text()
     assert "Swiss standings" in text and "Buchholz" in text and "Sonneborn-Berger" in text
-    assert (done.output / "swiss.csv").read_text().startswith("rank,agent,swiss score,byes,Buchholz,Sonneborn-Berger")
+    assert (done.output / "swiss.csv").read_text().startswith(
+        "rank,agent,swiss score,byes,Buchholz,Sonneborn-Berger,Elo rank"
+    )
+    assert "The Elo rank" in text and "trust it where the two differ" in text
+    # Each round listed: its mini-matches (first Red, first Blue, points, game indices) and its bye.
+    header, *listed = table(done.output, "rounds")
+    assert header == ["round", "Red", "Blue", "result", "games"]
+    by_round: dict[int, list[list[str]]] = {}
+    for row in listed:
+        by_round.setdefault(int(row[0]), []).append(row)
+    assert sorted(by_round) == [1, 2, 3]
+    for number, rows in by_round.items():
+        matches = [r for r in rows if r[2] != "—"]
+        assert {frozenset(r[1:3]) for r in matches} == rounds[number - 1]
+        for r in matches:
+            first, second = (int(i) for i in r[4].split(", "))
+            game = next(g for g in records if g.game_index == first)
+            assert game.name_of("RED") == r[1] and second == first + 1
+            red, blue = (float(x) for x in r[3].split("-"))
+            assert red + blue == 2
+        idle = set("abcde") - {name for pair in rounds[number - 1] for name in pair}
+        assert [({r[1]}, r[3]) for r in rows if r[2] == "—"] == [(idle, "bye +0.5")]
+    assert "## Rounds: pairings and results" in text
+    report = (done.output / "report.html").read_text()
+    assert '<table id="rounds">' in report and '<table id="swiss">' in report and "bye +0.5" in report
 
 
 def test_a_stopped_swiss_run_resumes_with_the_same_pairings(config, tmp_path):
