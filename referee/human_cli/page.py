@@ -7,12 +7,12 @@ reasons, messages) is only ever inserted with ``textContent``.
 """
 from __future__ import annotations
 
-from ..render.html_replay import board_style
+from ..render.html_replay import STEP_MARKS_SCRIPT, board_style
 
 
 def page_html() -> str:
     """The whole page; the game, players and board come from ``GET /api/state``."""
-    return _PAGE.replace("__STYLE__", board_style() + _STYLE).replace("__SCRIPT__", _SCRIPT)
+    return _PAGE.replace("__STYLE__", board_style() + _STYLE).replace("__SCRIPT__", STEP_MARKS_SCRIPT + _SCRIPT)
 
 
 _PAGE = """<!DOCTYPE html>
@@ -163,13 +163,7 @@ function paint() {
   const F = S.frames;
   const cells = F.boards[shown];
   const info = shown > 0 ? F.steps[shown - 1] : null;
-  const mark = {};
-  if (info) {
-    for (const c of info.path) mark[c] = "touched";
-    for (const c of info.removed) mark[c] = "removed";
-    for (const c of info.captured) mark[c] = "captured";
-    if (info.source !== null && info.source !== undefined) mark[info.source] = (mark[info.source] || "") + " source";
-  }
+  const mark = stepMarks(info);
   const starts = firstClicks();
   const targets = new Set();
   if (selected !== null) {

@@ -56,7 +56,7 @@ def replay_html(record: GameRecord, title: str | None = None) -> str:
         .replace("__PANELS__", _PANELS if figures else "")
         .replace("__TITLE__", html.escape(heading))
         .replace("__STYLE__", _STYLE)
-        .replace("__SCRIPT__", _SCRIPT)
+        .replace("__SCRIPT__", STEP_MARKS_SCRIPT + _SCRIPT)
         .replace("__DATA__", script_json(data))
     )
 
@@ -136,6 +136,22 @@ _PANELS = """
 def board_style() -> str:
     """The replays' CSS: how a cell looks for its owner, kind and highlight (the play page draws boards with it)."""
     return _STYLE
+
+
+#: The script function both the replays and the play page mark a step's cells with (CSS words by cell index).
+STEP_MARKS_SCRIPT = r"""
+function stepMarks(info) {
+  const mark = {};
+  if (info) {
+    for (const c of info.path) mark[c] = "touched";
+    for (const c of info.removed) mark[c] = "removed";
+    for (const c of info.captured) mark[c] = "captured";
+    if (info.source !== null && info.source !== undefined) mark[info.source] = (mark[info.source] || "") + " source";
+    for (const c of info.killed || []) mark[c] = (mark[c] || "") + " killed";
+  }
+  return mark;
+}
+"""
 
 
 _PAGE = """<!DOCTYPE html>
@@ -327,14 +343,7 @@ function show(n) {
   step = Math.max(0, Math.min(total, n));
   const cells = D.boards[step];
   const info = step > 0 ? D.steps[step - 1] : null;
-  const mark = {};
-  if (info) {
-    for (const c of info.path) mark[c] = "touched";
-    for (const c of info.removed) mark[c] = "removed";
-    for (const c of info.captured) mark[c] = "captured";
-    if (info.source !== null && info.source !== undefined) mark[info.source] = (mark[info.source] || "") + " source";
-    for (const c of info.killed || []) mark[c] = (mark[c] || "") + " killed";
-  }
+  const mark = stepMarks(info);
   if (typeof cells === "string") {
     cellEls.forEach((g, i) => {
       const ch = cells[i];
