@@ -112,7 +112,10 @@ def test_an_unsealed_agent_kills_the_referee_before_the_game_is_recorded(tree, t
 def test_an_unsealed_agent_burns_cpu_in_a_double_forked_grandchild_uncounted(tree, tmp_path, seed):
     game = unsealed(tree, tmp_path, f"{HOSTILE}.cpu:BurnsInADoubleForkedGrandchild", SLOW_VICTIM, "-t", "3", seed=seed)
     burnt = max(game.values("burnt"))
-    assert burnt > 0.5, "the grandchild hardly ran"
+    # On a busy machine (the suite runs on every core) the grandchild may get
+    # only a share of a CPU during the victim's slow moves: a fifth of a second
+    # uncounted already shows the hole.
+    assert burnt > 0.2, "the grandchild hardly ran"
     assert game.record["reason"] != "time_limit" and game.record["time_used"]["RED"] < burnt / 2, game.context()
 
 

@@ -157,9 +157,21 @@ def test_a_game_whose_worker_dies_is_played_again_and_yielded_once(executor, tmp
 
 def test_stop_lets_running_games_finish_and_starts_no_more(executor, tmp_path):
     log = tmp_path / "games.log"
-    # Stop in the middle of the first two games (one per worker), as Ctrl-C would.
-    threading.Timer(0.8, executor.stop).start()
-    seen = list(executor.run(functools.partial(play_logged, str(log), 1.5), schedule(plan(4, 4))))
+
+    def stop_once_two_games_run() -> None:
+        # In the middle of the first two games (one per worker), as Ctrl-C would;
+        # waiting for them rather than a fixed time keeps this right on a busy machine.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if sum(1 for what, _, _ in log_lines(log) if what == "start") >= 2:
+                break
+            time.sleep(0.02)
+        executor.stop()
+
+    stopper = threading.Thread(target=stop_once_two_games_run)
+    stopper.start()
+    seen = list(executor.run(functools.partial(play_logged, str(log), 2.0), schedule(plan(4, 4))))
+    stopper.join()
     assert len(seen) == 2 and all(f.record is not None for f in seen)
     # Those two were finished and yielded; the games queued behind them never started.
     started = sorted(index for what, index, _ in log_lines(log) if what == "start")
