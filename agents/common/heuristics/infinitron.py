@@ -453,7 +453,14 @@ class InfinitronHeuristics(Heuristics):
         if s.claiming:
             self._claims(s, me, out)
         out.sort(key=lambda sa: -sa[0])
-        return out
+        # A step can come both as a capital approach and as a unit's best step: keep its best score.
+        seen: set[tuple[int, ...]] = set()
+        unique = []
+        for sa in out:
+            if sa[1] not in seen:
+                seen.add(sa[1])
+                unique.append(sa)
+        return unique
 
     def _claims(self, s: InfinitronState, me: int, out: list) -> None:
         """The claims open this turn, those nearer the enemy capital first.
