@@ -11,7 +11,9 @@ Each cell of the table is ``total (games)``: how many times over all games,
 and in how many of the agent's games it happened at least once.
 
     python -m benchmarks.infinitron_usage results/infinitron_army/games.jsonl
+    python -m benchmarks.infinitron_usage --limit 20 results/infinitron_army*/games.jsonl
     python -m benchmarks.infinitron_usage --play 20                 # mcts vs minimax, seeds 0..19
+    python -m benchmarks.infinitron_usage --play 4 --armour --red agents.greedy --blue agents.greedy
     python -m benchmarks.infinitron_usage --play 4 --red agents.mcts --blue agents.mcts \\
         --heuristics-blue '{"army": "fixed"}'
 """
@@ -126,19 +128,22 @@ def count_game(options: dict[str, Any], actions: Iterable[tuple[int, ...]]) -> t
     return counts
 
 
-def read_records(paths: Iterable[Path]) -> Iterator[dict[str, Any]]:
-    """Game records from ``games.jsonl`` files (one a line) or single JSON records."""
+def read_records(paths: Iterable[Path], limit: int = 0) -> Iterator[dict[str, Any]]:
+    """Game records from ``games.jsonl`` files (one a line; the first ``limit`` of each) or single JSON records."""
     for path in paths:
         text = path.read_text()
         if path.suffix == ".jsonl":
-            yield from (json.loads(line) for line in text.splitlines() if line.strip())
+            lines = [line for line in text.splitlines() if line.strip()]
+            yield from (json.loads(line) for line in (lines[:limit] if limit else lines))
         else:
             yield json.loads(text)
 
 
-def play_game(red: str, blue: str, seed: int, move_time: float, heuristics: tuple[dict, dict]) -> dict[str, Any]:
+def play_game(
+    red: str, blue: str, seed: int, move_time: float, heuristics: tuple[dict, dict], armour: bool = False
+) -> dict[str, Any]:
     """One game between two bundled agents in this process, as a record with the fields used here."""
-    options: dict[str, Any] = {"seed": seed}
+    options: dict[str, Any] = {"seed": seed, "armour": armour}
     game = Infinitron(**options)
     state = game.new_state()
     colors = (PlayerColor.RED, PlayerColor.BLUE)
@@ -210,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heuristics-red", type=json.loads, default={}, help="JSON heuristics options")
     parser.add_argument("--heuristics-blue", type=json.loads, default={})
     parser.add_argument("--move-time", type=float, default=0.05, help="seconds a command (default 0.05)")
-    parser.add_argument("--limit", type=int, default=0, help="read at most this many records (0: all)")
+    parser.add_argument("--armour", action="store_true", help="played games have the armour option")
+    parser.add_argument("--limit", type=int, default=0, help="read the first N games of each games.jsonl (0: all)")
     args = parser.parse_args(argv)
     if args.play:
         heuristics = (args.heuristics_red, args.heuristics_blue)
@@ -221,12 +227,10 @@ def main(argv: list[str] | None = None) -> int:
                 red, blue, h = args.red, args.blue, heuristics
             else:
                 red, blue, h = args.blue, args.red, (heuristics[1], heuristics[0])
-            records.append(play_game(red, blue, seed, args.move_time, h))
+            records.append(play_game(red, blue, seed, args.move_time, h, args.armour))
             print(f"game {seed + 1}/{args.play} played", file=sys.stderr)
     elif args.records:
-        records = list(read_records(args.records))
-        if args.limit:
-            records = records[: args.limit]
+        records = list(read_records(args.records, args.limit))
     else:
         parser.error("give records to read, or --play N")
     print(table(usage(records)))

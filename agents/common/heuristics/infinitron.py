@@ -29,12 +29,17 @@ looks worse once the turn is over and nothing can be done about it.
 
 The full command list is huge (2,744 DEFINEs while templates can be bought,
 every step and claim), so :meth:`ordered_actions` with ``prune`` proposes a
-handful: the next template of a fixed plan, BUILDs of the template the army
-needs on the best cells, per unit its best attacks and the two best steps
-(captures, attack positions, progress towards its objective; the unit under
-way first, since commanding another ends its movement: rules 1.1), the
-claims open this turn, REPAIR pads, END_TURN.  ``prune_everywhere`` makes the searches use that list
-at their roots too.
+handful: the next template (picked for the position, or a fixed plan),
+BUILDs of the template the army needs on the best cells, per unit its best
+attacks, heals and blasts and the two best steps (captures, attack
+positions, progress towards its objective, lava avoided; the unit under way
+first, since commanding another ends its movement: rules 1.1), the claims
+open this turn, terrain on the enemy's approach and REPAIR pads, END_TURN.
+``prune_everywhere`` makes the searches use that list at their roots too.
+
+Option ``army``: ``varied`` (the default) plays all of this; ``fixed`` is
+the agents before issue 22 (1.0's four ability-free templates, REPAIR the
+only terrain, no abilities), kept to measure against.
 """
 from __future__ import annotations
 
