@@ -104,8 +104,8 @@ DEFAULT_PLAN = (
 RAIDER = (1, 2, 2, MELEE, NONE)  # 4: takes the neutral cities early
 GUARD_LONG = (3, 0, 3, LONG, NONE)  # 6: a turret that hits an approach 3 cells out
 GUARD_SUPER = (2, 0, 3, SUPER, NONE)  # 7: out-ranges an enemy that reaches 3 or more
-MEDIC = (3, 2, 3, MEDIUM, HEAL1)  # 9: the line, healing its neighbours
-BLASTER = (3, 2, 3, MEDIUM, BLAST1)  # 10: the line against a swarm
+MEDIC = (3, 2, 4, MEDIUM, HEAL1)  # 10: the line, healing its neighbours
+BLASTER = (3, 2, 4, MEDIUM, BLAST1)  # 11: the line against a swarm
 CHAMPION = (4, 2, 4, LONG, SWIFT)  # 12: hits first (reach 5); LABEL in own ground speeds it
 #: Armies the heuristics take (option ``army``).
 ARMIES = ("varied", "fixed")
@@ -488,13 +488,13 @@ class InfinitronHeuristics(Heuristics):
         """The best few TERRAIN commands: the enemy's approach made costly, REPAIR behind, LABEL for SWIFT.
 
         A cell nearer the enemy capital than the city whose territory holds
-        it is on the approach ("front"): LAVA next to the city (an attacker
-        must cross that ring to take it; BUILD does not enter, so own units
-        built there are not hurt), BLOCK further out when it is legal (not
-        walling off a capital) and leaves this side's own way to the enemy
-        at most a step longer, else LABEL when the army has a SWIFT
-        template (its steps there are free), else LAVA.  One REPAIR per
-        territory, on a cell off the front.  While claims are open they
+        it is on the approach ("front").  Not the cells next to the city:
+        own units are built there and walk out through them.  Further out,
+        BLOCK where it is legal (not walling off a capital) and leaves this
+        side's own way to the enemy capital no longer (allowing a step more
+        each time let BLOCKs add up to walls), else LABEL when the army has
+        a SWIFT template (its steps there are free), else LAVA.  One REPAIR
+        per territory, on a cell off the front.  While claims are open they
         come first: terrain goes on the claimed cells.
         """
         setup = s.setup
@@ -524,7 +524,7 @@ class InfinitronHeuristics(Heuristics):
                     # (in greedy games against the fixed army: 35-25 with LAVA there, 41-19 without).
                     continue
                 blocked[c] = 1
-                if s.capitals_joined(c) and _path_distances([enemy_cap], bytes(blocked))[own_cap] <= route + 1:
+                if s.capitals_joined(c) and _path_distances([enemy_cap], bytes(blocked))[own_cap] <= route:
                     found.append((8.0, (TERRAIN, BLOCK, c)))
                 blocked[c] = 0
                 found.append((7.0 if swift else 6.0, (TERRAIN, LABEL if swift else LAVA, c)))
