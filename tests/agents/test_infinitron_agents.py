@@ -17,7 +17,24 @@ from agents.common.heuristics.infinitron import DEFAULT_PLAN, HORIZON_TURNS, Inf
 from referee.game.player import PlayerColor
 from referee.games.base import BLUE, CHANCE, RED
 from referee.games.infinitron import Infinitron, InfinitronState, action_to_str, parse_action
-from referee.games.infinitron.engine import BUILD, CHANCE_KINDS, END_TURN_ACTION, NO_EVENT_ACTION
+from referee.games.infinitron.engine import (
+    ABILITY,
+    BLOCK,
+    BUILD,
+    CHANCE_KINDS,
+    CLAIM,
+    DEFINE,
+    END_TURN_ACTION,
+    FACING,
+    LAVA,
+    MELEE,
+    NO_EVENT_ACTION,
+    REPAIR,
+    TERRAIN,
+    armour_text,
+    cell_of,
+    template_of,
+)
 from referee.infinitron import from_engine_action, to_engine_action
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,6 +293,8 @@ def test_only_known_options_are_taken() -> None:
         make_agent("agents.minimax", RED, {}, 1, heuristics={"adavnce": 3})
     with pytest.raises(ValueError):
         InfinitronHeuristics(game, plan=["END_TURN"])
+    with pytest.raises(ValueError, match="army"):
+        InfinitronHeuristics(game, army="random")
     assert make_agent("agents.minimax", RED, {}, 1, heuristics={"advance": 30}).heuristics.advance == 30
 
 
@@ -302,3 +321,160 @@ def test_chance_samples_are_the_no_event_roll_and_a_turn_counts_several_commands
     # Near the turn limit only the turns that remain count.
     late = Infinitron(max_turns=6).new_state()
     assert h.moves_left(late) < h.moves_left(state) / 10
+
+
+# -- the varied army (issue 22) and the fixed one ------------------------------------------
+
+
+def candidates(h: InfinitronHeuristics, state: InfinitronState, kind: int) -> list[tuple[int, ...]]:
+    """The commands of one kind among the heuristics' scored candidates, best first."""
+    return [a for _, a in h.scored_actions(state) if a[0] == kind]
+
+
+def quiet_position(**options: Any) -> InfinitronState:
+    """Red to play on a map without neutral cities; no terrain points, no claims open."""
+    state = Infinitron(cities=[], **options).new_state()
+    state.terrain_points = (0, 0)
+    state.claiming = 0
+    return state
+
+
+def test_a_damaged_friend_next_to_a_healer_is_healed_an_unhurt_one_is_not() -> None:
+    state = quiet_position()
+    healer = state.setup_template(RED, 3, 2, 3, "MEDIUM", "HEAL1")
+    state.setup_unit(RED, healer, 0, 0)
+    state.setup_unit(RED, healer, 0, 1, hp=30)  # 50 HP short: HEAL1 gives back 20
+    state.setup_unit(RED, healer, 1, 0)  # unhurt
+    state.rp[RED] = 5
+    heals = candidates(InfinitronHeuristics(), state, ABILITY)
+    assert (ABILITY, 0, cell_of(0, 1)) in heals and (ABILITY, 1, cell_of(0, 1)) in heals
+    assert all(a[2] == cell_of(0, 1) for a in heals)
+    assert all(state.is_legal(a) for a in heals)
+    # Without the RP a heal costs, none; and the fixed army never uses an ability.
+    state.rp[RED] = 0
+    assert candidates(InfinitronHeuristics(), state, ABILITY) == []
+    state.rp[RED] = 5
+    assert candidates(InfinitronHeuristics(army="fixed"), state, ABILITY) == []
+
+
+def test_a_blast_goes_on_a_cluster_of_enemies_not_where_it_hurts_own_units_more() -> None:
+    state = quiet_position()
+    blaster = state.setup_template(RED, 3, 2, 3, "MEDIUM", "BLAST1")
+    state.setup_unit(RED, blaster, 0, 0)
+    enemy = state.setup_template(BLUE, 0, 1, 3, "MELEE", "NONE")  # 20 HP: BLAST1 kills
+    for r, q in ((-2, 2), (-3, 2), (-2, 3)):  # three together, two cells off
+        state.setup_unit(BLUE, enemy, r, q)
+    # Own expensive units around a lone enemy: blasting there would cost more than it gains.
+    state.setup_unit(BLUE, enemy, 3, -2)
+    state.setup_unit(RED, blaster, 2, -2, hp=20)
+    state.setup_unit(RED, blaster, 2, -1, hp=20)
+    state.rp[RED] = 5
+    blasts = candidates(InfinitronHeuristics(), state, ABILITY)
+    assert blasts, "no blast proposed"
+    best = blasts[0]
+    hit = {best[2]} | _ring(best[2])
+    assert sum(1 for c in hit if state.occ[c] >= 0 and state.occ[c] & 1 == BLUE) == 3
+    assert all(state.is_legal(a) for a in blasts)
+    near_own = {cell_of(2, -2), cell_of(2, -1), cell_of(3, -2)}
+    assert not any(a[2] in near_own for a in blasts)
+
+
+def _ring(cell: int) -> set[int]:
+    """The six neighbours of a cell (those at hex distance 1)."""
+    from referee.games.infinitron.geometry import DISTANCE
+
+    return {c for c in range(91) if DISTANCE[cell * 91 + c] == 1}
+
+
+def test_the_varied_army_defines_ranged_ability_and_swift_templates_the_fixed_one_the_old_plan() -> None:
+    def plan(h: InfinitronHeuristics, state: InfinitronState) -> list[tuple[int, ...]]:
+        """The DEFINEs proposed one after the other, the army growing so that each next one is due."""
+        state = state.copy()
+        defines = []
+        for _ in range(4):
+            state.rp[RED] = 40
+            offered = candidates(h, state, DEFINE)
+            assert len(offered) == 1 and state.is_legal(offered[0])
+            defines.append(offered[0])
+            state.apply(offered[0])
+            while len(state.units[RED]) < 2 * len(state.templates[RED]) - 1:
+                state.setup_unit(RED, 0, *[(4, -1), (3, -1), (3, -2), (4, -3), (5, -3), (5, -2), (2, 0)][
+                    len(state.units[RED])])
+        return defines
+
+    state = quiet_position()
+    varied = [template_of(a[1:]) for a in plan(InfinitronHeuristics(), state)]
+    assert any(t.damage and t.range != MELEE and t.max_range >= 3 for t in varied)  # LONG or beyond
+    assert any(t.ability in (1, 2) for t in varied)  # a HEAL: no enemy swarm here
+    assert any(t.swift for t in varied)
+    # Against a swarm, a BLAST instead; against an enemy reaching 3, a SUPER turret.
+    swarm = state.copy()
+    far = swarm.setup_template(BLUE, 1, 1, 2, "LONG", "NONE")
+    for r, q in ((-4, 3), (-3, 3), (-5, 4), (-5, 3), (-4, 4), (-3, 1), (-2, 1), (-5, 2), (-3, 4)):
+        swarm.setup_unit(BLUE, far, r, q)
+    varied = [template_of(a[1:]) for a in plan(InfinitronHeuristics(), swarm)]
+    assert any(t.ability in (3, 4) for t in varied)
+    assert any(t.range == 4 and t.damage for t in varied)  # SUPER
+    # army: fixed is 1.0's plan, whatever the enemy fields.
+    old = [
+        "DEFINE(1, 2, 2, MELEE, NONE)",
+        "DEFINE(3, 0, 3, MEDIUM, NONE)",
+        "DEFINE(3, 2, 4, MEDIUM, NONE)",
+        "DEFINE(4, 3, 5, MEDIUM, NONE)",
+    ]
+    for position in (state, swarm):
+        assert [action_to_str(a) for a in plan(InfinitronHeuristics(army="fixed"), position)] == old
+
+
+def test_with_the_armour_option_templates_are_armoured_towards_the_enemy() -> None:
+    state = quiet_position(armour=True)
+    (define,) = candidates(InfinitronHeuristics(), state, DEFINE)
+    assert state.is_legal(define) and len(define) == 7 and define[6]
+    layout = armour_text(define[6])
+    red_cap, blue_cap = cell_of(4, -2), cell_of(-4, 2)
+    for side in FACING[red_cap * 91 + blue_cap]:
+        assert layout[side] == "+" and layout[(side + 3) % 6] == "-"
+    # Without the option, no armour (the sixth field would be illegal).
+    (plain,) = candidates(InfinitronHeuristics(), quiet_position(), DEFINE)
+    assert len(plain) == 6
+
+
+def test_terrain_goes_on_the_enemys_approach_inside_own_territory_and_never_walls_off() -> None:
+    # Red's first turn: claims first (those nearer Blue first), then the 6 terrain points.
+    state = Infinitron(cities=[]).new_state()
+    h = InfinitronHeuristics()
+    while claims := candidates(h, state, CLAIM):
+        assert all(a[0] != TERRAIN for _, a in h.scored_actions(state)[: len(claims)])
+        state.apply(claims[0])
+    territory = state.territory(0)
+    assert len(territory) == 12
+    terrain = candidates(h, state, TERRAIN)
+    assert terrain and all(state.is_legal(a) for a in terrain)
+    assert {a[1] for a in terrain} & {BLOCK, LAVA}
+    red_cap, blue_cap = cell_of(4, -2), cell_of(-4, 2)
+    from referee.games.infinitron.geometry import DISTANCE
+
+    for a in terrain:
+        assert a[2] in territory
+        if a[1] in (BLOCK, LAVA):  # on the approach: nearer Blue's capital than Red's capital is
+            assert DISTANCE[a[2] * 91 + blue_cap] < DISTANCE[red_cap * 91 + blue_cap]
+    # A BLOCK that would wall off a capital is never proposed: row r = 2 all BLOCK but (2, -2),
+    # a cell of Red's territory, the one way between the capitals.
+    walled = Infinitron(cities=[]).new_state()
+    walled.claiming = 0
+    walled.setup_territory(0, [(4, -1), (3, -1), (3, -2), (4, -3), (5, -3), (5, -2), (2, -2)])
+    for q in range(-5, 4):
+        if q != -2:
+            walled.setup_ground("BLOCK", 2, q)
+    gap = cell_of(2, -2)
+    assert not walled.is_legal((TERRAIN, BLOCK, gap)) and walled.is_legal((TERRAIN, LAVA, gap))
+    proposed = candidates(h, walled, TERRAIN)
+    assert (TERRAIN, BLOCK, gap) not in proposed and any(a[2] == gap for a in proposed)
+    # The fixed army spends terrain on REPAIR only.
+    assert {a[1] for a in candidates(InfinitronHeuristics(army="fixed"), state, TERRAIN)} == {REPAIR}
+
+
+def test_heuristics_options_reach_an_agent() -> None:
+    agent = make_agent("agents.mcts", RED, {}, 1, heuristics={"army": "fixed"})
+    assert agent.heuristics.varied is False
+    assert make_agent("agents.minimax", RED, {}, 1).heuristics.varied is True

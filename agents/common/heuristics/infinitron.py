@@ -29,12 +29,17 @@ looks worse once the turn is over and nothing can be done about it.
 
 The full command list is huge (2,744 DEFINEs while templates can be bought,
 every step and claim), so :meth:`ordered_actions` with ``prune`` proposes a
-handful: the next template of a fixed plan, BUILDs of the template the army
-needs on the best cells, per unit its best attacks and the two best steps
-(captures, attack positions, progress towards its objective; the unit under
-way first, since commanding another ends its movement: rules 1.1), the
-claims open this turn, REPAIR pads, END_TURN.  ``prune_everywhere`` makes the searches use that list
-at their roots too.
+handful: the next template (picked for the position, or a fixed plan),
+BUILDs of the template the army needs on the best cells, per unit its best
+attacks, heals and blasts and the two best steps (captures, attack
+positions, progress towards its objective, lava avoided; the unit under way
+first, since commanding another ends its movement: rules 1.1), the claims
+open this turn, terrain on the enemy's approach and REPAIR pads, END_TURN.
+``prune_everywhere`` makes the searches use that list at their roots too.
+
+Option ``army``: ``varied`` (the default) plays all of this; ``fixed`` is
+the agents before issue 22 (1.0's four ability-free templates, REPAIR the
+only terrain, no abilities), kept to measure against.
 """
 from __future__ import annotations
 
@@ -45,26 +50,44 @@ from collections.abc import Sequence
 
 from referee.games.base import GameState
 from referee.games.infinitron.engine import (
+    ABILITY,
+    ABILITY_AMOUNTS,
+    ABILITY_PRICES,
     ATTACK,
+    BLAST1,
+    BLAST2,
+    BLOCK,
     BUILD,
     CLAIM,
     DEFINE,
     DEFINE_PRICE,
     DESTROYED,
     END_TURN_ACTION,
+    HEAL1,
+    HEAL2,
     IMPASSABLE,
+    LABEL,
+    LAVA,
+    LAVA_DAMAGE,
+    LONG,
     MAX_COMMANDS,
     MAX_TEMPLATES,
     MAX_UNITS,
+    MEDIUM,
+    MELEE,
     MOVE,
     NO_EVENT_ACTION,
+    NONE,
+    PLAIN,
     REPAIR,
+    SUPER,
+    SWIFT,
     TERRAIN,
     InfinitronState,
     Template,
     parse_action,
 )
-from referee.games.infinitron.geometry import BLOCKERS, CELL_COUNT, DISTANCE, STEPS
+from referee.games.infinitron.geometry import BLOCKERS, CELL_COUNT, DISTANCE, FACING, STEPS, WITHIN_1, WITHIN_2
 
 from .base import WIN, Heuristics
 
@@ -75,6 +98,19 @@ DEFAULT_PLAN = (
     "DEFINE(3, 2, 4, MEDIUM, NONE)",  # trooper, 9: the line
     "DEFINE(4, 3, 5, MEDIUM, NONE)",  # champion, 12: the most a unit can be worth
 )
+
+#: The varied army's templates ``(hp, move, dmg, range, ability)`` by role;
+#: :meth:`InfinitronHeuristics._plan_define` picks one per slot from the position.
+RAIDER = (1, 2, 2, MELEE, NONE)  # 4: takes the neutral cities early
+GUARD_LONG = (3, 0, 3, LONG, NONE)  # 6: a turret that hits an approach 3 cells out
+GUARD_SUPER = (2, 0, 3, SUPER, NONE)  # 7: out-ranges an enemy that reaches 3 or more
+MEDIC = (3, 2, 4, MEDIUM, HEAL1)  # 10: the line, healing its neighbours
+BLASTER = (3, 2, 4, MEDIUM, BLAST1)  # 11: the line against a swarm
+CHAMPION = (4, 2, 4, LONG, SWIFT)  # 12: hits first (reach 5); LABEL in own ground speeds it
+#: Armies the heuristics take (option ``army``).
+ARMIES = ("varied", "fixed")
+#: Most TERRAIN candidates at a node (their kinds and cells are many; the candidate list is short).
+TERRAIN_CANDIDATES = 3
 
 #: Own turns ahead that the clock is shared over (see ``moves_left``).
 HORIZON_TURNS = 60
@@ -135,7 +171,8 @@ class InfinitronHeuristics(Heuristics):
         unit_moves: int = 6,
         temperature: float = 300.0,
         value_scale: float = 1500.0,
-        plan: Sequence[str] = DEFAULT_PLAN,
+        plan: Sequence[str] | None = None,
+        army: str = "varied",
     ):
         super().__init__(game)
         self.rp = rp
@@ -156,9 +193,15 @@ class InfinitronHeuristics(Heuristics):
         self.temperature = temperature
         #: MCTS squashes evaluations with tanh(value / value_scale).
         self.value_scale = value_scale
-        plan_actions = [parse_action(text) for text in plan]
+        if army not in ARMIES:
+            raise ValueError(f"army: one of {', '.join(ARMIES)}, not {army!r}")
+        #: The whole game (army design, terrain, abilities), or 1.0's fixed army ("fixed").
+        self.varied = army == "varied"
+        #: A plan given outright is followed as it is; the varied army without one picks its templates.
+        self.adaptive = self.varied and plan is None
+        plan_actions = [parse_action(text) for text in (DEFAULT_PLAN if plan is None else plan)]
         if not plan_actions or any(a[0] != DEFINE for a in plan_actions) or len(plan_actions) > MAX_TEMPLATES:
-            raise ValueError(f"plan: 1..{MAX_TEMPLATES} DEFINE commands, not {list(plan)!r}")
+            raise ValueError(f"plan: 1..{MAX_TEMPLATES} DEFINE commands, not {list(plan or ())!r}")
         self.plan: tuple[tuple[int, ...], ...] = tuple(plan_actions)
         # Cached per map (BLOCK cells) and city ownership: they change rarely.
         self._maps: dict[tuple, tuple[list[int], list[int]]] = {}
@@ -255,6 +298,7 @@ class InfinitronHeuristics(Heuristics):
                     income += resources[i]
                     if i >= 2:
                         held += 1
+
             # Income still to come counts already: in full for the side whose
             # turn starts next, 3/4 for the mover (plus its own income while
             # that is still due, at a chaos roll).  END_TURN then changes the
@@ -404,7 +448,9 @@ class InfinitronHeuristics(Heuristics):
         self._economy(s, me, dmap, out)
         if any(s.terrain_points):
             cells = s._terrain_cells()
-            if cells:
+            if cells and self.varied:
+                self._terrain_commands(s, me, cells, out)
+            elif cells:
                 enemy_cap = setup.cities[1 - me]
                 # A REPAIR pad nearest the enemy capital: where damaged units come back to.
                 best = min(cells, key=lambda c: DISTANCE[c * CELL_COUNT + enemy_cap])
@@ -412,19 +458,83 @@ class InfinitronHeuristics(Heuristics):
         if s.claiming:
             self._claims(s, me, out)
         out.sort(key=lambda sa: -sa[0])
-        return out
+        # A step can come both as a capital approach and as a unit's best step: keep its best score.
+        seen: set[tuple[int, ...]] = set()
+        unique = []
+        for sa in out:
+            if sa[1] not in seen:
+                seen.add(sa[1])
+                unique.append(sa)
+        return unique
 
-    @staticmethod
-    def _claims(s: InfinitronState, me: int, out: list) -> None:
+    def _claims(self, s: InfinitronState, me: int, out: list) -> None:
         """The claims open this turn, those nearer the enemy capital first.
 
         A bigger territory is a wider ring the enemy must clear of the
-        owner's units before capturing, and room for terrain.
+        owner's units before capturing, and room for terrain: the varied
+        army also prefers cells that can take terrain (plain and empty),
+        since its terrain points are spent right after.
         """
         enemy_cap = s.setup.cities[1 - me]
+        ground, occ = s.ground, s.occ
         for i in range(len(s.setup.cities)):
             for c in s.claim_cells(i):
-                out.append((CLAIM_SCORE + 0.1 * (FAR - DISTANCE[c * CELL_COUNT + enemy_cap]), (CLAIM, i, c)))
+                score = CLAIM_SCORE + 0.1 * (FAR - DISTANCE[c * CELL_COUNT + enemy_cap])
+                if self.varied and ground[c] == PLAIN and occ[c] < 0:
+                    score += 1.0
+                out.append((score, (CLAIM, i, c)))
+
+    def _terrain_commands(self, s: InfinitronState, me: int, cells: list[int], out: list) -> None:
+        """The best few TERRAIN commands: the enemy's approach made costly, REPAIR behind, LABEL for SWIFT.
+
+        A cell nearer the enemy capital than the city whose territory holds
+        it is on the approach ("front").  Not the cells next to the city:
+        own units are built there and walk out through them.  Further out,
+        BLOCK where it is legal (not walling off a capital) and leaves this
+        side's own way to the enemy capital no longer (allowing a step more
+        each time let BLOCKs add up to walls), else LABEL when the army has
+        a SWIFT template (its steps there are free), else LAVA.  One REPAIR
+        per territory, on a cell off the front.  While claims are open they
+        come first: terrain goes on the claimed cells.
+        """
+        setup = s.setup
+        cities = setup.cities
+        enemy_cap = cities[1 - me]
+        own_cap = cities[me]
+        tpls = s.templates[me]
+        swift = any(t.swift for t in tpls) or (self.adaptive and len(tpls) < MAX_TEMPLATES)
+        ground = s.ground
+        claims_open = any(s.claim_cells(i) for i in range(len(cities)) if s.claiming >> i & 1)
+        shift = -6.0 if claims_open else 0.0
+        route = self._capital_map(s, 1 - me)[own_cap]
+        blocked = bytearray(bytes(ground).translate(_IMPASSABLE))
+        repaired: set[int] = set()
+        for i, territory in enumerate(s.territories):
+            if any(ground[c] == REPAIR for c in territory):
+                repaired.add(i)
+        found: list[tuple[float, tuple[int, ...]]] = []
+        repair_at: dict[int, int] = {}
+        for c in cells:
+            pool = s._terrain_pool(c)
+            city = cities[pool]
+            to_enemy = DISTANCE[c * CELL_COUNT + enemy_cap]
+            if to_enemy < DISTANCE[city * CELL_COUNT + enemy_cap]:
+                if DISTANCE[c * CELL_COUNT + city] <= 1:
+                    # Not next to the city: own units are built there and step through
+                    # (in greedy games against the fixed army: 35-25 with LAVA there, 41-19 without).
+                    continue
+                blocked[c] = 1
+                if s.capitals_joined(c) and _path_distances([enemy_cap], bytes(blocked))[own_cap] <= route:
+                    found.append((8.0, (TERRAIN, BLOCK, c)))
+                blocked[c] = 0
+                found.append((7.0 if swift else 6.0, (TERRAIN, LABEL if swift else LAVA, c)))
+            elif pool not in repaired:
+                best = repair_at.get(pool)
+                if best is None or to_enemy < DISTANCE[best * CELL_COUNT + enemy_cap]:
+                    repair_at[pool] = c
+        found.extend((5.0, (TERRAIN, REPAIR, c)) for c in repair_at.values())
+        found.sort(key=lambda sa: -sa[0])
+        out.extend((sc + shift, a) for sc, a in found[:TERRAIN_CANDIDATES])
 
     def _unit_commands(self, s: InfinitronState, me: int, dmap: list[int], out: list) -> None:
         """Attacks, captures and the best steps of the units that can still act."""
@@ -449,7 +559,7 @@ class InfinitronHeuristics(Heuristics):
         if owner[1 - me] == 1 - me and self._territory_clear(s, 1 - me, me):
             self._capital_moves(s, me, out)
         movers = []
-        for uid, (cell, _hp, t) in s.units[me].items():
+        for uid, (cell, uhp, t) in s.units[me].items():
             if uid in done:
                 continue
             tp = tpls[t]
@@ -465,6 +575,8 @@ class InfinitronHeuristics(Heuristics):
                     if lo <= d <= hi and (d < 2 or all(occ[b] < 0 for b in BLOCKERS[base + ecell])):
                         g = kill if dmg >= ehp else per_hp * dmg
                         out.append((urgency * g + 50.0, (ATTACK, uid, ecell)))
+            if self.varied and tp.ability and tp.ability != SWIFT:
+                self._ability_commands(s, me, uid, cell, tp, out)
             dests = s.step_cells(uid)
             if not dests:
                 continue
@@ -473,9 +585,10 @@ class InfinitronHeuristics(Heuristics):
             capital = DISTANCE[base + enemy_cap] == 1
             # The unit being moved first (commanding another ends its move), then units in a
             # fight or able to take the capital, then the farthest from their objective.
-            movers.append((is_active, bool(near) or capital, dmap[cell], uid, tp, near, dests))
+            movers.append((is_active, bool(near) or capital, dmap[cell], uid, tp, near, dests, uhp))
         movers.sort(key=lambda m: (m[0], m[1], m[2]), reverse=True)
-        for is_active, urgent, here, uid, tp, near, dests in movers[: self.unit_moves]:
+        ground = s.ground
+        for is_active, urgent, here, uid, tp, near, dests, uhp in movers[: self.unit_moves]:
             if not urgent and here == 0:
                 continue  # on its objective with nothing to fight
             dmg = tp.damage
@@ -487,6 +600,16 @@ class InfinitronHeuristics(Heuristics):
                 if c == enemy_cap:
                     continue  # see _capital_moves
                 score: float = self.advance * (here - dmap[c])
+                if self.varied:
+                    g = ground[c]
+                    if g == LAVA:
+                        # What the lava takes, as the evaluation counts it (a kill: the whole unit).
+                        full = 100 * tp.cost
+                        score -= full * (tp.max_hp + uhp) / (2 * tp.max_hp) if uhp <= LAVA_DAMAGE else (
+                            full * LAVA_DAMAGE / (2 * tp.max_hp)
+                        )
+                    elif g == LABEL and tp.swift:
+                        score += self.advance / 2  # a free step: the points are left for more
                 i = city_at[c]
                 if i >= 0 and owner[i] != me and not flags[i] & DESTROYED:
                     clear = takeable.get(i)
@@ -511,6 +634,59 @@ class InfinitronHeuristics(Heuristics):
             for score, c in best[:2]:
                 if score > 0:
                     out.append((keep_going * score, (MOVE, uid, c)))
+
+    def _ability_commands(self, s: InfinitronState, me: int, uid: int, cell: int, tp: Template, out: list) -> None:
+        """HEAL for a damaged friend in reach; BLAST on cells where it hurts the enemy more than this side.
+
+        A score is the change in unit value (as :meth:`evaluate` counts it:
+        a kill is the victim's whole value) less the RP paid.
+        """
+        ab = tp.ability
+        price = ABILITY_PRICES[ab]
+        if s.rp[me] < price:
+            return
+        amount = ABILITY_AMOUNTS[ab]
+        cost = self.rp * price
+        occ = s.occ
+        units = s.units
+        templates = s.templates
+        if ab in (HEAL1, HEAL2):
+            for c in WITHIN_1[cell]:
+                o = occ[c]
+                if o < 0 or o & 1 != me:
+                    continue
+                _, hp, t = units[me][o >> 1]
+                friend = templates[me][t]
+                healed = min(amount, friend.max_hp - hp)
+                if healed > 0:
+                    gain = 100 * friend.cost * healed / (2 * friend.max_hp) - cost
+                    if gain > 0:
+                        out.append((gain, (ABILITY, uid, c)))
+            return
+        if ab not in (BLAST1, BLAST2):
+            return
+        for target in WITHIN_2[cell]:
+            enemy_loss = 0.0
+            own_loss = 0.0
+            for c in WITHIN_1[target]:
+                o = occ[c]
+                if o < 0:
+                    continue
+                side = o & 1
+                _, hp, t = units[side][o >> 1]
+                victim = templates[side][t]
+                full = 100 * victim.cost
+                # Armour is left out: a side's +/-10 hardly changes which cells are worth it.
+                loss = full * (victim.max_hp + hp) / (2 * victim.max_hp) if amount >= hp else full * amount / (
+                    2 * victim.max_hp
+                )
+                if side == me:
+                    own_loss += loss
+                else:
+                    enemy_loss += loss
+            # Never more own value than the enemy's: the blast must be a clear gain.
+            if enemy_loss > own_loss and enemy_loss - own_loss > cost:
+                out.append((enemy_loss - own_loss - cost, (ABILITY, uid, target)))
 
     def _capital_moves(self, s: InfinitronState, me: int, out: list) -> None:
         """With the enemy capital's territory empty: steps towards it that take it this turn, or out of their way.
@@ -565,10 +741,11 @@ class InfinitronHeuristics(Heuristics):
         rp = s.rp[me]
         units = s.units[me]
         n = len(tpls)
-        if n < MAX_TEMPLATES and n < len(self.plan) and rp >= DEFINE_PRICE:
+        slots = MAX_TEMPLATES if self.adaptive else len(self.plan)
+        if n < MAX_TEMPLATES and n < slots and rp >= DEFINE_PRICE:
             # One template to start with; each next one once the army has grown.
             if n == 0 or len(units) >= 2 * n - 1:
-                out.append((float(self.template), self.plan[n]))
+                out.append((float(self.template), self._plan_define(s, me, n)))
         if not tpls or len(units) >= MAX_UNITS:
             return
         choice = self._build_choice(s, me, tpls, rp)
@@ -590,6 +767,43 @@ class InfinitronHeuristics(Heuristics):
         else:
             cell = min(cells, key=lambda c: (dmap[c], c))
         out.append((float(score), (BUILD, t, cell)))
+
+    def _plan_define(self, s: InfinitronState, me: int, n: int) -> tuple[int, ...]:
+        """The DEFINE for template slot ``n``: the plan's, or the varied army's pick for the position.
+
+        Slot 0 a raider; slot 1 a turret, SUPER range when the enemy's
+        templates reach 3 or more (out-range them), else LONG; slot 2 the
+        line, with BLAST when the enemy fields more units than this side
+        (a swarm), else HEAL; slot 3 a LONG-range SWIFT champion.  With the
+        ``armour`` option every template gets ``+`` on the sides facing the
+        enemy capital and ``-`` on the sides away from it.
+        """
+        if not self.adaptive:
+            return self.plan[n]
+        theirs = s.templates[1 - me]
+        if n == 0:
+            spec = RAIDER
+        elif n == 1:
+            spec = GUARD_SUPER if any(t.damage and t.max_range >= 3 for t in theirs) else GUARD_LONG
+        elif n == 2:
+            spec = BLASTER if len(s.units[1 - me]) > len(s.units[me]) else MEDIC
+        else:
+            spec = CHAMPION
+        if s.setup.armour:
+            return (DEFINE, *spec, self._armour_layout(s, me))
+        return (DEFINE, *spec)
+
+    @staticmethod
+    def _armour_layout(s: InfinitronState, me: int) -> int:
+        """The armour code with ``+`` on the sides facing the enemy capital, ``-`` on the opposite ones.
+
+        Attacks come mostly from the enemy's side; the back pays for it.
+        """
+        cities = s.setup.cities
+        code = 0
+        for side in FACING[cities[me] * CELL_COUNT + cities[1 - me]]:
+            code += 1 * 3**side + 2 * 3 ** ((side + 3) % 6)  # digit 1 is "+", 2 is "-"
+        return code
 
     def _make_room(self, s: InfinitronState, me: int, score: float, out: list) -> None:
         """Moves that free a build cell, when a BUILD is wanted and every one is taken.
