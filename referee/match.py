@@ -392,7 +392,13 @@ def play_match(
             match.play()
         finally:
             with signals_held():  # a Ctrl-C or SIGTERM mid-cleanup would leave agents running
-                match.close()
+                try:
+                    match.close()
+                except BaseException:
+                    # An exception sent to this thread (a Dask game abandoned) can land
+                    # inside the clean-up itself: finish it, then let it go on.
+                    match.close()
+                    raise
     except _Colored as failed:
         color, failure = failed.color, failed.failure
         observer.failed(color, failure)

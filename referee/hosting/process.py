@@ -265,6 +265,11 @@ class HostedAgent:
     def close(self) -> None:
         """Kill the agent and everything it started; idempotent."""
         if self.proc is None:
+            if self.cgroup is not None and self.cgroup.pids():
+                # start() was interrupted (an abandoned game's exception) after the
+                # process was forked into its cgroup but before it was known here.
+                self.cgroup.kill_all()
+                self.cgroup.remove()
             return
         try:
             self._drain_output()
