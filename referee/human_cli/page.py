@@ -7,12 +7,12 @@ reasons, messages) is only ever inserted with ``textContent``.
 """
 from __future__ import annotations
 
-from ..render.html_replay import STEP_MARKS_SCRIPT, board_style
+from ..render.html_replay import BOARD_SCRIPT, board_style
 
 
 def page_html() -> str:
     """The whole page; the game, players and board come from ``GET /api/state``."""
-    return _PAGE.replace("__STYLE__", board_style() + _STYLE).replace("__SCRIPT__", STEP_MARKS_SCRIPT + _SCRIPT)
+    return _PAGE.replace("__STYLE__", board_style() + _STYLE).replace("__SCRIPT__", BOARD_SCRIPT + _SCRIPT)
 
 
 _PAGE = """<!DOCTYPE html>
@@ -134,12 +134,7 @@ function build() {
   }
   cellEls = F.cells.map((c, i) => {
     const g = el("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
-    const pts = [];
-    for (let k = 0; k < 6; k++) {
-      const a = Math.PI / 3 * k;
-      pts.push(`${(c.x + R * Math.cos(a)).toFixed(4)},${(c.y + R * Math.sin(a)).toFixed(4)}`);
-    }
-    el("polygon", {points: pts.join(" ")}, g);
+    el("polygon", {points: hexPoints(c, R)}, g);
     el("text", {class: "coord", x: c.x, y: c.y + R * 0.72}, g).textContent = `${c.r},${c.q}`;
     el("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
     g.addEventListener("click", () => clickCell(i));

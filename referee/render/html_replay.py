@@ -56,7 +56,7 @@ def replay_html(record: GameRecord, title: str | None = None) -> str:
         .replace("__PANELS__", _PANELS if figures else "")
         .replace("__TITLE__", html.escape(heading))
         .replace("__STYLE__", _STYLE)
-        .replace("__SCRIPT__", STEP_MARKS_SCRIPT + _SCRIPT)
+        .replace("__SCRIPT__", BOARD_SCRIPT + _SCRIPT)
         .replace("__DATA__", script_json(data))
     )
 
@@ -138,8 +138,18 @@ def board_style() -> str:
     return _STYLE
 
 
-#: The script function both the replays and the play page mark a step's cells with (CSS words by cell index).
-STEP_MARKS_SCRIPT = r"""
+#: Script functions the replays and the play page share: a cell's hexagon, a step's marks (CSS words by cell).
+BOARD_SCRIPT = r"""
+function hexPoints(c, radius) {
+  // A flat-topped hexagon of the given radius around the cell's centre, as an SVG points list.
+  const pts = [];
+  for (let k = 0; k < 6; k++) {
+    const a = Math.PI / 3 * k;
+    pts.push(`${(c.x + radius * Math.cos(a)).toFixed(4)},${(c.y + radius * Math.sin(a)).toFixed(4)}`);
+  }
+  return pts.join(" ");
+}
+
 function stepMarks(info) {
   const mark = {};
   if (info) {
@@ -286,12 +296,7 @@ for (const side of D.sides) {
 }
 const cellEls = D.cells.map((c, i) => {
   const g = el("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
-  const pts = [];
-  for (let k = 0; k < 6; k++) {
-    const a = Math.PI / 3 * k;
-    pts.push(`${(c.x + R * Math.cos(a)).toFixed(4)},${(c.y + R * Math.sin(a)).toFixed(4)}`);
-  }
-  el("polygon", {points: pts.join(" ")}, g);
+  el("polygon", {points: hexPoints(c, R)}, g);
   const coord = el("text", {class: "coord", x: c.x, y: c.y + R * 0.72}, g);
   coord.textContent = `${c.r},${c.q}`;
   el("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
@@ -301,15 +306,9 @@ const cellEls = D.cells.map((c, i) => {
 // Games with figures (Infinitron): territories are outlined on a layer above
 // the cells, so that no cell's fill covers them and the pointer passes through.
 // The outline is 0.88 of the cell, as the board key's (_TERRITORY_SCALE).
-const terrEls = D.status ? D.cells.map((c, i) => {
-  const pts = [];
-  for (let k = 0; k < 6; k++) {
-    const a = Math.PI / 3 * k;
-    pts.push(`${(c.x + R * 0.88 * Math.cos(a)).toFixed(4)},${(c.y + R * 0.88 * Math.sin(a)).toFixed(4)}`);
-  }
-  return el("polygon", {class: "terr", points: pts.join(" "), "data-r": c.r, "data-q": c.q, "data-index": i,
-                        "data-territory": ""}, board);
-}) : [];
+const terrEls = D.status ? D.cells.map((c, i) =>
+  el("polygon", {class: "terr", points: hexPoints(c, R * 0.88), "data-r": c.r, "data-q": c.q, "data-index": i,
+                 "data-territory": ""}, board)) : [];
 const SIDES = ["RED", "BLUE"];
 let shown = {};  // cell -> its board entry at the step shown (games with terrain, cities and units)
 let hovered = null, pinned = null;
