@@ -534,6 +534,13 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     elif challenger is not None:
         fail("challenger", "challenger is only used by format: gauntlet")
 
+    def listed_agents() -> int | None:
+        """How many agents the config names, when it discovers none (else only the lineup knows)."""
+        listed = items if isinstance(items, list) else []
+        if not listed or any(isinstance(item, dict) and "discover" in item for item in listed):
+            return None
+        return len(listed)
+
     def rounds_of() -> int | None:
         value = data.get("rounds")
         if value is None:
@@ -541,26 +548,19 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         if fmt != "swiss":
             raise doc.fail(("rounds",), "rounds is only used by format: swiss")
         number = _whole(doc, ("rounds",), value, minimum=1)
-        listed = items if isinstance(items, list) else []
-        if listed and not any(isinstance(item, dict) and "discover" in item for item in listed):
+        listed = listed_agents()
+        if listed is not None:
             # More rounds than a round robin has would force rematches.
-            most = len(listed) - 1 if len(listed) % 2 == 0 else len(listed)
+            most = listed - 1 if listed % 2 == 0 else listed
             if number > most:
                 raise doc.fail(
                     ("rounds",),
-                    f"must be at most {most} for {len(listed)} agents (more would pair agents who already met), "
+                    f"must be at most {most} for {listed} agents (more would pair agents who already met), "
                     f"not {number}",
                 )
         return number
 
     rounds = check(rounds_of, None)
-
-    def listed_agents() -> int | None:
-        """How many agents the config names, when it discovers none (else only the lineup knows)."""
-        listed = items if isinstance(items, list) else []
-        if not listed or any(isinstance(item, dict) and "discover" in item for item in listed):
-            return None
-        return len(listed)
 
     def games_of() -> int | None:
         value = data.get("games")
