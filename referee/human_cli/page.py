@@ -165,10 +165,7 @@ function paint() {
     for (const a of S.legal) if (S.clicks[a].length === 2 && S.clicks[a][0] === selected) targets.add(S.clicks[a][1]);
   }
   cellEls.forEach((g, i) => {
-    const ch = cells[i];
-    let owner = "", power = 0;
-    if (ch >= "a" && ch <= "z") { owner = "red"; power = ch.charCodeAt(0) - 96; }
-    else if (ch >= "A" && ch <= "Z") { owner = "blue"; power = ch.charCodeAt(0) - 64; }
+    const [owner, power] = cellOwnerPower(cells[i]);
     g.setAttribute("data-owner", owner);
     g.setAttribute("data-power", String(power));
     let cls = "cell " + (mark[i] || "");

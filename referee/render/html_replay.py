@@ -138,7 +138,7 @@ def board_style() -> str:
     return _STYLE
 
 
-#: Script functions the replays and the play page share: a cell's hexagon, a step's marks (CSS words by cell).
+#: Script functions the replays and the play page share: a cell's hexagon and contents, a step's marks.
 BOARD_SCRIPT = r"""
 function hexPoints(c, radius) {
   // A flat-topped hexagon of the given radius around the cell's centre, as an SVG points list.
@@ -148,6 +148,13 @@ function hexPoints(c, radius) {
     pts.push(`${(c.x + radius * Math.cos(a)).toFixed(4)},${(c.y + radius * Math.sin(a)).toFixed(4)}`);
   }
   return pts.join(" ");
+}
+
+function cellOwnerPower(ch) {
+  // A board string's letter: a..z a Red stack of power 1..26, A..Z a Blue one, anything else empty.
+  if (ch >= "a" && ch <= "z") return ["red", ch.charCodeAt(0) - 96];
+  if (ch >= "A" && ch <= "Z") return ["blue", ch.charCodeAt(0) - 64];
+  return ["", 0];
 }
 
 function stepMarks(info) {
@@ -345,10 +352,7 @@ function show(n) {
   const mark = stepMarks(info);
   if (typeof cells === "string") {
     cellEls.forEach((g, i) => {
-      const ch = cells[i];
-      let owner = "", power = 0;
-      if (ch >= "a" && ch <= "z") { owner = "red"; power = ch.charCodeAt(0) - 96; }
-      else if (ch >= "A" && ch <= "Z") { owner = "blue"; power = ch.charCodeAt(0) - 64; }
+      const [owner, power] = cellOwnerPower(cells[i]);
       g.setAttribute("data-owner", owner);
       g.setAttribute("data-power", String(power));
       g.setAttribute("class", "cell " + (mark[i] || ""));
