@@ -407,14 +407,15 @@ def test_the_varied_army_defines_ranged_ability_and_swift_templates_the_fixed_on
     assert any(t.damage and t.range != MELEE and t.max_range >= 3 for t in varied)  # LONG or beyond
     assert any(t.ability in (1, 2) for t in varied)  # a HEAL: no enemy swarm here
     assert any(t.swift for t in varied)
-    # Against a swarm, a BLAST instead; against an enemy reaching 3, a SUPER turret.
+    # The capital's fort: Move 0, 100 HP, 50 damage at SUPER range (up to 5).
+    assert any(t.move == 0 and t.max_hp == 100 and t.damage == 50 and t.range == 4 for t in varied)
+    # Against a swarm, a BLAST instead of the HEAL.
     swarm = state.copy()
     far = swarm.setup_template(BLUE, 1, 1, 2, "LONG", "NONE")
     for r, q in ((-4, 3), (-3, 3), (-5, 4), (-5, 3), (-4, 4), (-3, 1), (-2, 1), (-5, 2), (-3, 4)):
         swarm.setup_unit(BLUE, far, r, q)
     varied = [template_of(a[1:]) for a in plan(InfinitronHeuristics(), swarm)]
     assert any(t.ability in (3, 4) for t in varied)
-    assert any(t.range == 4 and t.damage for t in varied)  # SUPER
     # army: fixed is 1.0's plan, whatever the enemy fields.
     old = [
         "DEFINE(1, 2, 2, MELEE, NONE)",

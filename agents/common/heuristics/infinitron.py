@@ -102,8 +102,10 @@ DEFAULT_PLAN = (
 #: The varied army's templates ``(hp, move, dmg, range, ability)`` by role;
 #: :meth:`InfinitronHeuristics._plan_define` picks one per slot from the position.
 RAIDER = (1, 2, 2, MELEE, NONE)  # 4: takes the neutral cities early
-GUARD_LONG = (3, 0, 3, LONG, NONE)  # 6: a turret that hits an approach 3 cells out
-GUARD_SUPER = (2, 0, 3, SUPER, NONE)  # 7: out-ranges an enemy that reaches 3 or more
+#: 11: a fort next to the capital, hitting for 50 anything within 5 (the whole approach).
+#: Move 0 refunds 2 points, so it is the most HP and damage a template can carry;
+#: measured against the 3-HP LONG and 2-HP SUPER turrets it replaced, see docs/infinitron.md.
+FORT = (4, 0, 5, SUPER, NONE)
 MEDIC = (3, 2, 4, MEDIUM, HEAL1)  # 10: the line, healing its neighbours
 BLASTER = (3, 2, 4, MEDIUM, BLAST1)  # 11: the line against a swarm
 CHAMPION = (4, 2, 4, LONG, SWIFT)  # 12: hits first (reach 5); LABEL in own ground speeds it
@@ -771,8 +773,7 @@ class InfinitronHeuristics(Heuristics):
     def _plan_define(self, s: InfinitronState, me: int, n: int) -> tuple[int, ...]:
         """The DEFINE for template slot ``n``: the plan's, or the varied army's pick for the position.
 
-        Slot 0 a raider; slot 1 a turret, SUPER range when the enemy's
-        templates reach 3 or more (out-range them), else LONG; slot 2 the
+        Slot 0 a raider; slot 1 the SUPER-range fort; slot 2 the
         line, with BLAST when the enemy fields more units than this side
         (a swarm), else HEAL; slot 3 a LONG-range SWIFT champion.  With the
         ``armour`` option every template gets ``+`` on the sides facing the
@@ -780,11 +781,10 @@ class InfinitronHeuristics(Heuristics):
         """
         if not self.adaptive:
             return self.plan[n]
-        theirs = s.templates[1 - me]
         if n == 0:
             spec = RAIDER
         elif n == 1:
-            spec = GUARD_SUPER if any(t.damage and t.max_range >= 3 for t in theirs) else GUARD_LONG
+            spec = FORT
         elif n == 2:
             spec = BLASTER if len(s.units[1 - me]) > len(s.units[me]) else MEDIC
         else:
