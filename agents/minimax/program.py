@@ -7,8 +7,8 @@ from agents.common.alphabeta import AlphaBeta
 from agents.common.agent import SearchAgent
 from agents.common.clock import Deadline
 
-#: Bytes one transposition-table entry takes (key, tuple, dict slot), measured.
-TABLE_ENTRY_BYTES = 300
+#: Memory the transposition table may take without a space limit (400,000 of Infexion's entries).
+TABLE_BYTES = 120_000_000
 
 
 class Agent(SearchAgent):
@@ -28,7 +28,9 @@ class Agent(SearchAgent):
             self.heuristics,
             max_depth=max(1, self.config["depth"]),
             quiescence_depth=self.config["quiescence"],
-            table_entries=self.memory_share(TABLE_ENTRY_BYTES, 400_000),
+            table_entries=self.memory_share(
+                self.heuristics.table_entry_bytes, TABLE_BYTES // self.heuristics.table_entry_bytes
+            ),
             rng=self.rng,
         )
 

@@ -479,3 +479,23 @@ def test_heuristics_options_reach_an_agent() -> None:
     agent = make_agent("agents.mcts", RED, {}, 1, heuristics={"army": "fixed"})
     assert agent.heuristics.varied is False
     assert make_agent("agents.minimax", RED, {}, 1).heuristics.varied is True
+
+
+def test_minimax_sizes_its_table_by_infinitron_keys_so_it_fits_a_third_of_the_space_limit() -> None:
+    def deep_size(o: Any) -> int:
+        inner = o.values() if isinstance(o, dict) else o if isinstance(o, (tuple, list, frozenset, set)) else ()
+        return sys.getsizeof(o) + sum(deep_size(x) for x in inner)
+
+    state, _ = play("agents.greedy", "agents.greedy", {"seed": 7}, seed=7)
+    # The declared entry size is what a real key takes, within a factor of two.
+    size = deep_size(state.key())
+    assert size <= InfinitronHeuristics.table_entry_bytes <= 2 * size
+    limited = make_agent("agents.minimax", RED, {"seed": 7}, 7, space_limit=250)
+    assert limited.search.table_entries * InfinitronHeuristics.table_entry_bytes <= 250_000_000 / 3
+    unlimited = make_agent("agents.minimax", RED, {"seed": 7}, 7)
+    assert unlimited.search.table_entries * InfinitronHeuristics.table_entry_bytes <= 120_000_000
+    # Infexion's small keys keep the table Infexion had.
+    infexion = importlib.import_module("agents.minimax").Agent(
+        color=COLORS[RED], game="infexion", time_remaining=None, space_limit=250
+    )
+    assert infexion.search.table_entries == 250_000_000 // 3 // 300

@@ -44,6 +44,10 @@ class Heuristics:
     #: node).  For games whose legal lists are too long to search whole.
     prune_everywhere: bool = False
 
+    #: Bytes one transposition-table entry takes for this game's state keys
+    #: (key, tuple, dict slot), measured; minimax sizes its table by it.
+    table_entry_bytes: int = 300
+
     def __init__(self, game: Any, **options: Any):
         if options:
             # The neutral defaults have no weights to set.
