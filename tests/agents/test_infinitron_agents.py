@@ -499,3 +499,22 @@ def test_minimax_sizes_its_table_by_infinitron_keys_so_it_fits_a_third_of_the_sp
         color=COLORS[RED], game="infexion", time_remaining=None, space_limit=250
     )
     assert infexion.search.table_entries == 250_000_000 // 3 // 300
+
+
+def test_an_open_capital_gets_a_defender_rather_than_waiting_for_the_fort() -> None:
+    def position(enemy_at: tuple[int, int]) -> InfinitronState:
+        state = quiet_position()
+        state.setup_template(RED, 1, 2, 2, "MELEE", "NONE")  # raider, 4
+        state.setup_template(RED, 4, 0, 5, "SUPER", "NONE")  # the fort, 11
+        raider = state.setup_template(BLUE, 1, 2, 2, "MELEE", "NONE")
+        state.setup_unit(BLUE, raider, *enemy_at)
+        state.rp[RED] = 10  # one short of the fort
+        return state
+
+    ring = _ring(cell_of(4, -2))
+    near = position((1, -1))  # three steps from Red's capital: there in two turns
+    builds = candidates(InfinitronHeuristics(), near, BUILD)
+    assert builds and all(a[2] in ring and near.is_legal(a) for a in builds)
+    # The fixed army saves up for its guard; with the enemy far off the varied one does too.
+    assert candidates(InfinitronHeuristics(army="fixed"), near, BUILD) == []
+    assert candidates(InfinitronHeuristics(), position((-4, 4)), BUILD) == []

@@ -754,6 +754,8 @@ class InfinitronHeuristics(Heuristics):
                 out.append((float(self.template), self._plan_define(s, me, n)))
         if not tpls or len(units) >= MAX_UNITS:
             return
+        if self.varied and (self._can_take_capital(s, 1 - me, False) or self._open_capital(s, me)):
+            self._defenders(s, me, tpls, rp, out)
         choice = self._build_choice(s, me, tpls, rp)
         if choice is None:
             return
@@ -773,6 +775,37 @@ class InfinitronHeuristics(Heuristics):
         else:
             cell = min(cells, key=lambda c: (dmap[c], c))
         out.append((float(score), (BUILD, t, cell)))
+
+    def _open_capital(self, s: InfinitronState, me: int) -> bool:
+        """No unit of ``me`` in its capital's territory, and an enemy unit two turns' walk from the capital."""
+        territory = s.territory(me)
+        if any(cell in territory for cell, _, _ in s.units[me].values()):
+            return False
+        cmap = self._capital_map(s, me)
+        tpls = s.templates[1 - me]
+        return any(tpls[t].move and cmap[cell] <= 2 * tpls[t].move for cell, _, t in s.units[1 - me].values())
+
+    def _defenders(self, s: InfinitronState, me: int, tpls: tuple, rp: int, out: list) -> None:
+        """BUILDs next to the capital when the enemy looks able to take it next turn.
+
+        Any unit in the capital's territory stops a capture until it is
+        killed, and the fort costs 11: saving up for it while the capital
+        stands open loses the game.  Offered: the affordable template with
+        the most HP, and the cheapest, on the free neighbours nearest the enemy.
+        """
+        cap = s.setup.cities[me]
+        cells = [c for c in s._build_cells(me) if DISTANCE[c * CELL_COUNT + cap] == 1]
+        affordable = [t for t, tp in enumerate(tpls) if tp.cost <= rp]
+        if not cells or not affordable:
+            return
+        enemies = [cell for cell, _, _ in s.units[1 - me].values()]
+        cells.sort(key=lambda c: min((DISTANCE[c * CELL_COUNT + e] for e in enemies), default=0))
+        picks = {
+            max(affordable, key=lambda t: (tpls[t].max_hp, -tpls[t].cost)),
+            min(affordable, key=lambda t: tpls[t].cost),
+        }
+        score = self.capture * self.their_capture
+        out.extend((score, (BUILD, t, c)) for t in picks for c in cells[:2])
 
     def _plan_define(self, s: InfinitronState, me: int, n: int) -> tuple[int, ...]:
         """The DEFINE for template slot ``n``: the plan's, or the varied army's pick for the position.
