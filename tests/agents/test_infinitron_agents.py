@@ -209,9 +209,10 @@ def test_the_last_defender_is_killed_then_the_capital_taken(module: str) -> None
     state.setup_unit(BLUE, 0, -3, 1, hp=20)  # alone in the capital's territory, one hit from death
     state.setup_unit(RED, 0, -2, 0)  # next to it: 20 damage kills it
     state.setup_unit(RED, 0, -3, 2)  # a step from the capital
-    texts = run_until_won(module, state, 2)
+    texts = run_until_won(module, state, 4)
     assert state.outcome is not None and state.outcome.winner == RED, texts
-    assert texts == ["ATTACK(0, -3, 1)", "MOVE(1, -4, 2)"]
+    # Within the turn (a BUILD by its own open capital may come first: it ends nothing).
+    assert [t for t in texts if not t.startswith("BUILD")] == ["ATTACK(0, -3, 1)", "MOVE(1, -4, 2)"]
 
 
 @pytest.mark.parametrize("module", ["agents.minimax", "agents.mcts"])

@@ -154,10 +154,10 @@ class InfinitronHeuristics(Heuristics):
 
     value_scale = 1500.0
     prune_everywhere = True
-    # A key holds the whole position (ground, units, cities: about 8.8 KB
-    # measured two thirds into a game), so a table sized for Infexion's
-    # 300-byte entries took minimax to 220 MB of a 250 MB limit.
-    table_entry_bytes = 9_000
+    # A key holds the whole position (ground, units, cities: 8.8-9.9 KB
+    # measured in games), so a table sized for Infexion's 300-byte entries
+    # took minimax to 220 MB of a 250 MB limit.
+    table_entry_bytes = 12_000
 
     def __init__(
         self,
