@@ -52,7 +52,9 @@ def game(tmp_path_factory) -> Game:
     folder = tmp_path_factory.mktemp("infinitron")
     record_path, html_path = folder / "game.json", folder / "game.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "infinitron", "--chaos", "-v", "0", "--seed", "4",
+        # Seed 3: units of both sides die, some after an asteroid destroyed a city (with the
+        # varied army's fort, greedy lost no unit to random on seed 4).
+        [sys.executable, "-m", "referee", "--game", "infinitron", "--chaos", "-v", "0", "--seed", "3",
          # A fixed chance seed: chaos events are otherwise drawn from a secret of the run.
          "--chance-seed", "c", "--record", str(record_path), "--html", str(html_path),
          "agents.greedy", "agents.random_agent"],
