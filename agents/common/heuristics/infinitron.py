@@ -30,7 +30,8 @@ looks worse once the turn is over and nothing can be done about it.
 The full command list is huge (2,744 DEFINEs while templates can be bought,
 every step and claim), so :meth:`ordered_actions` with ``prune`` proposes a
 handful: the next template (picked for the position, or a fixed plan),
-BUILDs of the template the army needs on the best cells, per unit its best
+BUILDs of the template the army needs on the best cells (and
+a defender next to an open capital rather than saving up), per unit its best
 attacks, heals and blasts and the two best steps (captures, attack
 positions, progress towards its objective, lava avoided; the unit under way
 first, since commanding another ends its movement: rules 1.1), the claims
@@ -786,7 +787,7 @@ class InfinitronHeuristics(Heuristics):
         return any(tpls[t].move and cmap[cell] <= 2 * tpls[t].move for cell, _, t in s.units[1 - me].values())
 
     def _defenders(self, s: InfinitronState, me: int, tpls: tuple, rp: int, out: list) -> None:
-        """BUILDs next to the capital when the enemy looks able to take it next turn.
+        """BUILDs next to an open capital (see :meth:`_economy`: the enemy could take it next turn, or soon).
 
         Any unit in the capital's territory stops a capture until it is
         killed, and the fort costs 11: saving up for it while the capital
