@@ -779,8 +779,7 @@ class InfinitronHeuristics(Heuristics):
 
     def _open_capital(self, s: InfinitronState, me: int) -> bool:
         """No unit of ``me`` in its capital's territory, and an enemy unit two turns' walk from the capital."""
-        territory = s.territory(me)
-        if any(cell in territory for cell, _, _ in s.units[me].values()):
+        if not self._territory_clear(s, me, 1 - me):
             return False
         cmap = self._capital_map(s, me)
         tpls = s.templates[1 - me]
