@@ -13,10 +13,18 @@ The evaluation, for the player to move::
                             − their_take·best gain they could make next
                             + spread·(my stacks − theirs)
 
-The side to move will usually cash its best gain, so it counts nearly whole;
-the opponent's threat counts less because the mover gets to answer it.
-Near the 343-action limit the threats fade (there may be no time to make
-them) and the lead-by-2 rule is what matters.
+with weights fitted to game outcomes (Texel-style: a logistic regression of
+who won on these four terms over 17,942 positions of 120 self-play games):
+``my_take`` 29, ``their_take`` −9 and ``spread`` −64.  So the mover's own
+capture counts for less than a third of a power, the opponent's best capture
+counts slightly *for* the mover (who moves first, and whose targets are the
+stacks that threaten), and at equal power fewer, bigger stacks are better.
+The same fit puts one power at 0.32 logits of the winning chance, so MCTS
+squashes values with ``tanh(value / 620)`` (``value_scale``).  Against the
+hand-set weights before (70, 35, 10, scale 400) the fitted ones scored 95 %
+in MCTS self-play and 92 % for minimax against the old MCTS; see the agents'
+READMEs.  Near the 343-action limit the threats fade (there may be no time
+to make them) and the lead-by-2 rule is what matters.
 """
 from __future__ import annotations
 
@@ -154,19 +162,22 @@ def reach(board: bytes | bytearray, player: int) -> int:
 class InfexionHeuristics(Heuristics):
     """Evaluation and ordering for Infexion (options: weights, ``spawns``)."""
 
-    value_scale = 400.0
-
     def __init__(
         self,
         game: Any = None,
         *,
-        my_take: int = 70,
-        their_take: int = 35,
-        spread: int = 10,
+        my_take: int = 29,
+        their_take: int = -9,
+        spread: int = -64,
         spawns: int = 8,
         temperature: float = 2.0,
+        value_scale: float = 620.0,
+        beam: int = 0,
     ):
         super().__init__(game)
+        self.value_scale = value_scale
+        #: Actions searched per inner node of alpha-beta (0: every spread).
+        self.beam = beam
         self.my_take = my_take
         self.their_take = their_take
         self.spread = spread
@@ -236,6 +247,8 @@ class InfexionHeuristics(Heuristics):
                 if spawns > limit:
                     continue
             out.append(a)
+        if self.beam and len(out) > self.beam:
+            del out[self.beam:]
         return out
 
     def tactical_actions(self, state: InfexionState) -> list[int]:  # type: ignore[override]
