@@ -13,17 +13,20 @@ The evaluation, for the player to move::
                             − their_take·best gain they could make next
                             + spread·(my stacks − theirs)
 
-with weights fitted to game outcomes (Texel-style: a logistic regression of
-who won on these four terms over 17,942 positions of 120 self-play games):
-``my_take`` 29, ``their_take`` −9 and ``spread`` −64.  So the mover's own
-capture counts for less than a third of a power, the opponent's best capture
-counts slightly *for* the mover (who moves first, and whose targets are the
-stacks that threaten), and at equal power fewer, bigger stacks are better.
-The same fit puts one power at 0.32 logits of the winning chance, so MCTS
-squashes values with ``tanh(value / 620)`` (``value_scale``).  Against the
-hand-set weights before (70, 35, 10, scale 400) the fitted ones scored 95 %
-in MCTS self-play and 92 % for minimax against the old MCTS; see the agents'
-READMEs.  Near the 343-action limit the threats fade (there may be no time
+with weights fitted to game outcomes, Texel-style: a logistic regression of
+who won on these four terms, over the 18,170 positions of 120 games of MCTS
+self-play at 50 ms a move (``python -m benchmarks.infexion_tuning``, whose
+``fit`` prints them): ``my_take`` 29, ``their_take`` −9 and ``spread`` −64.
+The mover's own capture counts for less than a third of a power, and at
+equal power fewer, bigger stacks are better (small stacks are cheap
+targets).  The fit also gives the opponent's best capture a slight weight
+*for* the mover; in play its sign made no difference (+9 scored 39.5/80
+against −9), so the fitted value stays.  One power is worth 0.32 logits of
+the winning chance, so MCTS squashes values with ``tanh(value / 620)``
+(``value_scale``).  Against the hand-set weights of before (70, 35, 10,
+scale 400) the fitted ones scored 76/80 in MCTS self-play and minimax with
+them 37/40 against the old MCTS (see the agents' READMEs).
+Near the 343-action limit the threats fade (there may be no time
 to make them) and the lead-by-2 rule is what matters.
 """
 from __future__ import annotations
@@ -159,6 +162,30 @@ def reach(board: bytes | bytearray, player: int) -> int:
     return mask
 
 
+def evaluation_terms(board: bytes | bytearray, turn: int, red_power: int, blue_power: int) -> tuple[int, int, int, int]:
+    """The evaluation's four terms for the player to move (see the module's docstring).
+
+    Power difference, the best gain the mover can make now (a SPAWN's 1 at
+    least; 0 when the game ends before it moves), the best gain the opponent
+    could make next (0 when it will not move again), and the difference in
+    stacks.  The evaluation weighs them; the weights were fitted to them.
+    """
+    me = turn & 1
+    mine, theirs = (blue_power, red_power) if me else (red_power, blue_power)
+    my_gain, my_stacks = best_gain(board, me)
+    their_gain, their_stacks = best_gain(board, 1 - me)
+    if my_gain < 1 and mine + theirs < MAX_TOTAL_POWER:
+        my_gain = 1  # a SPAWN
+    if their_gain < 0:
+        their_gain = 0
+    left = MAX_TURNS - turn
+    if left < 2:
+        their_gain = 0  # the opponent will not move again
+    if left < 1:
+        my_gain = 0
+    return mine - theirs, my_gain, their_gain, my_stacks - their_stacks
+
+
 class InfexionHeuristics(Heuristics):
     """Evaluation and ordering for Infexion (options: weights, ``spawns``)."""
 
@@ -172,12 +199,9 @@ class InfexionHeuristics(Heuristics):
         spawns: int = 8,
         temperature: float = 2.0,
         value_scale: float = 620.0,
-        beam: int = 0,
     ):
         super().__init__(game)
         self.value_scale = value_scale
-        #: Actions searched per inner node of alpha-beta (0: every spread).
-        self.beam = beam
         self.my_take = my_take
         self.their_take = their_take
         self.spread = spread
@@ -189,27 +213,10 @@ class InfexionHeuristics(Heuristics):
     # -- evaluation -------------------------------------------------------------
 
     def evaluate(self, state: InfexionState) -> int:  # type: ignore[override]
-        me = state.turn & 1
-        board = state.board
-        mine, theirs = (state.blue_power, state.red_power) if me else (state.red_power, state.blue_power)
-        my_gain, my_stacks = best_gain(board, me)
-        their_gain, their_stacks = best_gain(board, 1 - me)
-        if my_gain < 1 and mine + theirs < MAX_TOTAL_POWER:
-            my_gain = 1  # a SPAWN
-        if their_gain < 0:
-            their_gain = 0
-        left = MAX_TURNS - state.turn
-        take, threat = self.my_take, self.their_take
-        if left < 2:
-            threat = 0  # the opponent will not move again
-        if left < 1:
-            take = 0
-        return (
-            100 * (mine - theirs)
-            + take * my_gain
-            - threat * their_gain
-            + self.spread * (my_stacks - their_stacks)
+        power, my_gain, their_gain, stacks = evaluation_terms(
+            state.board, state.turn, state.red_power, state.blue_power
         )
+        return 100 * power + self.my_take * my_gain - self.their_take * their_gain + self.spread * stacks
 
     # -- ordering ---------------------------------------------------------------
 
@@ -247,8 +254,6 @@ class InfexionHeuristics(Heuristics):
                 if spawns > limit:
                     continue
             out.append(a)
-        if self.beam and len(out) > self.beam:
-            del out[self.beam:]
         return out
 
     def tactical_actions(self, state: InfexionState) -> list[int]:  # type: ignore[override]
