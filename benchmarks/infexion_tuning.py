@@ -12,7 +12,8 @@ Newton's method on the logistic loss, and prints the weights in the
 evaluation's units (one power = 100), the value scale that makes MCTS's
 ``tanh(value / scale)`` match the fitted winning chances, and the loss of the
 current weights for comparison.  ``match`` plays two agent settings (JSON:
-``{"agent": "mcts" | "minimax", "heuristics": {...}}``) from the same
+``{"agent": "mcts" | "minimax", "heuristics": {...}, "search": {...}}``,
+the last the searcher's own settings such as ``c_puct``) from the same
 openings with both colours and prints the score, Elo and the pairs' results:
 far less noise per game than a tournament's independent games, for
 deciding which change to keep; the SPRT under ``configs/`` then measures it
@@ -45,9 +46,10 @@ TERMS = ("power", "my_take", "their_take", "spread")
 def _searcher(setting: dict[str, Any], seed: int, colour: int) -> MCTS | AlphaBeta:
     rng = random.Random(f"{seed}:{json.dumps(setting, sort_keys=True)}:{colour}")
     h = InfexionHeuristics(**setting.get("heuristics", {}))
+    search = setting.get("search", {})
     if setting.get("agent", "mcts") == "mcts":
-        return MCTS(h, rng=rng, max_nodes=60_000)
-    return AlphaBeta(h, rng=rng, table_entries=200_000)
+        return MCTS(h, rng=rng, max_nodes=60_000, **{"c_puct": h.c_puct, **search})
+    return AlphaBeta(h, rng=rng, table_entries=200_000, **search)
 
 
 def play(seed: int, red: dict[str, Any], blue: dict[str, Any], move_time: float) -> dict[str, Any]:

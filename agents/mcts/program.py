@@ -19,7 +19,8 @@ class Agent(SearchAgent):
     options = {
         # Simulations per move instead of the clock (reproducible with a seed).
         "iterations": (int, None),
-        "c_puct": (float, 1.5),
+        # Exploration constant; by default the game's (Infexion 2.5, others 1.5).
+        "c_puct": (float, None),
         "widen": (float, 1.5),
         # Heuristic playout length before the evaluation cut-off.
         "rollout_depth": (int, 0),
@@ -29,7 +30,7 @@ class Agent(SearchAgent):
         super().__init__(color, **referee)
         self.search = MCTS(
             self.heuristics,
-            c_puct=self.config["c_puct"],
+            c_puct=self.heuristics.c_puct if self.config["c_puct"] is None else self.config["c_puct"],
             widen=self.config["widen"],
             rollout_depth=self.config["rollout_depth"],
             max_nodes=self.memory_share(NODE_BYTES, 100_000),

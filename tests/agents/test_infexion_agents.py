@@ -254,6 +254,9 @@ def test_options_are_checked_by_name_and_type():
         make("greedy", PlayerColor.RED, 0, heuristics={"no_such_weight": 1})
     agent = make("minimax", PlayerColor.RED, 0, depth=1, heuristics={"my_take": 50})
     assert agent.search.max_depth == 1 and agent.heuristics.my_take == 50
+    # MCTS explores by the game's constant unless told otherwise.
+    assert make("mcts", PlayerColor.RED, 0).search.c_puct == 2.5
+    assert make("mcts", PlayerColor.RED, 0, c_puct=1.5).search.c_puct == 1.5
 
 
 def _referee(tmp_path: Path, red: str, blue: str, *options: str) -> dict:

@@ -39,6 +39,10 @@ class Heuristics:
     #: evaluations into win probabilities with it).
     value_scale: float = 100.0
 
+    #: MCTS's exploration constant: how it should weigh priors against values
+    #: depends on the game's ``value_scale`` and branching, so it is the game's.
+    c_puct: float = 1.5
+
     #: Whether the searches ask for the pruned list even where they would
     #: otherwise list every legal action (the alpha-beta root, every MCTS
     #: node).  For games whose legal lists are too long to search whole.
