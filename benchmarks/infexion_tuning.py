@@ -102,22 +102,19 @@ def logistic_fit(xs: Sequence[Sequence[float]], ys: list[float], iterations: int
     """Weights ``w`` (no intercept) maximising the likelihood of ``ys`` under sigmoid(w·x), and the mean loss."""
     k = len(xs[0])
     w = [0.0] * k
-    loss = 0.0
     for _ in range(iterations):
         grad = [0.0] * k
         hess = [[1e-6 if i == j else 0.0 for j in range(k)] for i in range(k)]
-        loss = 0.0
         for x, y in zip(xs, ys):
             t = max(-30.0, min(30.0, sum(a * b for a, b in zip(w, x))))
             p = 1.0 / (1.0 + math.exp(-t))
-            loss -= y * math.log(p) + (1 - y) * math.log(1 - p)
             for i in range(k):
                 grad[i] += (p - y) * x[i]
                 for j in range(k):
                     hess[i][j] += p * (1 - p) * x[i] * x[j]
         step = _solve(hess, grad)
         w = [a - b for a, b in zip(w, step)]
-    return w, loss / len(xs)
+    return w, mean_loss(xs, ys, w)
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
