@@ -3,6 +3,7 @@
     python -m benchmarks.infexion_tuning selfplay OUT.jsonl [--games 120] [--move-time 0.05]
     python -m benchmarks.infexion_tuning fit OUT.jsonl [OUT2.jsonl ...]
     python -m benchmarks.infexion_tuning match A B [--games 80] [--move-time 0.05]
+                                               [--openings GAMES.jsonl --at 300]
 
 ``selfplay`` plays MCTS against itself in this process (no referee, no
 sandbox: thousands of moves a minute) and writes one JSON line per game: the
@@ -19,8 +20,10 @@ far less noise per game than a tournament's independent games, for
 deciding which change to keep; the SPRT under ``configs/`` then measures it
 under the referee.
 
-Each game starts with two random SPAWNs from its seed, so games differ;
-thinking time is CPU seconds per move.
+Each game starts with two random SPAWNs from its seed, so games differ; or,
+with ``--openings``, from the position at action ``--at`` of each recorded
+game that lasted so long (an endgame suite, for changes that matter only
+near the 343-action limit).  Thinking time is CPU seconds per move.
 """
 from __future__ import annotations
 
@@ -52,12 +55,23 @@ def _searcher(setting: dict[str, Any], seed: int, colour: int) -> MCTS | AlphaBe
     return AlphaBeta(h, rng=rng, table_entries=200_000, **search)
 
 
-def play(seed: int, red: dict[str, Any], blue: dict[str, Any], move_time: float) -> dict[str, Any]:
-    """One game from the opening of ``seed``; the winner (0, 1 or None) and the positions seen."""
-    state = InfexionState()
-    opening = random.Random(seed)
-    for _ in range(2):
-        state.apply(state.random_action(opening))
+def play(
+    seed: int, red: dict[str, Any], blue: dict[str, Any], move_time: float, start: tuple[str, int] | None = None
+) -> dict[str, Any]:
+    """One game; the winner (0, 1 or None) and the positions seen.
+
+    From ``start`` (a recorded position: the board in hex and the number of
+    actions played) if given, else from two random SPAWNs drawn from ``seed``.
+    """
+    if start is None:
+        state = InfexionState()
+        opening = random.Random(seed)
+        for _ in range(2):
+            state.apply(state.random_action(opening))
+    else:
+        state = InfexionState(turn=start[1])
+        for cell, value in enumerate(bytes.fromhex(start[0])):
+            state.set_cell(cell, value)
     players = (_searcher(red, seed, 0), _searcher(blue, seed, 1))
     positions = []
     while not state.is_over:
@@ -73,8 +87,19 @@ def play(seed: int, red: dict[str, Any], blue: dict[str, Any], move_time: float)
             "positions": positions}
 
 
-def _play(job: tuple[int, dict[str, Any], dict[str, Any], float]) -> dict[str, Any]:
+def _play(job: tuple[int, dict[str, Any], dict[str, Any], float, tuple[str, int] | None]) -> dict[str, Any]:
     return play(*job)
+
+
+def late_positions(lines: list[str], turn: int) -> list[tuple[str, int]]:
+    """The position at action ``turn`` of every recorded game that lasted that long."""
+    found = []
+    for line in lines:
+        for position in json.loads(line)["positions"]:
+            if position[1] == turn:
+                found.append((position[0], position[1]))
+                break
+    return found
 
 
 def _powers(board: bytes) -> tuple[int, int]:
@@ -142,7 +167,7 @@ def mean_loss(xs: Sequence[Sequence[float]], ys: list[float], w: list[float]) ->
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     setting = {"agent": "mcts", "heuristics": json.loads(args.heuristics)}
-    jobs = [(args.seed + i, setting, setting, args.move_time) for i in range(args.games)]
+    jobs = [(args.seed + i, setting, setting, args.move_time, None) for i in range(args.games)]
     start = time.time()
     with open(args.out, "a") as out, Pool(args.workers) as pool:
         for n, game in enumerate(pool.imap_unordered(_play, jobs), 1):
@@ -153,11 +178,16 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_fit(args: argparse.Namespace) -> int:
+def _lines(paths: list[str]) -> list[str]:
     lines: list[str] = []
-    for path in args.files:
+    for path in paths:
         with open(path) as f:
             lines.extend(line for line in f if line.strip())
+    return lines
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    lines = _lines(args.files)
     xs, ys = samples(lines)
     if not xs:
         print("error: no positions in " + ", ".join(args.files), file=sys.stderr)
@@ -181,9 +211,15 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     a, b = json.loads(args.a), json.loads(args.b)
+    starts: Sequence[tuple[str, int] | None] = [None] * (args.games // 2)
+    if args.openings:
+        starts = late_positions(_lines(args.openings), args.at)[: args.games // 2]
+        if not starts:
+            print(f"error: no game in {', '.join(args.openings)} lasted {args.at} actions", file=sys.stderr)
+            return 2
     jobs = []
-    for seed in range(args.seed, args.seed + args.games // 2):
-        jobs += [(seed, a, b, args.move_time), (seed, b, a, args.move_time)]
+    for seed, start in enumerate(starts, args.seed):
+        jobs += [(seed, a, b, args.move_time, start), (seed, b, a, args.move_time, start)]
     results: dict[int, list[float]] = {}
     with Pool(args.workers) as pool:
         for job, game in zip(jobs, pool.map(_play, jobs)):
@@ -217,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     mp.add_argument("b")
     mp.add_argument("--games", type=int, default=80)
     mp.add_argument("--seed", type=int, default=1000)
+    mp.add_argument("--openings", nargs="+", metavar="GAMES.jsonl",
+                    help="start from the position at action --at of these self-play games instead")
+    mp.add_argument("--at", type=int, default=300, help="action whose position --openings start from")
     for p in (sp, mp):
         p.add_argument("--move-time", type=float, default=0.05, help="CPU seconds per move")
         p.add_argument("--workers", type=int, default=2)

@@ -26,6 +26,7 @@ from referee.game import PlayerColor
 from referee.game.actions import from_engine_action, to_engine_action
 from referee.games.base import BLUE, RED
 from referee.games.infexion import InfexionState
+from referee.games.infexion.engine import MAX_TURNS
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = {
@@ -227,6 +228,42 @@ def test_evaluation_prefers_more_power_threats_and_fewer_bigger_stacks():
     one = InfexionState.from_text("r2....../......./......./...b2.../......./......./....... 10")
     two = InfexionState.from_text("r1...r1../......./......./...b2.../......./......./....... 10")
     assert 0 < h.evaluate(one) - h.evaluate(two) < 100
+
+
+def test_the_games_last_action_is_valued_by_its_best_result():
+    # Positions from random play, put at action 342: the mover makes the last
+    # action of the game.  The evaluation's verdict must be the best result
+    # the engine gives over all its legal actions.
+    h = InfexionHeuristics()
+    rng = random.Random(342)
+    seen = set()
+    for _ in range(300):
+        state = InfexionState()
+        for _ in range(rng.randrange(10, 80)):
+            if state.is_over:
+                break
+            state.apply(state.random_action(rng))
+        if state.is_over:
+            continue
+        last = InfexionState(turn=MAX_TURNS - 1)
+        for cell, value in enumerate(state.board):
+            last.set_cell(cell, value)
+        me = last.current_player
+        results = []
+        for action in last.legal_actions():
+            last.apply(action)
+            winner = last.outcome.winner
+            results.append(0 if winner is None else 1 if winner == me else -1)
+            last.undo()
+        best, value = max(results), h.evaluate(last)
+        seen.add(best)
+        if value == 0:
+            # A draw, or a win only by eliminating the opponent with a lead of 1.
+            assert best in (0, 1)
+        else:
+            assert (value > 0) == (best == 1) and (value < 0) == (best == -1)
+            assert abs(value) > 100 * 49  # beyond any material
+    assert seen == {-1, 0, 1}  # the positions tried cover every verdict
 
 
 @settings(max_examples=200, deadline=None)
