@@ -21,7 +21,7 @@ from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .limits import DEFAULT_GRACE, Limits
 from .match import AgentEntry, MatchSettings, play_match, spec_problem
 from .render.terminal import ConsoleObserver
-from .termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
+from .termination import report_stop, stop_as_usual, stop_like_ctrl_c
 
 EXIT_RESULT, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -185,6 +185,19 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
         return int(exc.code or 0)
+    # From here SIGTERM and SIGHUP stop the command as Ctrl-C does, the sandbox
+    # probe (processes of its own) included, not only the game.
+    stop_like_ctrl_c()
+    try:
+        return _play(parser, args)
+    except KeyboardInterrupt as interrupt:  # before the game or after it
+        return report_stop(interrupt, "\n* referee @ {how} (no agent was running)")
+    finally:
+        stop_as_usual()
+
+
+def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
+    """Check the arguments, play the game, write what was asked for; the exit status."""
     # A spec that names nothing here is a typo, not a game to forfeit; one
     # that names a module that then fails to import is the agent's load_error.
     for color, spec in (("RED", args.red), ("BLUE", args.blue)):
@@ -236,15 +249,9 @@ def main(argv: list[str]) -> int:
         # Said where the operator looks, whatever the verbosity.
         print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
     try:
-        stop_like_ctrl_c()  # SIGTERM and SIGHUP too stop the agents on the way out
         record = play_match(AgentEntry(args.red), AgentEntry(args.blue), settings, observer)
-    except KeyboardInterrupt as interrupt:
-        how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
-        try:
-            print(f"\n* referee @ {how}: no result (the agents were stopped)", file=sys.stderr)
-        except OSError:
-            pass  # after SIGHUP the terminal may be gone
-        return exit_status(interrupt)
+    except KeyboardInterrupt as interrupt:  # SIGTERM and SIGHUP too: the agents are stopped on the way out
+        return report_stop(interrupt, "\n* referee @ {how}: no result (the agents were stopped)")
     except Exception:  # noqa: BLE001  a referee bug: say so, and say it is ours
         print("* referee @ internal referee error (not the agents' fault):", file=sys.stderr)
         traceback.print_exc()

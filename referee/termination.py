@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from collections.abc import Iterator
@@ -37,6 +38,21 @@ class Terminated(KeyboardInterrupt):
 def exit_status(interrupt: BaseException) -> int:
     """128 + the signal that stopped the command: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
     return 128 + interrupt.signum if isinstance(interrupt, Terminated) else INTERRUPTED
+
+
+def report_stop(interrupt: KeyboardInterrupt, message: str) -> int:
+    """Say on standard error how the command stopped, and return its exit status.
+
+    ``{how}`` in ``message`` becomes "interrupted" (Ctrl-C) or "stopped by
+    SIGTERM" / "stopped by SIGHUP".  After SIGHUP the terminal may be gone,
+    so a failed write is let go: the exit status still says what happened.
+    """
+    how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
+    try:
+        print(message.format(how=how), file=sys.stderr)
+    except OSError:
+        pass
+    return exit_status(interrupt)
 
 
 def leave_hung_up_terminal(signum: int) -> None:

@@ -33,7 +33,7 @@ from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
 from ..match import spec_problem
 from ..play_cli import _non_negative, _seed, _usage_error
 from ..records import UNFINISHED, GameRecord
-from ..termination import Terminated, exit_status, stop_as_usual, stop_like_ctrl_c
+from ..termination import report_stop, stop_as_usual, stop_like_ctrl_c
 from .session import HUMAN, Session, candidates, read_action
 
 __all__ = ["HUMAN", "Session", "build_parser", "candidates", "main", "read_action"]
@@ -233,6 +233,19 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
+    # From here SIGTERM and SIGHUP stop the command as Ctrl-C does, the sandbox
+    # probe (processes of its own) included, not only the game.
+    stop_like_ctrl_c()
+    try:
+        return _start(parser, args)
+    except KeyboardInterrupt as interrupt:  # before the game or after it
+        return report_stop(interrupt, "\n* referee @ {how} (no agent was running)")
+    finally:
+        stop_as_usual()
+
+
+def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
+    """Check the arguments, then play in the terminal or serve the page; the exit status."""
     if not args.web:
         for flag, given in (("--hot-seat", args.hot_seat), ("--port", args.port is not None),
                             ("--no-open", not args.open)):
@@ -270,15 +283,9 @@ def main(argv: list[str]) -> int:
     session = Session(args, options)
     reader = LineReader()
     try:
-        stop_like_ctrl_c()
         return run(session, args.record, reader)
     except KeyboardInterrupt as interrupt:
-        how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
-        try:
-            print(f"\n* referee @ {how}: no record (the agent was stopped)", file=sys.stderr)
-        except OSError:
-            pass
-        return exit_status(interrupt)
+        return report_stop(interrupt, "\n* referee @ {how}: no record (the agent was stopped)")
     except AgentFailure as failure:  # the agent failed while being started or told a move
         print(f"* referee @ the agent failed: {failure.message}", file=sys.stderr)
         return EXIT_INTERNAL

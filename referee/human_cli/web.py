@@ -38,7 +38,7 @@ from ..hosting.failures import AgentFailure
 from ..records import UNFINISHED, GameRecord
 from ..render.frames import build_frames
 from ..render.html_replay import replay_html
-from ..termination import Terminated, exit_status, signals_held, stop_as_usual, stop_like_ctrl_c
+from ..termination import report_stop, signals_held, stop_as_usual, stop_like_ctrl_c
 from .page import page_html
 from .session import HUMAN, Session, read_action
 
@@ -592,13 +592,8 @@ def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
         server.serve_forever(poll_interval=0.2)
         return EXIT_DONE
     except KeyboardInterrupt as interrupt:
-        how = f"stopped by {interrupt.name}" if isinstance(interrupt, Terminated) else "interrupted"
-        try:
-            stopped = "the server and the agent were stopped" if args.agent else "the server was stopped"
-            print(f"\n* referee @ {how}: {stopped}", file=sys.stderr)
-        except OSError:
-            pass
-        return exit_status(interrupt)
+        stopped = "the server and the agent were stopped" if args.agent else "the server was stopped"
+        return report_stop(interrupt, "\n* referee @ {how}: " + stopped)
     finally:
         with signals_held():
             server.server_close()

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from ..arguments import ArgumentParser
-from ..termination import TERMINATING, Terminated, exit_status, stop_like_ctrl_c
+from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
 from .api import RunError, RunObserver, TournamentRun, make_executor, run
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
@@ -102,14 +102,7 @@ def main(argv: list[str]) -> int:
     try:
         return _run(args, argv)
     except KeyboardInterrupt as interrupt:  # while checking agents or writing tables (games handle signals themselves)
-        try:
-            print(
-                f"\n{'stopped by ' + interrupt.name if isinstance(interrupt, Terminated) else 'interrupted'}",
-                file=sys.stderr,
-            )
-        except OSError:
-            pass  # after SIGHUP the terminal may be gone
-        return exit_status(interrupt)
+        return report_stop(interrupt, "\n{how}")
 
 
 class _Console(RunObserver):

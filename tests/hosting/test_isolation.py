@@ -408,8 +408,9 @@ def test_sigterm_and_sighup_stop_the_agents_like_ctrl_c(tmp_path, signum, status
     # The referee, both agents and Blue's child carry the marker (found
     # whether or not the agents can write to the pids file), and all four run
     # Python.  Counted by that, not by the marker alone: the referee's check
-    # of the sandbox runs bwrap (up to three processes with the marker) before
-    # it takes over SIGTERM, and a signal then ends it the default way (-15).
+    # of the sandbox runs bwrap (up to three processes with the marker), and
+    # a signal then stops the command before any agent is there to be stopped
+    # (tests/test_stop_before_the_game.py).
     # 60 s: under a full parallel suite a sealed start once took longer than 20 s.
     deadline = time.monotonic() + 60
     while len(pythons_of(marker)) < 4 and time.monotonic() < deadline:
