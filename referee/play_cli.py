@@ -21,7 +21,7 @@ from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .limits import DEFAULT_GRACE, Limits
 from .match import AgentEntry, MatchSettings, play_match, spec_problem
 from .render.terminal import ConsoleObserver
-from .termination import report_stop, stop_as_usual, stop_like_ctrl_c
+from .termination import report_stop, stop_as_usual, stoppable
 
 EXIT_RESULT, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -186,14 +186,9 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
         return int(exc.code or 0)
     # From here SIGTERM and SIGHUP stop the command as Ctrl-C does, the sandbox
-    # probe (processes of its own) included, not only the game.
-    stop_like_ctrl_c()
-    try:
-        return _play(parser, args)
-    except KeyboardInterrupt as interrupt:  # before the game or after it
-        return report_stop(interrupt, "\n* referee @ {how} (no agent was running)")
-    finally:
-        stop_as_usual()
+    # probe (processes of its own) included, not only the game; a stop the
+    # game does not report itself comes before or after it.
+    return stoppable(lambda: _play(parser, args), "\n* referee @ {how} (no agent was running)")
 
 
 def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 #: Exit status after Ctrl-C (128 + SIGINT).
@@ -53,6 +53,22 @@ def report_stop(interrupt: KeyboardInterrupt, message: str) -> int:
     except OSError:
         pass
     return exit_status(interrupt)
+
+
+def stoppable(command: Callable[[], int], message: str) -> int:
+    """Run ``command`` with SIGTERM and SIGHUP stopping it as Ctrl-C does; its exit status.
+
+    A stop that ``command`` lets through is reported with ``message`` (see
+    :func:`report_stop`); SIGTERM and SIGHUP get their default action back
+    on the way out.
+    """
+    stop_like_ctrl_c()
+    try:
+        return command()
+    except KeyboardInterrupt as interrupt:
+        return report_stop(interrupt, message)
+    finally:
+        stop_as_usual()
 
 
 def leave_hung_up_terminal(signum: int) -> None:

@@ -33,7 +33,7 @@ from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
 from ..match import spec_problem
 from ..play_cli import _non_negative, _seed, _usage_error
 from ..records import UNFINISHED, GameRecord
-from ..termination import report_stop, stop_as_usual, stop_like_ctrl_c
+from ..termination import report_stop, stop_as_usual, stoppable
 from .session import HUMAN, Session, candidates, read_action
 
 __all__ = ["HUMAN", "Session", "build_parser", "candidates", "main", "read_action"]
@@ -234,14 +234,9 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
     # From here SIGTERM and SIGHUP stop the command as Ctrl-C does, the sandbox
-    # probe (processes of its own) included, not only the game.
-    stop_like_ctrl_c()
-    try:
-        return _start(parser, args)
-    except KeyboardInterrupt as interrupt:  # before the game or after it
-        return report_stop(interrupt, "\n* referee @ {how} (no agent was running)")
-    finally:
-        stop_as_usual()
+    # probe (processes of its own) included, not only the game; a stop the
+    # game does not report itself comes before or after it.
+    return stoppable(lambda: _start(parser, args), "\n* referee @ {how} (no agent was running)")
 
 
 def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
