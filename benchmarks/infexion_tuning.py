@@ -13,8 +13,9 @@ Newton's method on the logistic loss, and prints the weights in the
 evaluation's units (one power = 100), the value scale that makes MCTS's
 ``tanh(value / scale)`` match the fitted winning chances, and the loss of the
 current weights for comparison.  ``match`` plays two agent settings (JSON:
-``{"agent": "mcts" | "minimax", "heuristics": {...}, "search": {...}}``,
-the last the searcher's own settings such as ``c_puct``) from the same
+``{"agent": "mcts" | "minimax", "heuristics": {...}, "search": {...},
+"endgame": N}``, "search" the searcher's own settings such as ``c_puct``,
+"endgame" MCTS's endgame solver's reach, 0 for none) from the same
 openings with both colours and prints the score, Elo and the pairs' results:
 far less noise per game than a tournament's independent games, for
 deciding which change to keep; the SPRT under ``configs/`` then measures it
@@ -39,19 +40,38 @@ from collections.abc import Sequence
 
 from agents.common.alphabeta import AlphaBeta
 from agents.common.clock import Deadline
+from agents.common.endgame import EndgameSolver
 from agents.common.heuristics.infexion import InfexionHeuristics, evaluation_terms
 from agents.common.mcts import MCTS
+from agents.mcts.program import ENDGAME_PLIES
 from referee.games.infexion.engine import BLUE_FLAG, InfexionState
 
 TERMS = ("power", "my_take", "their_take", "spread")
 
 
-def _searcher(setting: dict[str, Any], seed: int, colour: int) -> MCTS | AlphaBeta:
+class _MctsWithEndgame:
+    """MCTS, with the endgame solver first when the end is near (as ``agents.mcts`` plays)."""
+
+    def __init__(self, mcts: MCTS, solver: EndgameSolver):
+        self.mcts, self.solver = mcts, solver
+
+    def choose(self, state: InfexionState, deadline: Deadline) -> Any:
+        if self.solver.plies(state) is not None and self.solver.solve(state, Deadline(deadline.left() / 2)) is not None:
+            return self.solver.last
+        return self.mcts.choose(state, deadline)
+
+    def advance(self, action: int, state: InfexionState) -> None:
+        self.mcts.advance(action, state)
+
+
+def _searcher(setting: dict[str, Any], seed: int, colour: int) -> MCTS | AlphaBeta | _MctsWithEndgame:
     rng = random.Random(f"{seed}:{json.dumps(setting, sort_keys=True)}:{colour}")
     h = InfexionHeuristics(**setting.get("heuristics", {}))
     search = setting.get("search", {})
     if setting.get("agent", "mcts") == "mcts":
-        return MCTS(h, rng=rng, max_nodes=60_000, **{"c_puct": h.c_puct, **search})
+        mcts = MCTS(h, rng=rng, max_nodes=60_000, **{"c_puct": h.c_puct, **search})
+        plies = setting.get("endgame", ENDGAME_PLIES)
+        return _MctsWithEndgame(mcts, EndgameSolver(h, plies, rng=rng)) if plies else mcts
     return AlphaBeta(h, rng=rng, table_entries=200_000, **search)
 
 
@@ -79,7 +99,7 @@ def play(
         action = cast(int, players[state.turn & 1].choose(state.copy(), Deadline(move_time)).action)
         state.apply(action)
         for player in players:
-            if isinstance(player, MCTS):
+            if not isinstance(player, AlphaBeta):
                 player.advance(action, state)
     outcome = state.outcome
     assert outcome is not None

@@ -66,9 +66,12 @@ class AlphaBeta:
         max_depth: int = 64,
         quiescence_depth: int = 2,
         table_entries: int = 400_000,
+        prune: bool = True,
         rng: random.Random | None = None,
     ):
         self.h = heuristics
+        #: Whether nodes below the root search the heuristics' pruned list (else every legal action).
+        self.prune = prune
         self.max_depth = max_depth
         self.quiescence_depth = quiescence_depth
         self.table_entries = table_entries
@@ -207,7 +210,7 @@ class AlphaBeta:
             raise SearchTimeout
 
     def _ordered(self, state: GameState, table_move: Hashable, ply: int) -> list[Hashable]:
-        actions = self.h.ordered_actions(state)
+        actions = self.h.ordered_actions(state, prune=self.prune)
         front = []
         if table_move is not None and table_move in actions:
             front.append(table_move)

@@ -5,11 +5,15 @@ from collections.abc import Hashable
 
 from agents.common.agent import SearchAgent
 from agents.common.clock import Deadline
+from agents.common.endgame import EndgameSolver
 from agents.common.mcts import MCTS
 
 #: Bytes one tree node takes with its per-action arrays: 3.1 to 3.8 KB measured
 #: with tracemalloc on Infexion positions of 73 to 112 legal actions.
 NODE_BYTES = 4_000
+
+#: The endgame solver's reach (see the ``endgame`` option and README.md).
+ENDGAME_PLIES = 4
 
 
 class Agent(SearchAgent):
@@ -24,6 +28,10 @@ class Agent(SearchAgent):
         "widen": (float, 1.5),
         # Heuristic playout length before the evaluation cut-off.
         "rollout_depth": (int, 0),
+        # Within this many plies of where every position is valued exactly
+        # (Infexion: the 343-action limit), a complete alpha-beta search picks
+        # the move when it finishes in half the move's time (0: never).
+        "endgame": (int, ENDGAME_PLIES),
     }
 
     def __init__(self, color: Any, **referee: Any):
@@ -36,9 +44,20 @@ class Agent(SearchAgent):
             max_nodes=self.memory_share(NODE_BYTES, 100_000),
             rng=self.rng,
         )
+        self.endgame = EndgameSolver(
+            self.heuristics, self.config["endgame"],
+            table_entries=self.memory_share(self.heuristics.table_entry_bytes, 50_000), rng=self.rng,
+        )
 
     def choose(self, deadline: Deadline) -> Hashable:
-        self.last = self.search.choose(self.view.state, deadline, self.config["iterations"])
+        state = self.view.state
+        # A fixed number of simulations is for reproducible games: no clock-dependent solver then.
+        if self.config["iterations"] is None and self.endgame.plies(state) is not None:
+            action = self.endgame.solve(state, Deadline(deadline.left() / 2))
+            if action is not None:
+                self.last = self.endgame.last
+                return action
+        self.last = self.search.choose(state, deadline, self.config["iterations"])
         return self.last.action
 
     def observed(self, action: Hashable) -> None:

@@ -94,6 +94,14 @@ class Heuristics:
         """Chance actions a minimax search averages over at a chance node."""
         return [state.sample_chance(rng)]
 
+    def plies_to_exact(self, state: GameState) -> int | None:
+        """Plies after which every position the game can reach is valued exactly, or None (unknown).
+
+        A game that ends by a fixed number of actions knows: a complete search
+        that deep is exact (:mod:`agents.common.endgame`).
+        """
+        return None
+
     def moves_left(self, state: GameState) -> float:
         """Rough number of this player's own decisions still to come (time budgeting)."""
         return 30.0

@@ -297,5 +297,11 @@ class InfexionHeuristics(Heuristics):
         total = sum(weights)
         return [w / total for w in weights]
 
+    def plies_to_exact(self, state: InfexionState) -> int | None:  # type: ignore[override]
+        # Past the 343rd action every game is over; one before it the
+        # evaluation is exact already (``exact_last``).
+        left = MAX_TURNS - state.turn
+        return left - 1 if self.exact_last else left
+
     def moves_left(self, state: InfexionState) -> float:  # type: ignore[override]
         return min(40.0, (MAX_TURNS - state.turn) / 2)
