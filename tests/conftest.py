@@ -7,12 +7,21 @@ missing browser can never pass for a tested page.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 REQUIRE_BROWSER = "REFEREE_REQUIRE_BROWSER"
+
+# Tests send Ctrl-C (SIGINT) to the commands they start.  A shell starts a
+# background job (`python -m pytest &`, nohup) with SIGINT ignored, and every
+# process inherits that, so Ctrl-C would do nothing and those tests would fail
+# for how the suite was started.  A handler here is reset to the default in
+# the commands the tests start (an ignored signal would stay ignored).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def browser_problems() -> list[str]:
