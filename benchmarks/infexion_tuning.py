@@ -56,7 +56,7 @@ class _MctsWithEndgame:
         self.mcts, self.solver = mcts, solver
 
     def choose(self, state: InfexionState, deadline: Deadline) -> Any:
-        if self.solver.plies(state) is not None and self.solver.solve(state, Deadline(deadline.left() / 2)) is not None:
+        if self.solver.solve(state, deadline) is not None:
             return self.solver.last
         return self.mcts.choose(state, deadline)
 

@@ -39,11 +39,16 @@ class EndgameSolver:
         return max(1, plies)
 
     def solve(self, state: GameState, deadline: Deadline) -> Hashable | None:
-        """The best action, or None when the end is too far or the search did not finish by ``deadline``."""
+        """The best action, or None when the end is too far or the search does not finish in time.
+
+        It searches for half of what is left before the move's ``deadline``:
+        the other half is for the search it stands in front of.  (With one
+        legal action the search finishes no iteration: None, nothing to solve.)
+        """
         plies = self.plies(state)
-        if plies is None or len(state.legal_actions()) < 2:
+        if plies is None:
             return None
-        self.last = self.search.choose(state, deadline, max_depth=plies)
+        self.last = self.search.choose(state, Deadline(deadline.left() / 2), max_depth=plies)
         # A proven win or loss ends the deepening early, and is exact too.
         exact = self.last.depth >= plies or self.last.depth > 0 and abs(self.last.value) > WIN - WIN_ZONE
         return self.last.action if exact else None

@@ -52,8 +52,8 @@ class Agent(SearchAgent):
     def choose(self, deadline: Deadline) -> Hashable:
         state = self.view.state
         # A fixed number of simulations is for reproducible games: no clock-dependent solver then.
-        if self.config["iterations"] is None and self.endgame.plies(state) is not None:
-            action = self.endgame.solve(state, Deadline(deadline.left() / 2))
+        if self.config["iterations"] is None:
+            action = self.endgame.solve(state, deadline)
             if action is not None:
                 self.last = self.endgame.last
                 return action
