@@ -9,7 +9,10 @@ the agent, so an agent cannot lie about its time or memory:
   and the kernel's high-water mark ``VmHWM`` from ``/proc/PID/status``, which
   catches a peak that came and went between two looks;
 * the processes the agent started, found through ``/proc/PID/task/*/children``,
-  whose CPU and memory count towards the agent's.
+  whose CPU and memory count towards the agent's;
+* how long the agent was ready to run but waiting for a CPU (the run-queue
+  delay in ``/proc/PID/schedstat``), so the wall-clock watchdog does not
+  blame an agent for a machine that is busy with other work.
 """
 from __future__ import annotations
 
@@ -105,11 +108,18 @@ class ProcessMonitor:
         self._clock = _process_cpu_clock(pid)
         self._statm = os.open(f"/proc/{pid}/statm", os.O_RDONLY)
         self._status = os.open(f"/proc/{pid}/status", os.O_RDONLY)
+        try:
+            self._schedstat: int | None = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
+        except OSError:  # a kernel built without scheduler statistics
+            self._schedstat = None
+        self._last_wait = 0.0
         self._last_cpu = 0.0
         self._child_cpu = 0.0  # CPU of running descendants at the last full look
 
     def close(self) -> None:
-        for fd in (self._statm, self._status):
+        for fd in (self._statm, self._status, self._schedstat):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:
@@ -123,6 +133,17 @@ class ProcessMonitor:
         except OSError:
             pass  # exited: keep the last value we saw
         return self._last_cpu + self._child_cpu
+
+    def cpu_wait(self) -> float:
+        """Seconds the agent's main thread has spent runnable but waiting for
+        a CPU since it started (0 where the kernel does not say)."""
+        if self._schedstat is not None:
+            try:
+                # "<ns on a CPU> <ns waiting on a run queue> <time slices>"
+                self._last_wait = int(os.pread(self._schedstat, 128, 0).split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                pass  # exited: keep the last value we saw
+        return self._last_wait
 
     def rss(self) -> int:
         """Resident bytes of the agent process now."""

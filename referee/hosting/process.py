@@ -82,6 +82,29 @@ class CallStats:
     memory_mb: float
 
 
+
+@dataclass(frozen=True)
+class _Watchdog:
+    """The wall-clock limits of one call.
+
+    ``budget``: the agent's remaining CPU time plus the grace, counted from
+    the call's start; the time the agent then spends runnable but waiting for
+    a CPU (a loaded machine: other games, other users) is added to it, since
+    only a stalling agent (asleep, blocked) should run into it.  ``cap``: the
+    ``call_timeout``, a plain wall-clock cap.  ``waited``: the agent's
+    run-queue wait when the call started.
+    """
+
+    budget: float | None
+    cap: float | None
+    waited: float
+
+    def expired(self, now: float, monitor: ProcessMonitor) -> bool:
+        if self.cap is not None and now > self.cap:
+            return True
+        # The run-queue wait is read only once the plain budget is spent.
+        return self.budget is not None and now > self.budget and now > self.budget + monitor.cpu_wait() - self.waited
+
 def _referee_path() -> str | None:
     """The folder this process imports ``referee`` from, if a child started elsewhere needs it on its path.
 
@@ -402,13 +425,13 @@ class HostedAgent:
         # straight into reading it (thawing first costs it one more wake-up).
         self._wake()
         start = time.monotonic()
-        deadline = self._watchdog_deadline(start)
+        watchdog = self._watchdog(start)
         line = self._take_line()
         while line is None:
             self._wait_for_input(POLL_INTERVAL)
             line = self._take_line()
             if line is None:
-                self._check_running_call(start, deadline)
+                self._check_running_call(start, watchdog)
         wall = time.monotonic() - start
         self._sleep()
         cpu_before = self.time_used
@@ -434,17 +457,15 @@ class HostedAgent:
 
     # -- internals -------------------------------------------------------------
 
-    def _watchdog_deadline(self, start: float) -> float | None:
-        deadline = None
+    def _watchdog(self, start: float) -> _Watchdog:
         remaining = self.time_remaining  # None when the CPU time is unlimited
-        if remaining is not None:
-            deadline = start + remaining + self.limits.wall_grace
-        if self.limits.call_timeout:
-            cap = start + self.limits.call_timeout
-            deadline = cap if deadline is None else min(deadline, cap)
-        return deadline
+        return _Watchdog(
+            None if remaining is None else start + remaining + self.limits.wall_grace,
+            start + self.limits.call_timeout if self.limits.call_timeout else None,
+            self._monitor.cpu_wait(),
+        )
 
-    def _check_running_call(self, start: float, deadline: float | None) -> None:
+    def _check_running_call(self, start: float, watchdog: _Watchdog) -> None:
         monitor = self._monitor
         now = time.monotonic()
         if self.cgroup is not None:
@@ -466,12 +487,13 @@ class HostedAgent:
             )
         if self._process.poll() is not None:
             self._fail_dead()
-        if deadline is not None and now > deadline:
+        if watchdog.expired(now, monitor):
             self.time_used = used
             self._fail(
                 AgentTimeout,
                 f"did not answer within {now - start:.1f} s of wall-clock time "
-                f"(watchdog; it used {used:.2f} s of CPU time)",
+                f"(watchdog; it used {used:.2f} s of CPU time"
+                f" and waited {monitor.cpu_wait() - watchdog.waited:.1f} s for one)",
             )
 
     def _check_limits_after_call(self) -> None:

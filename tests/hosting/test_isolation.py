@@ -206,6 +206,33 @@ def test_sleeping_agent_is_stopped_by_the_watchdog(tmp_path):
     assert record["time_used"]["RED"] < 1.0  # asleep, not burning CPU
 
 
+def test_watchdog_does_not_blame_an_agent_for_a_busy_machine(tmp_path):
+    # RED needs 1.2 s of CPU for its first action, with 2 s of CPU left and a
+    # 0.5 s grace: a 2.5 s wall-clock budget.  Three busy loops share its one
+    # CPU, so the action takes ~5 s of wall-clock time; the time it spent
+    # waiting for the CPU is the machine's, so the watchdog lets it finish.
+    cpu = max(os.sched_getaffinity(0))
+    mine = os.sched_getaffinity(0)
+    hogs = [
+        subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"], preexec_fn=lambda: os.sched_setaffinity(0, {cpu})
+        )
+        for _ in range(3)
+    ]
+    os.sched_setaffinity(0, {cpu})  # the referee and its agents inherit it
+    try:
+        result = referee(tmp_path, f"{FIX}:SlowOnABusyMachine", RANDOM, "-t", "2", "--grace", "0.5")
+    finally:
+        os.sched_setaffinity(0, mine)
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    record = assert_verdict(result, "BLUE", "agent_error", "first action took")
+    wall = float(record["error"]["RED"]["message"].split("took ")[1].split(" s")[0])
+    assert wall > 2.5  # past what the wall-clock budget alone allowed
+    assert record["time_used"]["RED"] < 2.0
+
+
 def test_call_timeout_caps_a_call_without_a_time_limit(tmp_path):
     assert_verdict(referee(tmp_path, f"{FIX}:Sleeps", RANDOM, "--call-timeout", "1"), "BLUE", "time_limit", "watchdog")
 

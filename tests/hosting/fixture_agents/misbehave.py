@@ -92,6 +92,22 @@ class CpuLoop(Plays):
             pass
 
 
+class SlowOnABusyMachine(Plays):
+    """Honest but slow: its first action spends 1.2 s of CPU; the next one
+    fails on purpose, saying how long (wall-clock) the first one took."""
+
+    first_wall = None
+
+    def action(self, **referee):
+        if self.first_wall is not None:
+            raise RuntimeError(f"first action took {self.first_wall:.2f} s of wall-clock time")
+        start, cpu = time.monotonic(), time.process_time()
+        while time.process_time() - cpu < 1.2:
+            pass
+        self.first_wall = time.monotonic() - start
+        return super().action(**referee)
+
+
 class Sleeps(Plays):
     def action(self, **referee):
         time.sleep(600)
