@@ -198,13 +198,51 @@ def test_cachex_is_played_too(tmp_path):
     assert GameRecord.from_dict(json.loads((tmp_path / "c.json").read_text())).game == "cachex"
 
 
+CHANCE_TEXT = re.compile(r"chance plays (NO_EVENT|ASTEROID\([^)]*\)|FISH_MARKET\(.*\))\n")
+
+
+def test_infinitron_several_commands_a_turn_and_chaos_events(tmp_path):
+    record_path = tmp_path / "i.json"
+    term = Terminal("--sandbox", "off", "--game", "infinitron", "--chaos", "--seed", "5",
+                    "--record", str(record_path), RANDOM)
+    opening = term.expect(PROMPT)
+    assert CHANCE_TEXT.search(opening), opening  # chaos is rolled before Red's turns
+    listing = term.type("?")
+    many = re.search(r"and (\d+) DEFINE actions, e\.g\. .*\('\? DEFINE' lists them\)", listing)
+    assert many and int(many.group(1)) > 100, listing  # too many to list: counted, not printed
+    defines = re.findall(r"DEFINE\([^)]*\)", term.type("? define"))
+    assert len(defines) == len(set(defines)) == int(many.group(1))
+    # Typed loosely (lower case, spaces), a DEFINE is read with its words.
+    words = defines[-1][len("DEFINE("):-1].replace(",", "").lower()
+    assert f"RED plays {defines[-1]}" in term.type(f"define {words}")
+    events: list[str] = []
+    for _ in range(150):  # chaos strikes before 1 Red turn in 12
+        out = term.type("end_turn")
+        assert "BLUE plays END_TURN" in out and "agent:" not in out, out
+        if events:  # the agent played a whole turn after the event: it was told of it
+            break
+        events = [e for e in CHANCE_TEXT.findall(out) if e != "NO_EVENT"]
+    assert events, "no chaos event in 150 turns"
+    term.send("q")
+    status, rest = term.finish()
+    assert status == 0, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.game == "infinitron" and record.game_options["chaos"] is True
+    assert events[0] in record.actions and record.error == {"RED": None, "BLUE": None}
+    chance = [a for a in record.actions if a == "NO_EVENT" or a.startswith(("ASTEROID", "FISH_MARKET"))]
+    assert record.moves["RED"] + record.moves["BLUE"] == len(record.actions) - len(chance)
+    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0 and "WARNING" not in replay.stdout + replay.stderr, replay.stdout + replay.stderr
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
         ((), "the following arguments are required: AGENT"),
         (("agents.no_such_agent",), "names no agent"),
         (("--as", "green", RANDOM), "invalid choice: 'green'"),
-        (("--game", "infinitron", RANDOM), "not yet: --game infinitron"),
+        (("--web", "--game", "infinitron", RANDOM), "not yet: --web --game infinitron"),
         (("-t", "soon", RANDOM), "the time limit must be a number"),
         (("--record", "/no/such/folder/g.json", RANDOM), "does not exist"),
     ],

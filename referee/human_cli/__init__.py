@@ -27,22 +27,23 @@ from pathlib import Path
 
 from ..arguments import ArgumentParser
 from ..games import game_class, registration
-from ..games.base import PLAYER_NAMES, GameOptionError
+from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
 from ..match import spec_problem
 from ..play_cli import _non_negative, _seed, _usage_error
 from ..records import UNFINISHED, GameRecord
 from ..termination import report_stop, stop_as_usual, stoppable
-from .session import HUMAN, Session, candidates, read_action
+from .session import HUMAN, Session, candidates, legal_listing, read_action
 
-__all__ = ["HUMAN", "Session", "build_parser", "candidates", "main", "read_action"]
+__all__ = ["HUMAN", "Session", "build_parser", "candidates", "legal_listing", "main", "read_action"]
 
 EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 DEFAULT_RECORD = "human_game.json"
 DEFAULT_PORT = 8765
-#: Games whose turns are one action by one player and no chance: the only ones this mode handles yet.
-SUPPORTED = ("infexion", "cachex")
+SUPPORTED = ("infexion", "cachex", "infinitron")
+#: Games the page draws: one action a turn, no chance (Infinitron is played in the terminal only).
+ON_THE_PAGE = ("infexion", "cachex")
 PROMPT_HELP = "type an action, '?' for the legal actions, 'undo' to take back your last move, 'q' to save and quit"
 
 
@@ -159,6 +160,9 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
             message = f"{winner} wins ({outcome.reason})" if winner else f"draw ({outcome.reason})"
             record = session.record(winner, outcome.reason, message)
             break
+        if state.current_player == CHANCE:  # a chaos event, drawn by the referee
+            session.chance_move()
+            continue
         if state.current_player == session.agent_color or session.failure is not None:
             try:
                 if session.failure is not None:
@@ -190,8 +194,8 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
             record = session.record(None, UNFINISHED, quit_message)
         elif command == "":
             print(PROMPT_HELP, flush=True)
-        elif command == "?":
-            print("legal actions: " + " ".join(state.action_to_str(a) for a in state.legal_actions()), flush=True)
+        elif command == "?" or command.startswith("? "):
+            print(legal_listing(state, command[1:].strip()), flush=True)
         elif command.lower() == "undo":
             if session.undo():
                 print("took back your last move", flush=True)
@@ -221,10 +225,6 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
 def main(argv: list[str]) -> int:
     """Parse the options, then play the game against the agent."""
     game_name = _game_name(argv)
-    if game_name == "infinitron":
-        print("python -m referee play: error: not yet: --game infinitron (several actions a turn and chance) "
-              "cannot be played by a person; infexion and cachex can", file=sys.stderr)
-        return EXIT_USAGE
     try:
         parser = build_parser(game_name)
         args = parser.parse_args(argv)
@@ -246,6 +246,9 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
                             ("--no-open", not args.open)):
             if given:
                 return _usage_error(parser, f"{flag} needs --web (it is about the page)")
+    if args.web and args.game not in ON_THE_PAGE:
+        return _usage_error(parser, f"not yet: --web --game {args.game} (several actions a turn, and chance); "
+                            "play it in the terminal, without --web")
     if args.port is None:
         args.port = DEFAULT_PORT
     if args.hot_seat and args.agent:
@@ -259,8 +262,10 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
     if args.record is None and not args.web:
         args.record = DEFAULT_RECORD
     try:
-        options = dict(registration(args.game).options_from_args(args))
-        game_class(args.game)(**options)
+        rules = game_class(args.game)
+        # --seed is also the game seed, as for refereed games: Infinitron draws its cities from it.
+        options = rules.seeded_options(registration(args.game).options_from_args(args), args.seed)
+        rules(**options)
     except GameOptionError as exc:
         return _usage_error(parser, str(exc))
     if args.record is not None and not Path(args.record).resolve().parent.is_dir():

@@ -56,7 +56,7 @@ _PAGE = """<!DOCTYPE html>
     <ol id="moves"></ol>
   </aside>
 </main>
-<footer class="legend">Infexion and Cachex can be played here; Infinitron (several actions a turn, and chance) not yet.
+<footer class="legend">Infexion and Cachex can be played here; Infinitron (several actions a turn, and chance) in the terminal only.
   The agent runs in its own process under its limits and sandbox, as in a refereed game.</footer>
 <script>__SCRIPT__</script>
 </body>

@@ -7,14 +7,16 @@ refereed game; in a hot-seat game there is none and both sides are people.
 from __future__ import annotations
 
 import argparse
+import random
 import re
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
 from ..games import load_game
-from ..games.base import PLAYER_NAMES, Action, GameState, NotationError
+from ..games.base import CHANCE, PLAYER_NAMES, Action, GameState, NotationError
 from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolError
 from ..hosting.process import HostedAgent
 from ..hosting.sandbox import resolve
@@ -23,19 +25,23 @@ from ..match import AgentEntry, MatchSettings, _agent_env, _now, call_kwargs, pa
 from ..records import GameRecord
 
 HUMAN = "human"
+#: Above this many actions of one kind, ``?`` gives their number and a few, not all (Infinitron's DEFINE: 2,744).
+LISTED_PER_KIND = 100
+EXAMPLES = 4
 
 
 def candidates(text: str) -> list[str]:
     """Readings of what was typed, most literal first: as typed, then rebuilt as ``WORD(a, b, ...)``.
 
-    People type ``spread 3 3 0 1`` or ``SPAWN(3,3)``; the game's parser wants its canonical text.
+    People type ``spread 3 3 0 1``, ``SPAWN(3,3)`` or ``define 0 1 1 melee none``; the game's parser
+    wants its canonical text.
     """
     text = text.strip()
     found = [text, text.upper()]
-    words = re.findall(r"[A-Za-z]+|-?\d+", text)
-    if words and words[0].isalpha():
-        name, numbers = words[0].upper(), words[1:]
-        found.append(f"{name}({', '.join(numbers)})" if numbers else name)
+    words = re.findall(r"[A-Za-z_]+|-?\d+", text)
+    if words and not words[0].lstrip("-").isdigit():
+        name, arguments = words[0].upper(), [word.upper() for word in words[1:]]
+        found.append(f"{name}({', '.join(arguments)})" if arguments else name)
     return found
 
 
@@ -53,6 +59,32 @@ def read_action(state: GameState, text: str) -> tuple[Action | None, str]:
             return None, f"{state.action_to_str(action)} is illegal: {reason}"
         return action, ""
     return None, error
+
+
+def legal_listing(state: GameState, kind: str = "") -> str:
+    """What ``?`` prints: every legal action, or the number and a few of each kind with very many.
+
+    ``kind`` (a command word, e.g. ``DEFINE``): every legal action of that kind.
+    """
+    texts = [state.action_to_str(a) for a in state.legal_actions()]
+    if kind:
+        chosen = [t for t in texts if t.split("(")[0].upper() == kind.upper()]
+        return f"legal {kind.upper()} actions ({len(chosen)}): " + " ".join(chosen) if chosen \
+            else f"no legal {kind.upper()} action now"
+    kinds: dict[str, list[str]] = {}
+    for text in texts:
+        kinds.setdefault(text.split("(")[0], []).append(text)
+    shown = [t for group in kinds.values() if len(group) <= LISTED_PER_KIND for t in group]
+    lines = ["legal actions: " + " ".join(shown)]
+    for word, group in kinds.items():
+        if len(group) > LISTED_PER_KIND:
+            lines.append(f"and {len(group)} {word} actions, e.g. {' '.join(group[:EXAMPLES])} ('? {word}' lists them)")
+    return "\n".join(lines)
+
+
+def mover_name(player: int) -> str | None:
+    """``RED`` or ``BLUE``; None for chance, as the protocol's ``turn(None, event)`` has it."""
+    return None if player == CHANCE else PLAYER_NAMES[player]
 
 
 def _print(text: str) -> None:
@@ -84,6 +116,9 @@ class Session:
         self.started_at, self.start = _now(), time.monotonic()
         self.human_time = args.human_time or None  # 0 means none, as for -t
         self.human_used = [0.0, 0.0]  # wall-clock seconds each person spent on their moves
+        # Chance (Infinitron's chaos) draws from a secret of this session and
+        # the action's number: an undo draws the same event again, not a new one.
+        self.chance_secret = secrets.token_hex(16)
         self.say = say
 
     @property
@@ -113,12 +148,12 @@ class Session:
         self.agent.call({"op": "init", "module": module, "class": class_name, "color": color, "kwargs": self._kwargs()})
         replay = self.game.new_state()
         for text in self.actions:
-            mover = PLAYER_NAMES[replay.current_player]
+            mover = mover_name(replay.current_player)
             replay.apply(replay.parse_action(text))
             self.tell(mover, text)
         self.agent.take_output()
 
-    def tell(self, color_name: str, text: str) -> None:
+    def tell(self, color_name: str | None, text: str) -> None:
         if self.agent is not None:
             self.agent.call({"op": "turn", "color": color_name, "action": text, "kwargs": self._kwargs()})
 
@@ -128,11 +163,11 @@ class Session:
 
     def play(self, action: Action) -> None:
         """Apply a legal action of the player to move and tell the agent."""
-        mover = PLAYER_NAMES[self.state.current_player]
+        mover = mover_name(self.state.current_player)
         text = self.state.action_to_str(action)
         self.state.apply(action)
         self.actions.append(text)
-        self.say(f"{mover} plays {text}")
+        self.say(f"{mover or 'chance'} plays {text}")
         if not self.state.is_over:
             self.tell(mover, text)
 
@@ -157,6 +192,11 @@ class Session:
         if reason is not None:
             raise AgentIllegalAction(f"{self.state.action_to_str(action)}: {reason}")
         return action
+
+    def chance_move(self) -> None:
+        """Let chance act (a chaos event) and tell the agent."""
+        rng = random.Random(f"chance:{self.chance_secret}:{len(self.actions)}")
+        self.play(self.state.sample_chance(rng))
 
     def agent_move(self) -> None:
         """Ask the agent for its action and play it."""
@@ -203,7 +243,8 @@ class Session:
         moves = {"RED": 0, "BLUE": 0}
         replay = self.game.new_state()
         for text in self.actions:
-            moves[PLAYER_NAMES[replay.current_player]] += 1
+            if replay.current_player != CHANCE:
+                moves[PLAYER_NAMES[replay.current_player]] += 1
             replay.apply(replay.parse_action(text))
         time_used = {PLAYER_NAMES[c]: round(self.human_used[c], 4) for c in self.humans}
         peak = {PLAYER_NAMES[c]: 0.0 for c in self.humans}
