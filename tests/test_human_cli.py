@@ -236,6 +236,17 @@ def test_infinitron_several_commands_a_turn_and_chaos_events(tmp_path):
     assert replay.returncode == 0 and "WARNING" not in replay.stdout + replay.stderr, replay.stdout + replay.stderr
 
 
+def test_an_agent_failing_when_told_of_a_chaos_event_forfeits_with_a_record(tmp_path):
+    record_path = tmp_path / "i.json"
+    term = Terminal("--sandbox", "off", "--game", "infinitron", "--chaos", "--record", str(record_path),
+                    "tests.hosting.fixture_agents.infinitron_chance")
+    status, rest = term.finish()  # chaos is rolled before Red's first turn: the game ends before any prompt
+    assert status == 0 and "Traceback (most recent call last)" not in rest, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert (record.winner, record.reason) == ("RED", "agent_error")
+    assert "told of chance's " in record.error["BLUE"]["message"] and record.actions == [record.actions[0]]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

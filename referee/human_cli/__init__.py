@@ -161,7 +161,10 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
             record = session.record(winner, outcome.reason, message)
             break
         if state.current_player == CHANCE:  # a chaos event, drawn by the referee
-            session.chance_move()
+            try:
+                session.chance_move()
+            except AgentFailure as failure:  # told of the event, the agent failed: it forfeits
+                session.failure = failure
             continue
         if state.current_player == session.agent_color or session.failure is not None:
             try:
