@@ -7,8 +7,8 @@ Where each limit is enforced:
   :data:`POLL_INTERVAL` while a call runs; the process is killed as soon as
   the budget is spent.  ``RLIMIT_CPU`` set inside the process is a backstop.
 * **Wall-clock watchdog**: a call may last at most the remaining CPU time plus
-  a grace (and at most the per-call cap), which stops agents that sleep or
-  block.
+  a grace, plus the time it waited for a CPU on a busy machine (and at most
+  the per-call cap), which stops agents that sleep or block.
 * **Memory**: resident memory of the process and its descendants above the
   baseline taken before the agent was imported, polled while a call runs; the
   kernel's high-water mark is checked after each call, so a peak between two
@@ -83,7 +83,7 @@ class CallStats:
 
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Watchdog:
     """The wall-clock limits of one call.
 
@@ -92,18 +92,26 @@ class _Watchdog:
     a CPU (a loaded machine: other games, other users) is added to it, since
     only a stalling agent (asleep, blocked) should run into it.  ``cap``: the
     ``call_timeout``, a plain wall-clock cap.  ``waited``: the agent's
-    run-queue wait when the call started.
+    run-queue wait at the call's first look (not its start: a quick call,
+    most of them, never reads it; the few milliseconds before go uncredited).
     """
 
     budget: float | None
     cap: float | None
-    waited: float
+    waited: float | None = None
 
     def expired(self, now: float, monitor: ProcessMonitor) -> bool:
+        if self.waited is None:
+            self.waited = monitor.cpu_wait()
         if self.cap is not None and now > self.cap:
             return True
-        # The run-queue wait is read only once the plain budget is spent.
-        return self.budget is not None and now > self.budget and now > self.budget + monitor.cpu_wait() - self.waited
+        # The run-queue wait is read again only once the plain budget is spent.
+        return self.budget is not None and now > self.budget and now > self.budget + self.waiting(monitor)
+
+    def waiting(self, monitor: ProcessMonitor) -> float:
+        """Seconds the agent has waited for a CPU since the first look."""
+        return monitor.cpu_wait() - (self.waited or 0.0)
+
 
 def _referee_path() -> str | None:
     """The folder this process imports ``referee`` from, if a child started elsewhere needs it on its path.
@@ -462,7 +470,6 @@ class HostedAgent:
         return _Watchdog(
             None if remaining is None else start + remaining + self.limits.wall_grace,
             start + self.limits.call_timeout if self.limits.call_timeout else None,
-            self._monitor.cpu_wait(),
         )
 
     def _check_running_call(self, start: float, watchdog: _Watchdog) -> None:
@@ -493,7 +500,7 @@ class HostedAgent:
                 AgentTimeout,
                 f"did not answer within {now - start:.1f} s of wall-clock time "
                 f"(watchdog; it used {used:.2f} s of CPU time"
-                f" and waited {monitor.cpu_wait() - watchdog.waited:.1f} s for one)",
+                f" and waited {watchdog.waiting(monitor):.1f} s for one)",
             )
 
     def _check_limits_after_call(self) -> None:
