@@ -253,7 +253,6 @@ def test_an_agent_failing_when_told_of_a_chaos_event_forfeits_with_a_record(tmp_
         ((), "the following arguments are required: AGENT"),
         (("agents.no_such_agent",), "names no agent"),
         (("--as", "green", RANDOM), "invalid choice: 'green'"),
-        (("--web", "--game", "infinitron", RANDOM), "not yet: --web --game infinitron"),
         (("-t", "soon", RANDOM), "the time limit must be a number"),
         (("--record", "/no/such/folder/g.json", RANDOM), "does not exist"),
     ],

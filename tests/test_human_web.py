@@ -308,6 +308,76 @@ def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, brow
     assert status == 143 and "Traceback" not in err, err
 
 
+CHAOS_EVENTS = ("ASTEROID", "FISH_MARKET")
+
+
+def test_infinitron_through_the_api_several_commands_a_turn_and_chaos_events():
+    seat = Server("--game", "infinitron", "--chaos", "--seed", "5", RANDOM)
+    try:
+        state = seat.get("/api/state?wait=1")
+        # Chaos is rolled before Red's first turn, by the server: the person (RED) is to command.
+        assert state["typed"] and state["turn"] == "RED" and len(state["actions"]) == 1
+        assert "END_TURN" in state["legal"] and not any(state["clicks"].values())
+        state = seat.post("/api/action", {"action": "define 3 2 1 melee none"})  # typed loosely
+        assert state["actions"][-1] == "DEFINE(3, 2, 1, MELEE, NONE)" and state["turn"] == "RED"  # still Red's turn
+        events: list[str] = []
+        for _ in range(150):  # chaos strikes before 1 Red turn in 12
+            seat.post("/api/action", {"action": "END_TURN"})
+            state = seat.get("/api/state?wait=1")  # once the agent's whole turn is played
+            assert state["turn"] == "RED" and not state["thinking"] and not state["result"], state["notice"]
+            assert state["actions"][-1] != "END_TURN" or state["actions"][-2].startswith("END_TURN")
+            if events:  # the agent played a whole turn after the event: it was told of it
+                break
+            events = [a for a in state["actions"] if a.startswith(CHAOS_EVENTS)]
+        assert events, "no chaos event in 150 turns"
+        state = seat.post("/api/resign")
+        record = GameRecord.from_dict(seat.get("/api/record"))
+        assert record.game == "infinitron" and record.actions == state["actions"] and events[0] in record.actions
+        chance = [a for a in record.actions if a == "NO_EVENT" or a.startswith(CHAOS_EVENTS)]
+        assert record.moves["RED"] + record.moves["BLUE"] == len(record.actions) - len(chance)
+        assert seat.get("/replay").startswith("<!DOCTYPE html>")
+    finally:
+        status, out, err = seat.stop()
+    assert status == 130 and "Traceback" not in err, err
+
+
+def test_infinitron_is_played_by_typed_commands_in_a_real_browser(browser):
+    seat = Server("--game", "infinitron", "--seed", "5", RANDOM)
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    try:
+        page.goto(seat.url + "/")
+        settled(page, 0)
+        state = seat.get("/api/state")
+        assert page.is_hidden("svg#board") and page.is_visible("#text-board") and page.is_visible("#command")
+        assert page.inner_text("#text-board").strip() == state["board"].strip()
+        assert page.locator("#legal-list option").count() == len(state["legal"]) > 100
+        page.fill("#command-text", "define 3 2 1 melee none")
+        page.click("#command button")
+        settled(page, 1)
+        assert "t0 DEFINE(3, 2, 1, MELEE, NONE)" in page.inner_text("#text-board")
+        assert page.input_value("#command-text") == ""
+        page.fill("#command-text", "build 0 0 0")  # far from any city of Red's
+        page.click("#command button")
+        page.wait_for_selector("#message.error")
+        assert page.inner_text("#message").startswith("BUILD(0, 0, 0) is illegal: ")
+        assert seat.get("/api/state")["actions"] == ["DEFINE(3, 2, 1, MELEE, NONE)"]
+        page.fill("#command-text", "end_turn")
+        page.press("#command-text", "Enter")
+        state = seat.get("/api/state?wait=1")  # the agent's whole turn
+        assert state["turn"] == "RED" and state["actions"][-1] == "END_TURN" and len(state["actions"]) > 2
+        settled(page, len(state["actions"]))
+        moves = page.locator("#moves li").all_inner_texts()
+        assert moves[:2] == ["RED DEFINE(3, 2, 1, MELEE, NONE)", "RED END_TURN"] and moves[-1] == "BLUE END_TURN"
+        assert page.locator("#legal-list option").count() == len(state["legal"])
+        assert problems == ["error: Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    finally:
+        page.close()
+        seat.stop()
+
+
 def test_new_game_resign_and_ctrl_c_while_the_agent_thinks_stop_it():
     seed = 710_000_000 + os.getpid()  # the agents' PYTHONHASHSEED is derived from it: found again below
     red_agent, blue_agent = seed * 2 % 4294967296, (seed * 2 + 1) % 4294967296

@@ -42,8 +42,6 @@ EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 DEFAULT_RECORD = "human_game.json"
 DEFAULT_PORT = 8765
 SUPPORTED = ("infexion", "cachex", "infinitron")
-#: Games the page draws: one action a turn, no chance (Infinitron is played in the terminal only).
-ON_THE_PAGE = ("infexion", "cachex")
 PROMPT_HELP = "type an action, '?' for the legal actions, 'undo' to take back your last move, 'q' to save and quit"
 
 
@@ -249,9 +247,6 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
                             ("--no-open", not args.open)):
             if given:
                 return _usage_error(parser, f"{flag} needs --web (it is about the page)")
-    if args.web and args.game not in ON_THE_PAGE:
-        return _usage_error(parser, f"not yet: --web --game {args.game} (several actions a turn, and chance); "
-                            "play it in the terminal, without --web")
     if args.port is None:
         args.port = DEFAULT_PORT
     if args.hot_seat and args.agent:

@@ -33,6 +33,13 @@ _PAGE = """<!DOCTYPE html>
 <main>
   <section id="board-area">
     <svg id="board" role="img" aria-label="game board"></svg>
+    <pre id="text-board" hidden aria-label="game board"></pre>
+    <form id="command" hidden>
+      <input id="command-text" list="legal-list" autocomplete="off" spellcheck="false" size="40"
+             aria-label="your command" placeholder="a command, e.g. END_TURN">
+      <datalist id="legal-list"></datalist>
+      <button type="submit">play</button>
+    </form>
     <div id="controls">
       <button id="steal" hidden>STEAL</button>
       <button id="undo" title="take back your last move (and the reply)">undo</button>
@@ -43,7 +50,7 @@ _PAGE = """<!DOCTYPE html>
     <p id="end" hidden><a id="download" href="/api/record" download>download the record</a>
       &middot; <a id="replay" href="/replay" target="_blank">its HTML replay</a></p>
     <p id="how" class="legend"></p>
-    <p class="legend"><span class="key legal-key"></span> where you can act
+    <p class="legend" id="cell-key"><span class="key legal-key"></span> where you can act
       <span class="key source"></span> the last action's cell
       <span class="key touched"></span> cells it reached
       <span class="key captured"></span> taken from the opponent</p>
@@ -56,7 +63,7 @@ _PAGE = """<!DOCTYPE html>
     <ol id="moves"></ol>
   </aside>
 </main>
-<footer class="legend">Infexion and Cachex can be played here; Infinitron (several actions a turn, and chance) in the terminal only.
+<footer class="legend">Infexion and Cachex are played by clicks; Infinitron by typed commands (several a turn; chaos events are drawn by the referee).
   The agent runs in its own process under its limits and sandbox, as in a refereed game.</footer>
 <script>__SCRIPT__</script>
 </body>
@@ -76,6 +83,9 @@ main > aside { flex: 1 1 18rem; max-width: 30rem; }
 #message.error { color: #b71c1c; }
 #status { font-weight: 600; }
 #controls button[hidden] { display: none; }
+#text-board { font-size: .8rem; line-height: 1.25; overflow-x: auto; background: #fafafa; padding: .5rem; }
+#command { margin: .5rem 0; }
+#command input { font-family: ui-monospace, monospace; }
 #clocks { border-collapse: collapse; font-size: .9rem; }
 #clocks td, #clocks th { padding: 2px 8px; text-align: left; }
 #clocks td.num { text-align: right; font-family: ui-monospace, monospace; }
@@ -142,9 +152,31 @@ function build() {
   });
   document.getElementById("title").textContent = `Play ${S.game}` + (S.hot_seat ? " (hot seat)" : "");
   document.title = `play ${S.game}: ${S.players.RED} vs ${S.players.BLUE}`;
-  document.getElementById("how").textContent = S.game === "cachex"
+  // Games of several commands a turn (Infinitron) are played by typed commands on the text board.
+  board.style.display = S.typed ? "none" : "";  // an SVG element has no hidden property
+  document.getElementById("cell-key").hidden = S.typed;
+  document.getElementById("text-board").hidden = !S.typed;
+  document.getElementById("command").hidden = !S.typed;
+  legalKey = "";
+  document.getElementById("how").textContent = S.typed
+    ? "Type a command in the game's text (case and commas are free: define 3 2 1 melee none, build 0 3 -2), or pick one from the list; your turn lasts until END_TURN."
+    : S.game === "cachex"
     ? "Click an empty cell to PLACE a stone; STEAL (a button) takes the opponent's first stone on your first move."
     : "Click an empty cell to SPAWN; click one of your stacks, then one of the highlighted neighbours, to SPREAD that way (the board wraps around its edges).";
+}
+
+let legalKey = "";  // which legal actions the command list holds
+function fillCommands() {
+  const key = S.number + ":" + S.actions.length + ":" + S.legal.length;
+  if (key === legalKey) return;
+  legalKey = key;
+  const list = document.getElementById("legal-list");
+  while (list.firstChild) list.removeChild(list.firstChild);
+  for (const a of S.legal) {
+    const option = document.createElement("option");
+    option.value = a;
+    list.appendChild(option);
+  }
 }
 
 function firstClicks() {
@@ -156,6 +188,10 @@ function firstClicks() {
 
 function paint() {
   const F = S.frames;
+  if (S.typed) {
+    document.getElementById("text-board").textContent = S.board;  // its last lines say what the summary says
+    fillCommands();
+  }
   const cells = F.boards[shown];
   const info = shown > 0 ? F.steps[shown - 1] : null;
   const mark = stepMarks(info);
@@ -164,7 +200,7 @@ function paint() {
   if (selected !== null) {
     for (const a of S.legal) if (S.clicks[a].length === 2 && S.clicks[a][0] === selected) targets.add(S.clicks[a][1]);
   }
-  cellEls.forEach((g, i) => {
+  if (!S.typed) cellEls.forEach((g, i) => {
     const [owner, power] = cellOwnerPower(cells[i]);
     g.setAttribute("data-owner", owner);
     g.setAttribute("data-power", String(power));
@@ -221,7 +257,7 @@ function describe() {
     if (li.dataset.action === s.action && li.dataset.player === s.player) return;
     while (li.firstChild) li.removeChild(li.firstChild);
     const who = document.createElement("span");
-    who.className = s.player === "RED" ? "mv-red" : "mv-blue";
+    who.className = s.player === "RED" ? "mv-red" : s.player === "BLUE" ? "mv-blue" : "mv-chance";
     who.textContent = s.player + " ";
     li.appendChild(who);
     li.appendChild(document.createTextNode(s.action));
@@ -243,6 +279,7 @@ function update(state) {
   if (fresh) { build(); shown = S.frames.boards.length - 1; selected = null; }
   if (shown > S.frames.boards.length - 1) { shown = S.frames.boards.length - 1; selected = null; }  // an undo
   if (!S.legal.length) selected = null;
+  if (S.typed) shown = S.frames.boards.length - 1;  // the text board is the position now: nothing to animate
   describe();
   if (shown < S.frames.boards.length - 1 && !animation) {
     animation = setInterval(() => {
@@ -306,6 +343,14 @@ function clickCell(i) {
 }
 
 document.getElementById("steal").onclick = () => send("STEAL");
+document.getElementById("command").onsubmit = async (event) => {
+  event.preventDefault();
+  const input = document.getElementById("command-text");
+  const text = input.value.trim();
+  if (!text || !S || sending) return;
+  if (S.result) { say("The game is over: start a new one.", true); return; }
+  if (await post("/api/action", {action: text})) input.value = "";
+};
 document.getElementById("undo").onclick = () => post("/api/undo");
 document.getElementById("resign").onclick = () => post("/api/resign");
 document.getElementById("new").onclick = () => post("/api/new", {as: S.humans[0].toLowerCase()});

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..games.base import PLAYER_NAMES, Action
+from ..games.base import CHANCE, PLAYER_NAMES, Action
 from ..hosting.failures import AgentFailure
 from ..records import UNFINISHED, GameRecord
 from ..render.frames import build_frames
@@ -48,6 +48,7 @@ LONGEST_WAIT = 25.0
 #: The largest request body read: an action is a few dozen bytes.
 LARGEST_BODY = 64 * 1024
 #: What a click on a cell that starts no legal action asks for, so the refusal carries the rules' reason.
+#: Games not named here are played by typed commands on a text board (Infinitron: several commands a turn).
 CELL_ACTION = {"infexion": "SPAWN({r}, {q})", "cachex": "PLACE({r}, {q})"}
 
 
@@ -228,6 +229,15 @@ class Table:
             message = f"{winner} wins ({outcome.reason})" if winner else f"draw ({outcome.reason})"
             self._finish(session, winner, outcome.reason, message)
             return
+        while session.state.current_player == CHANCE:  # chaos events, drawn by the referee at once
+            try:
+                session.chance_move()
+            except AgentFailure as failure:  # told of the event, the agent failed: it forfeits
+                self._forfeit(session, failure)
+                return
+            if session.state.is_over:
+                self._next_turn()
+                return
         self.turn_started = time.monotonic()
         if session.state.current_player == session.agent_color and not self.closed:
             self.worker = threading.Thread(target=self._agent_turn, args=(session,), daemon=True,
@@ -337,6 +347,7 @@ class Table:
         turn = None if over else PLAYER_NAMES[state.current_player]
         people_move = not over and self.worker is None and state.current_player in session.humans
         legal = [state.action_to_str(a) for a in state.legal_actions()] if people_move else []
+        clickable = session.game.name in CELL_ACTION
         clocks = {}
         for color, name in enumerate(PLAYER_NAMES):
             if color in session.humans:
@@ -371,7 +382,8 @@ class Table:
             "cells": cells,
             "actions": list(session.actions),
             "legal": legal,
-            "clicks": {text: click_cells(text, side) for text in legal},
+            "clicks": {text: click_cells(text, side) if clickable else [] for text in legal},
+            "typed": not clickable,
             "cell_action": CELL_ACTION.get(session.game.name, ""),
             "clocks": clocks,
             "result": result,
