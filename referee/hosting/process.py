@@ -65,6 +65,9 @@ POLL_INTERVAL = 0.01
 #: Calls shorter than this cannot have touched enough memory to matter, so
 #: the (slightly dearer) high-water-mark read is skipped for them.
 QUICK_CALL = 0.002
+#: The wall-clock watchdog forgives at most this many seconds of waiting for a CPU per CPU second a call
+#: used: up to 11 runnable processes a core (e.g. 22 games at once on 2 cores) an honest agent is not stopped.
+WAIT_PER_CPU_SECOND = 10.0
 #: Agent output kept per call and in total (the rest is counted, not kept).
 OUTPUT_PER_CALL = 64 * 1024
 OUTPUT_TAIL = 4 * 1024
@@ -100,17 +103,30 @@ class _Watchdog:
     cap: float | None
     waited: float | None = None
 
-    def expired(self, now: float, monitor: ProcessMonitor) -> bool:
+    def expired(self, now: float, monitor: ProcessMonitor, call_cpu: float) -> bool:
+        """Whether the call has run too long; ``call_cpu``: the CPU seconds it has used."""
         if self.waited is None:
             self.waited = monitor.cpu_wait()
         if self.cap is not None and now > self.cap:
             return True
         # The run-queue wait is read again only once the plain budget is spent.
-        return self.budget is not None and now > self.budget and now > self.budget + self.waiting(monitor)
+        return self.budget is not None and now > self.budget and now > self.budget + self.credit(monitor, call_cpu)
 
     def waiting(self, monitor: ProcessMonitor) -> float:
-        """Seconds the agent has waited for a CPU since the first look."""
+        """Seconds the agent's main thread has waited for a CPU since the first look."""
         return monitor.cpu_wait() - (self.waited or 0.0)
+
+    def credit(self, monitor: ProcessMonitor, call_cpu: float) -> float:
+        """The wall seconds added to the budget: the wait, at most :data:`WAIT_PER_CPU_SECOND` per CPU second.
+
+        An agent starved by load waits (runnable processes per core − 1) times
+        the CPU it gets; one that lowers its own priority (``nice``,
+        ``SCHED_IDLE``, its autogroup's nice) or pins itself to a busy core
+        could wait far longer than it computes: the cap makes every 10 wall
+        seconds it gains so cost a CPU second it then no longer has (sleeping
+        already gets it its remaining CPU time + grace, a call, for nothing).
+        """
+        return min(self.waiting(monitor), WAIT_PER_CPU_SECOND * max(0.0, call_cpu))
 
 
 def _referee_path() -> str | None:
@@ -494,13 +510,13 @@ class HostedAgent:
             )
         if self._process.poll() is not None:
             self._fail_dead()
-        if watchdog.expired(now, monitor):
+        if watchdog.expired(now, monitor, used - self.time_used):
+            waited = watchdog.waiting(monitor)
             self.time_used = used
             self._fail(
                 AgentTimeout,
                 f"did not answer within {now - start:.1f} s of wall-clock time "
-                f"(watchdog; it used {used:.2f} s of CPU time"
-                f" and waited {watchdog.waiting(monitor):.1f} s for one)",
+                f"(watchdog; it used {used:.2f} s of CPU time and waited {waited:.1f} s for one)",
             )
 
     def _check_limits_after_call(self) -> None:

@@ -206,31 +206,46 @@ def test_sleeping_agent_is_stopped_by_the_watchdog(tmp_path):
     assert record["time_used"]["RED"] < 1.0  # asleep, not burning CPU
 
 
-def test_watchdog_does_not_blame_an_agent_for_a_busy_machine(tmp_path):
-    # RED needs 1.2 s of CPU for its first action, with 2 s of CPU left and a
-    # 0.5 s grace: a 2.5 s wall-clock budget.  Three busy loops share its one
-    # CPU, so the action takes ~5 s of wall-clock time; the time it spent
-    # waiting for the CPU is the machine's, so the watchdog lets it finish.
+def busy_cpu_game(tmp_path, red: str, *options: str):
+    """One game with three busy loops sharing one CPU with the referee and its agents."""
     cpu = max(os.sched_getaffinity(0))
     mine = os.sched_getaffinity(0)
+    # Each loop in a session of its own, as the agent is: with autogroups the
+    # kernel shares a CPU between sessions first.
     hogs = [
-        subprocess.Popen(
-            [sys.executable, "-c", "while True: pass"], preexec_fn=lambda: os.sched_setaffinity(0, {cpu})
-        )
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
         for _ in range(3)
     ]
     os.sched_setaffinity(0, {cpu})  # the referee and its agents inherit it
     try:
-        result = referee(tmp_path, f"{FIX}:SlowOnABusyMachine", RANDOM, "-t", "2", "--grace", "0.5")
+        return referee(tmp_path, red, RANDOM, *options)
     finally:
         os.sched_setaffinity(0, mine)
         for hog in hogs:
             hog.kill()
             hog.wait()
+
+
+def test_watchdog_does_not_blame_an_agent_for_a_busy_machine(tmp_path):
+    # RED needs 1.2 s of CPU for its first action, with 2 s of CPU left and a
+    # 0.5 s grace: a 2.5 s wall-clock budget.  Three busy loops share its one
+    # CPU, so the action takes ~5 s of wall-clock time; the time it spent
+    # waiting for the CPU is the machine's, so the watchdog lets it finish.
+    result = busy_cpu_game(tmp_path, f"{FIX}:SlowOnABusyMachine", "-t", "2", "--grace", "0.5")
     record = assert_verdict(result, "BLUE", "agent_error", "first action took")
     wall = float(record["error"]["RED"]["message"].split("took ")[1].split(" s")[0])
     assert wall > 2.5  # past what the wall-clock budget alone allowed
     assert record["time_used"]["RED"] < 2.0
+
+
+def test_an_agent_that_starves_itself_buys_no_wall_clock_time(tmp_path):
+    # At the lowest priority it can set, the agent gets ~1/70 of the busy CPU:
+    # were every second it waits forgiven, its 2.5 s budget would last minutes
+    # (past this test's 60 s); forgiven 10 s per CPU second, it ends in ~3 s.
+    result = busy_cpu_game(tmp_path, f"{FIX}:StarvesItself", "-t", "2", "--grace", "0.5")
+    record = assert_verdict(result, "BLUE", "time_limit", "wall-clock")
+    assert record["time_used"]["RED"] < 1.0
 
 
 def test_call_timeout_caps_a_call_without_a_time_limit(tmp_path):

@@ -108,6 +108,25 @@ class SlowOnABusyMachine(Plays):
         return super().action(**referee)
 
 
+class StarvesItself(Plays):
+    """Computes at the lowest priority it can give itself, so that it mostly
+    waits for a CPU: the wait must not buy it wall-clock time for free."""
+
+    def action(self, **referee):
+        os.nice(19)
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            pass
+        try:  # with autogroups, priority between sessions is the group's
+            with open("/proc/self/autogroup", "w") as f:
+                f.write("19")
+        except OSError:
+            pass
+        while True:
+            pass
+
+
 class Sleeps(Plays):
     def action(self, **referee):
         time.sleep(600)
