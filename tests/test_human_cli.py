@@ -1,6 +1,7 @@
 """``python -m referee play AGENT``: a person against an agent, driven through a real pseudo-terminal."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import pty
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.games import game_class
+from referee.human_cli.session import Session
 from referee.records import GameRecord
 from tests.sandboxing import require_sandbox
 
@@ -245,6 +248,59 @@ def test_an_agent_failing_when_told_of_a_chaos_event_forfeits_with_a_record(tmp_
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
     assert (record.winner, record.reason) == ("RED", "agent_error")
     assert "told of chance's " in record.error["BLUE"]["message"] and record.actions == [record.actions[0]]
+
+
+def test_an_agent_failing_when_restarted_by_undo_forfeits_with_a_record(tmp_path, monkeypatch):
+    flag = tmp_path / "flag"
+    monkeypatch.setenv("REFEREE_TEST_FLAG", str(flag))  # the command and its agent inherit it
+    record_path = tmp_path / "u.json"
+    term = Terminal("--sandbox", "off", "--record", str(record_path),
+                    "tests.hosting.fixture_agents.misbehave:FailsWhenRestarted")
+    term.expect(PROMPT)
+    assert "BLUE plays " in term.type("spawn 3 3")
+    flag.write_text("")
+    term.send("undo")  # a fresh agent process is told the game again: this one fails to start
+    status, rest = term.finish()
+    assert status == 0 and "Traceback (most recent call last)" not in rest, rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.winner == "RED" and "started again after the flag" in record.error["BLUE"]["message"]
+
+
+def hot_seat_chaos(secret: str) -> Session:
+    """Two people (no agent) at Infinitron with chaos, chance drawing from ``secret``; chance's first roll done."""
+    args = argparse.Namespace(game="infinitron", agent=None, side="red", time=None, space=None, seed=5,
+                              sandbox="off", human_time=None)
+    session = Session(args, game_class("infinitron").seeded_options({"chaos": True}, 5), say=lambda _: None)
+    session.chance_secret = secret
+    session.chance_move()
+    return session
+
+
+def play_texts(session: Session, *texts: str) -> None:
+    for text in texts:
+        action = session.state.parse_action(text)
+        assert session.state.illegal_reason(action) is None, text
+        session.play(action)
+
+
+def test_an_undo_does_not_re_roll_chaos():
+    def second_roll(secret: str) -> str:
+        session = hot_seat_chaos(secret)
+        play_texts(session, "END_TURN", "END_TURN")
+        session.chance_move()
+        return session.actions[-1]
+
+    # A secret whose second roll is an event (1 in 12 is).
+    secret = next(f"s{i}" for i in range(500) if second_roll(f"s{i}") != "NO_EVENT")
+    event = second_roll(secret)
+    session = hot_seat_chaos(secret)
+    play_texts(session, "END_TURN", "END_TURN")
+    session.chance_move()
+    assert session.actions[-1] == event
+    assert session.take_back() and session.actions[1:] == ["END_TURN"]  # BLUE's END_TURN and the roll after it
+    play_texts(session, "TERRAIN(BLOCK, -3, 2)", "END_TURN")  # BLUE's turn is longer this time
+    session.chance_move()
+    assert session.actions[-1] == event
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from referee.games.infexion import InfexionState
+from referee.games.infinitron.rules import ALL_DEFINES, all_armoured_defines
 from referee.hosting.sandbox import probe
 from referee.records import GameRecord
 from referee.render.frames import build_frames
@@ -325,7 +326,8 @@ def test_infinitron_through_the_api_several_commands_a_turn_and_chaos_events():
             seat.post("/api/action", {"action": "END_TURN"})
             state = seat.get("/api/state?wait=1")  # once the agent's whole turn is played
             assert state["turn"] == "RED" and not state["thinking"] and not state["result"], state["notice"]
-            assert state["actions"][-1] != "END_TURN" or state["actions"][-2].startswith("END_TURN")
+            # The agent's turn ended as the rules end it, then chaos rolled before Red's turn.
+            assert state["actions"][-2] == "END_TURN" and state["actions"][-1].startswith(("NO_EVENT", *CHAOS_EVENTS))
             if events:  # the agent played a whole turn after the event: it was told of it
                 break
             events = [a for a in state["actions"] if a.startswith(CHAOS_EVENTS)]
@@ -339,6 +341,22 @@ def test_infinitron_through_the_api_several_commands_a_turn_and_chaos_events():
     finally:
         status, out, err = seat.stop()
     assert status == 130 and "Traceback" not in err, err
+
+
+def test_a_kind_with_very_many_legal_actions_is_counted_not_listed():
+    # With --armour, Infinitron's first turn has hundreds of thousands of legal DEFINEs.
+    seat = Server("--game", "infinitron", "--armour", "--seed", "5", RANDOM)
+    try:
+        state = seat.get("/api/state")
+        defines = [a for a in state["legal"] if a.startswith("DEFINE(")]
+        assert state["legal_counts"]["DEFINE"] == len(ALL_DEFINES) + len(all_armoured_defines()) > 3000
+        assert len(defines) == 4 and len(set(defines)) == 4  # a few, as examples
+        others = [a for a in state["legal"] if not a.startswith("DEFINE(")]
+        assert len(others) == sum(n for kind, n in state["legal_counts"].items() if kind != "DEFINE")
+        state = seat.post("/api/action", {"action": "define 3 2 1 melee none"})
+        assert state["actions"] == ["DEFINE(3, 2, 1, MELEE, NONE)"]
+    finally:
+        seat.stop()
 
 
 def test_infinitron_is_played_by_typed_commands_in_a_real_browser(browser):

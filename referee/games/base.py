@@ -167,6 +167,14 @@ class GameState(ABC):
     def parse_action(self, text: str) -> Action:
         """Read an action's text; raises :class:`NotationError` if malformed."""
 
+    def action_kind(self, action: Action) -> str:
+        """The command word of an action (``SPAWN``, ``END_TURN``), for listing legal actions by kind.
+
+        Games with very many actions of a kind override it with something
+        cheaper than writing every action out.
+        """
+        return self.action_to_str(action).split("(")[0]
+
     def render(self, use_color: bool = False, use_unicode: bool = False) -> str:
         """A text drawing of the position."""
         return repr(self)

@@ -198,7 +198,12 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         elif command == "?" or command.startswith("? "):
             print(legal_listing(state, command[1:].strip()), flush=True)
         elif command.lower() == "undo":
-            if session.undo():
+            try:
+                undone = session.undo()
+            except AgentFailure as failure:  # restarted and told the game again, the agent failed: it forfeits
+                session.failure = failure
+                continue
+            if undone:
                 print("took back your last move", flush=True)
                 shown = -1
             else:

@@ -40,6 +40,7 @@ _PAGE = """<!DOCTYPE html>
       <datalist id="legal-list"></datalist>
       <button type="submit">play</button>
     </form>
+    <p id="legal-note" class="legend" hidden></p>
     <div id="controls">
       <button id="steal" hidden>STEAL</button>
       <button id="undo" title="take back your last move (and the reply)">undo</button>
@@ -177,6 +178,13 @@ function fillCommands() {
     option.value = a;
     list.appendChild(option);
   }
+  // Kinds with too many to suggest (Infinitron's DEFINEs with --armour): how many, so the person types one.
+  const listed = {};
+  for (const a of S.legal) { const word = a.split("(")[0]; listed[word] = (listed[word] || 0) + 1; }
+  const unlisted = Object.entries(S.legal_counts).filter(([word, n]) => n > (listed[word] || 0));
+  const note = document.getElementById("legal-note");
+  note.hidden = !unlisted.length;
+  note.textContent = unlisted.map(([word, n]) => `${n} legal ${word} commands: too many to suggest, type one`).join("; ");
 }
 
 function firstClicks() {

@@ -27,6 +27,9 @@ from ..records import GameRecord
 HUMAN = "human"
 #: Above this many actions of one kind, ``?`` gives their number and a few, not all (Infinitron's DEFINE: 2,744).
 LISTED_PER_KIND = 100
+#: The most actions of one kind ever written out (``? KIND``, the page's suggestions): with ``--armour``
+#: Infinitron has 386,938 legal DEFINEs, which take seconds only to write out.
+LISTED_IN_FULL = 3000
 EXAMPLES = 4
 
 
@@ -61,24 +64,37 @@ def read_action(state: GameState, text: str) -> tuple[Action | None, str]:
     return None, error
 
 
+def legal_by_kind(state: GameState) -> dict[str, list[Action]]:
+    """The legal actions grouped by command word, each group in the game's order."""
+    kinds: dict[str, list[Action]] = {}
+    for action in state.legal_actions():
+        kinds.setdefault(state.action_kind(action), []).append(action)
+    return kinds
+
+
 def legal_listing(state: GameState, kind: str = "") -> str:
     """What ``?`` prints: every legal action, or the number and a few of each kind with very many.
 
-    ``kind`` (a command word, e.g. ``DEFINE``): every legal action of that kind.
+    ``kind`` (a command word, e.g. ``DEFINE``): the legal actions of that kind
+    (at most :data:`LISTED_IN_FULL` of them).
     """
-    texts = [state.action_to_str(a) for a in state.legal_actions()]
+    kinds = legal_by_kind(state)
+
+    def texts(actions: list[Action], most: int) -> str:
+        return " ".join(state.action_to_str(a) for a in actions[:most])
+
     if kind:
-        chosen = [t for t in texts if t.split("(")[0].upper() == kind.upper()]
-        return f"legal {kind.upper()} actions ({len(chosen)}): " + " ".join(chosen) if chosen \
-            else f"no legal {kind.upper()} action now"
-    kinds: dict[str, list[str]] = {}
-    for text in texts:
-        kinds.setdefault(text.split("(")[0], []).append(text)
-    shown = [t for group in kinds.values() if len(group) <= LISTED_PER_KIND for t in group]
-    lines = ["legal actions: " + " ".join(shown)]
+        word = kind.upper()
+        chosen = kinds.get(word, [])
+        if not chosen:
+            return f"no legal {word} action now"
+        more = f" ... and {len(chosen) - LISTED_IN_FULL} more" if len(chosen) > LISTED_IN_FULL else ""
+        return f"legal {word} actions ({len(chosen)}): {texts(chosen, LISTED_IN_FULL)}{more}"
+    few = [texts(group, len(group)) for group in kinds.values() if len(group) <= LISTED_PER_KIND]
+    lines = ["legal actions: " + " ".join(few)]
     for word, group in kinds.items():
         if len(group) > LISTED_PER_KIND:
-            lines.append(f"and {len(group)} {word} actions, e.g. {' '.join(group[:EXAMPLES])} ('? {word}' lists them)")
+            lines.append(f"and {len(group)} {word} actions, e.g. {texts(group, EXAMPLES)} ('? {word}' lists them)")
     return "\n".join(lines)
 
 
@@ -109,6 +125,7 @@ class Session:
         self.human = 0 if args.side == "red" else 1
         self.agent_color: int | None = None if self.entry is None else 1 - self.human
         self.actions: list[str] = []
+        self.movers: list[int] = []  # who played each action: RED, BLUE or CHANCE
         self.state = self.game.new_state()
         self.agent: HostedAgent | None = None
         self.failure: AgentFailure | None = None
@@ -146,11 +163,8 @@ class Session:
         self.agent.start()
         self.agent.wait_ready()
         self.agent.call({"op": "init", "module": module, "class": class_name, "color": color, "kwargs": self._kwargs()})
-        replay = self.game.new_state()
-        for text in self.actions:
-            mover = mover_name(replay.current_player)
-            replay.apply(replay.parse_action(text))
-            self.tell(mover, text)
+        for text, mover in zip(self.actions, self.movers):
+            self.tell(mover_name(mover), text)
         self.agent.take_output()
 
     def tell(self, color_name: str | None, text: str) -> None:
@@ -163,10 +177,12 @@ class Session:
 
     def play(self, action: Action) -> None:
         """Apply a legal action of the player to move and tell the agent."""
-        mover = mover_name(self.state.current_player)
+        player = self.state.current_player
+        mover = mover_name(player)
         text = self.state.action_to_str(action)
         self.state.apply(action)
         self.actions.append(text)
+        self.movers.append(player)
         self.say(f"{mover or 'chance'} plays {text}")
         if not self.state.is_over:
             self.tell(mover, text)
@@ -195,7 +211,8 @@ class Session:
 
     def chance_move(self) -> None:
         """Let chance act (a chaos event) and tell the agent."""
-        rng = random.Random(f"chance:{self.chance_secret}:{len(self.actions)}")
+        # Keyed by the draw's number, not the action's: an undo and other commands before it change the latter.
+        rng = random.Random(f"chance:{self.chance_secret}:{self.movers.count(CHANCE)}")
         self.play(self.state.sample_chance(rng))
 
     def agent_move(self) -> None:
@@ -216,15 +233,10 @@ class Session:
 
     def take_back(self) -> bool:
         """:meth:`undo` on the position only; the agent, which still knows the actions taken back, is left as it is."""
-        replay = self.game.new_state()
-        movers = []
-        for text in self.actions:
-            movers.append(replay.current_player)
-            replay.apply(replay.parse_action(text))
-        mine = [i for i, mover in enumerate(movers) if mover in self.humans]
+        mine = [i for i, mover in enumerate(self.movers) if mover in self.humans]
         if not mine:
             return False
-        self.actions = self.actions[: mine[-1]]
+        self.actions, self.movers = self.actions[: mine[-1]], self.movers[: mine[-1]]
         self.state = self.game.new_state()
         for text in self.actions:
             self.state.apply(self.state.parse_action(text))
@@ -240,12 +252,7 @@ class Session:
         """The game so far as a record, ended with ``winner`` (None: a draw or unfinished) and ``reason``."""
         names = [self.name_of(0), self.name_of(1)]
         agent = self.agent
-        moves = {"RED": 0, "BLUE": 0}
-        replay = self.game.new_state()
-        for text in self.actions:
-            if replay.current_player != CHANCE:
-                moves[PLAYER_NAMES[replay.current_player]] += 1
-            replay.apply(replay.parse_action(text))
+        moves = {name: self.movers.count(color) for color, name in enumerate(PLAYER_NAMES)}
         time_used = {PLAYER_NAMES[c]: round(self.human_used[c], 4) for c in self.humans}
         peak = {PLAYER_NAMES[c]: 0.0 for c in self.humans}
         if self.agent_color is not None:

@@ -40,7 +40,7 @@ from ..render.frames import build_frames
 from ..render.html_replay import replay_html
 from ..termination import report_stop, signals_held, stop_as_usual, stop_like_ctrl_c
 from .page import page_html
-from .session import HUMAN, Session, read_action
+from .session import EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, read_action
 
 EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 #: The longest a ``?wait=1`` request is held (a page asks again; a proxy or browser may give up on longer ones).
@@ -346,7 +346,10 @@ class Table:
             cells.append({"r": cell["r"], "q": cell["q"], "owner": owner, "power": power})
         turn = None if over else PLAYER_NAMES[state.current_player]
         people_move = not over and self.worker is None and state.current_player in session.humans
-        legal = [state.action_to_str(a) for a in state.legal_actions()] if people_move else []
+        kinds = legal_by_kind(state) if people_move else {}
+        # A kind with very many (Infinitron with --armour: 386,938 DEFINEs) gives a few; legal_counts says how many.
+        legal = [state.action_to_str(a) for group in kinds.values()
+                 for a in (group if len(group) <= LISTED_IN_FULL else group[:EXAMPLES])]
         clickable = session.game.name in CELL_ACTION
         clocks = {}
         for color, name in enumerate(PLAYER_NAMES):
@@ -382,6 +385,7 @@ class Table:
             "cells": cells,
             "actions": list(session.actions),
             "legal": legal,
+            "legal_counts": {word: len(group) for word, group in kinds.items()},
             "clicks": {text: click_cells(text, side) if clickable else [] for text in legal},
             "typed": not clickable,
             "cell_action": CELL_ACTION.get(session.game.name, ""),

@@ -59,6 +59,7 @@ def test_random_games_conform(config):
                 assert state.is_legal(action), f"chance drew {state.action_to_str(action)}, which is not legal"
                 text = state.action_to_str(action)
                 assert state.parse_action(text) == action, f"{text} must parse back"
+                assert state.action_kind(action) == text.split("(")[0], f"{text}'s kind"
             else:
                 legal = state.legal_actions()
                 assert legal, "a game that is not over has a legal action"
@@ -67,6 +68,7 @@ def test_random_games_conform(config):
                     text = state.action_to_str(candidate)
                     assert state.parse_action(text) == candidate, f"{text} must parse back"
                     assert state.is_legal(candidate)
+                    assert state.action_kind(candidate) == text.split("(")[0], f"{text}'s kind"
                 action = rng.choice(legal)
             before_key = state.key()
             before_count = state.move_count

@@ -138,6 +138,11 @@ def cell_text(cell: int) -> str:
 
 #: The commands written ``WORD(number, r, q)``: a template or unit number and a cell.
 _NUMBERED_WORDS = {BUILD: "BUILD", MOVE: "MOVE", ATTACK: "ATTACK", ABILITY: "ABILITY", CLAIM: "CLAIM"}
+#: Each kind's command word, by its number (an action's first item).
+KIND_WORDS: dict[int, str] = {
+    END: "END_TURN", DEFINE: "DEFINE", TERRAIN: "TERRAIN", NO_EVENT: "NO_EVENT", ASTEROID: "ASTEROID",
+    FISH_MARKET: "FISH_MARKET", **_NUMBERED_WORDS,
+}
 _NUMBERED_KINDS = {word: kind for kind, word in _NUMBERED_WORDS.items()}
 
 

@@ -34,7 +34,7 @@ from ..fields import AS_BYTES, AS_TUPLE, COPY, PAIR, PAIR_ITEMS, SORTED_ITEMS, F
 from .geometry import BLOCKERS, CELL_COUNT, CELLS, DISTANCE, FACING, STEPS, WITHIN_1, WITHIN_2
 from .legality import illegal_reason
 from .movement import capitals_joined, step_cells, step_cost
-from .notation import action_to_str, cell_of, define, parse_action
+from .notation import KIND_WORDS, action_to_str, cell_of, define, parse_action
 from .rules import (
     ABILITY,
     ABILITY_AMOUNTS,
@@ -643,6 +643,12 @@ class InfinitronState(GameState):
 
     def action_to_str(self, action: object) -> str:
         return action_to_str(action)
+
+    def action_kind(self, action: object) -> str:
+        # With --armour a turn may have 386,938 legal DEFINEs: their kind is their first item.
+        if type(action) is tuple and action and action[0] in KIND_WORDS:
+            return KIND_WORDS[action[0]]
+        return super().action_kind(action)
 
     def parse_action(self, text: str) -> tuple[int, ...]:
         return parse_action(text)

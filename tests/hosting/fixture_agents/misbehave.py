@@ -127,6 +127,16 @@ class StarvesItself(Plays):
             pass
 
 
+class FailsWhenRestarted(Plays):
+    """Plays until the file named by ``REFEREE_TEST_FLAG`` exists; a process started after that fails."""
+
+    def __init__(self, color, **referee):
+        flag = os.environ.get("REFEREE_TEST_FLAG")
+        if flag and os.path.exists(flag):
+            raise RuntimeError("started again after the flag")
+        super().__init__(color, **referee)
+
+
 class Sleeps(Plays):
     def action(self, **referee):
         time.sleep(600)
