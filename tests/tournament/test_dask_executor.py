@@ -157,6 +157,7 @@ def test_a_game_whose_worker_dies_is_played_again_and_yielded_once(executor, tmp
 
 def test_stop_lets_running_games_finish_and_starts_no_more(executor, tmp_path):
     log = tmp_path / "games.log"
+    ended_before_stop = []
 
     def stop_once_two_games_run() -> None:
         # In the middle of the first two games (one per worker), as Ctrl-C would;
@@ -167,13 +168,16 @@ def test_stop_lets_running_games_finish_and_starts_no_more(executor, tmp_path):
                 break
             time.sleep(0.02)
         executor.stop()
+        # On a very busy machine a worker may start late, after the other's first game ended
+        # and its next began: such a game ended before the stop and was rightly replaced.
+        ended_before_stop.append(sum(1 for what, _, _ in log_lines(log) if what == "end"))
 
     stopper = threading.Thread(target=stop_once_two_games_run)
     stopper.start()
     seen = list(executor.run(functools.partial(play_logged, str(log), 2.0), schedule(plan(4, 4))))
     stopper.join()
-    assert len(seen) == 2 and all(f.record is not None for f in seen)
-    # Those two were finished and yielded; the games queued behind them never started.
+    assert 2 <= len(seen) <= 2 + ended_before_stop[0] < 16 and all(f.record is not None for f in seen)
+    # The games running at the stop were finished and yielded; those queued behind them never started.
     started = sorted(index for what, index, _ in log_lines(log) if what == "start")
     assert started == sorted(f.job.index for f in seen)
 
