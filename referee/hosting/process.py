@@ -573,7 +573,10 @@ class HostedAgent:
                 f"the kernel stopped it at its memory cap (limit {limit:g} MB); "
                 f"peak seen {self.peak_memory_mb:.1f} MB",
             )
-        self._fail(AgentCrashed, _crash_message(code))
+        # The CPU at its death tells a kill by the kernel's RLIMIT_CPU backstop (limit + grace) from one from outside.
+        used = self.cgroup.cpu() if self.cgroup is not None else self._monitor.cpu()
+        self.time_used = max(self.time_used, used - self.cpu_base)
+        self._fail(AgentCrashed, f"{_crash_message(code)} after {self.time_used:.2f} s of CPU time")
 
     def _host_status(self) -> int:
         """How the interpreter inside bwrap ended (bwrap exits with its status, or 128 + signal)."""
