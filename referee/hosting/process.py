@@ -574,8 +574,9 @@ class HostedAgent:
                 f"peak seen {self.peak_memory_mb:.1f} MB",
             )
         # The CPU at its death tells a kill by the kernel's RLIMIT_CPU backstop (limit + grace) from one from outside.
-        used = self.cgroup.cpu() if self.cgroup is not None else self._monitor.cpu()
-        self.time_used = max(self.time_used, used - self.cpu_base)
+        if self.monitor is not None:  # ready: the baselines are taken (a process can die before that)
+            used = self.cgroup.cpu() if self.cgroup is not None else self.monitor.cpu()
+            self.time_used = max(self.time_used, used - self.cpu_base)
         self._fail(AgentCrashed, f"{_crash_message(code)} after {self.time_used:.2f} s of CPU time")
 
     def _host_status(self) -> int:
