@@ -5,7 +5,8 @@ Where each limit is enforced:
 * **CPU time** (per agent per game, over import, ``__init__``, ``action`` and
   ``turn``): read from the agent's CPU clock after every call and every
   :data:`POLL_INTERVAL` while a call runs; the process is killed as soon as
-  the budget is spent.  ``RLIMIT_CPU`` set inside the process is a backstop.
+  the budget is spent.  ``RLIMIT_CPU`` set inside the process is a backstop
+  (at :data:`BACKSTOP_FACTOR` times the budget plus grace: see there).
 * **Wall-clock watchdog**: a call may last at most the remaining CPU time plus
   a grace, plus the time it waited for a CPU on a busy machine (and at most
   the per-call cap), which stops agents that sleep or block.
@@ -68,6 +69,12 @@ QUICK_CALL = 0.002
 #: The wall-clock watchdog forgives at most this many seconds of waiting for a CPU per CPU second a call
 #: used: up to 11 runnable processes a core (e.g. 22 games at once on 2 cores) an honest agent is not stopped.
 WAIT_PER_CPU_SECOND = 10.0
+#: The kernel's ``RLIMIT_CPU`` backstop is this many times (budget + grace).  The kernel checks that
+#: limit against CPU time sampled at each timer tick, which on a busy machine runs ahead of the
+#: scheduler's exact count that the referee reads: 13 % ahead under 12 polling processes on 2 cores
+#: (``benchmarks/tick_skew.py``), and at 185 s it SIGKILLed honest agents at 175 s of real CPU.  The
+#: referee's own check stops agents at the exact budget; the backstop is for a referee that stopped.
+BACKSTOP_FACTOR = 2
 #: Agent output kept per call and in total (the rest is counted, not kept).
 OUTPUT_PER_CALL = 64 * 1024
 OUTPUT_TAIL = 4 * 1024
@@ -218,7 +225,7 @@ class HostedAgent:
         cmd_r, self._cmd_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         self._out_r, out_w = os.pipe()
-        cpu_hard = (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
+        cpu_hard = BACKSTOP_FACTOR * (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
         env = dict(os.environ if self.env is None else self.env)
         env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
         referee_path = _referee_path() if self.cwd is not None else None
@@ -573,7 +580,7 @@ class HostedAgent:
                 f"the kernel stopped it at its memory cap (limit {limit:g} MB); "
                 f"peak seen {self.peak_memory_mb:.1f} MB",
             )
-        # The CPU at its death tells a kill by the kernel's RLIMIT_CPU backstop (limit + grace) from one from outside.
+        # The CPU at its death tells a kill by the kernel's RLIMIT_CPU backstop from one from outside.
         if self.monitor is not None:  # ready: the baselines are taken (a process can die before that)
             used = self.cgroup.cpu() if self.cgroup is not None else self.monitor.cpu()
             self.time_used = max(self.time_used, used - self.cpu_base)

@@ -92,6 +92,13 @@ class CpuLoop(Plays):
             pass
 
 
+class ReportsItsCpuLimit(Plays):
+    def action(self, **referee):
+        import resource
+
+        raise RuntimeError(f"RLIMIT_CPU {resource.getrlimit(resource.RLIMIT_CPU)}")
+
+
 class SlowOnABusyMachine(Plays):
     """Honest but slow: its first action spends 1.2 s of CPU; the next one
     fails on purpose, saying how long (wall-clock) the first one took."""
