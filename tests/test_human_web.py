@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -384,7 +385,11 @@ def test_infinitron_is_played_by_typed_commands_in_a_real_browser(browser):
         assert seat.get("/api/state")["actions"] == ["DEFINE(3, 2, 1, MELEE, NONE)"]
         page.fill("#command-text", "end_turn")
         page.press("#command-text", "Enter")
-        state = seat.get("/api/state?wait=1")  # the agent's whole turn
+        # Sent by the page (on a busy machine not at once), then the agent's whole turn.
+        deadline = time.monotonic() + WAIT
+        while "END_TURN" not in seat.get("/api/state")["actions"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        state = seat.get("/api/state?wait=1")
         assert state["turn"] == "RED" and state["actions"][-1] == "END_TURN" and len(state["actions"]) > 2
         settled(page, len(state["actions"]))
         moves = page.locator("#moves li").all_inner_texts()
