@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .agent_text import inert_line
 from .arguments import ArgumentParser
 from .games import load_game
 from .match import AgentEntry
@@ -200,7 +201,7 @@ class TerminalReplay:
         red, blue = AgentEntry(record.red, record.red_name), AgentEntry(record.blue, record.blue_name)
         self.observer.started(self.game, self.state, red, blue)
         if self.warning:
-            self.observer.emit(0, f"WARNING: {self.warning}")
+            self.observer.emit(0, f"WARNING: {inert_line(self.warning)}")  # it quotes the record's reason
         if not record.actions:
             self.finish()
 
@@ -234,9 +235,11 @@ class TerminalReplay:
         record, observer = self.record, self.observer
         for color, error in (record.error or {}).items():
             if error:
-                observer.emit(1, f"{color} agent failed ({error.get('kind')}): {error.get('message')}")
+                # The agent's message (and, in an edited record, anything here) is shown inert, on one line.
+                kind, message = inert_line(str(error.get("kind"))), inert_line(str(error.get("message")))
+                observer.emit(1, f"{inert_line(str(color))} agent failed ({kind}): {message}")
         if self.warning:
-            observer.emit(0, f"WARNING: {self.warning}")
+            observer.emit(0, f"WARNING: {inert_line(self.warning)}")
         observer.finished(record, self.state)
 
     def play_on(self) -> None:

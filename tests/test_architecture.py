@@ -24,6 +24,7 @@ COMMANDS = {
 ALLOWED: dict[str, set[str]] = {
     "referee.games": set(),
     "referee.limits": set(),
+    "referee.agent_text": set(),
     **{part: {"referee.games", "referee.game"} for part in COMPAT},
     "referee.hosting": {"referee.games", "referee.game.player", "referee.limits"},
     "referee.match": {
@@ -33,12 +34,14 @@ ALLOWED: dict[str, set[str]] = {
     "referee.records": {"referee.games", "referee.hosting.failures"},
     "referee.render": {
         "referee.games", "referee.records", "referee.match", "referee.hosting.failures", "referee.hosting.process",
+        "referee.agent_text",
     },
     "referee.tournament": {
         "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
         "referee.arguments", "referee.termination", "referee.hosting.sandbox", "referee.hosting.failures",
+        "referee.agent_text",
     },
-    "referee.search": {"referee.games", "referee.arguments"},
+    "referee.search": {"referee.games", "referee.arguments", "referee.agent_text"},
     "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},
 }
 

@@ -25,6 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
+from ..agent_text import inert_line
 from ..arguments import ArgumentParser
 from ..games import game_class, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
@@ -170,8 +171,8 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
                     raise session.failure
                 session.agent_move()
             except AgentFailure as failure:
-                message = f"{agent_name} agent: {failure.message}"
-                print(f"* referee @ {message}", flush=True)
+                message = f"{agent_name} agent: {failure.message}"  # kept as it is in the record
+                print(f"* referee @ {inert_line(message)}", flush=True)
                 error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
                          "output_tail": failure.output or None}
                 record = session.record(human, failure.reason, message, error)
@@ -218,7 +219,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
                 except AgentFailure as failure:  # told of the move, the agent failed: it forfeits
                     session.failure = failure
     session.close_agent()
-    print(f"* referee @ result: {record.message}", flush=True)
+    print(f"* referee @ result: {inert_line(record.message)}", flush=True)  # it may quote the agent
     try:
         Path(record_path).write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
@@ -290,7 +291,7 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
     except KeyboardInterrupt as interrupt:
         return report_stop(interrupt, "\n* referee @ {how}: no record (the agent was stopped)")
     except AgentFailure as failure:  # the agent failed while being started or told a move
-        print(f"* referee @ the agent failed: {failure.message}", file=sys.stderr)
+        print(f"* referee @ the agent failed: {inert_line(failure.message)}", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception:  # noqa: BLE001  a referee bug: say so
         print("* referee @ internal referee error:", file=sys.stderr)

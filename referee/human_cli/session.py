@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
+from ..agent_text import inert
 from ..games import load_game
 from ..games.base import CHANCE, PLAYER_NAMES, Action, GameState, NotationError
 from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolError
@@ -197,7 +198,10 @@ class Session:
         reply = self.agent.call({"op": "action", "kwargs": self._kwargs()})
         output = self.agent.take_output()
         if output.strip():
-            self.say(output.rstrip())
+            # Inert, and each line after the agent's colour, as in a refereed game: a line it prints
+            # cannot pass for the referee's (``* referee @ result: ...``) nor move the cursor.
+            label = PLAYER_NAMES[self.agent_color]
+            self.say("\n".join(f"  {label} | {line}" for line in inert(output.rstrip()).splitlines()))
         if reply.action is None:
             raise AgentProtocolError("the reply to action() carried no action")
         try:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..agent_text import inert_line
 from ..games.base import CHANCE, PLAYER_NAMES, Action
 from ..hosting.failures import AgentFailure
 from ..records import UNFINISHED, GameRecord
@@ -285,8 +286,8 @@ class Table:
         assert agent_color is not None
         name = PLAYER_NAMES[agent_color]
         message = f"{name} agent: {failure.message}"
-        self.notice = message
-        self._say(f"* referee @ {message}")
+        self.notice = message  # the page shows it as text (escaped there)
+        self._say(f"* referee @ {inert_line(message)}")  # the terminal: the agent's message, inert
         error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
                  "output_tail": failure.output or None}
         self._finish(session, PLAYER_NAMES[1 - agent_color], failure.reason, message, error)
@@ -309,7 +310,7 @@ class Table:
         self.record = session.record(winner, reason, message, error)
         if self.worker is None:
             session.close_agent()
-        self._say(f"* referee @ result: {message}")
+        self._say(f"* referee @ result: {inert_line(message)}")  # it may quote the agent
         self.changed.notify_all()
         if self.args.record:
             try:

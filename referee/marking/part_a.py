@@ -55,6 +55,7 @@ from typing import Any
 
 import yaml
 
+from ..agent_text import inert
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
 from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
@@ -230,7 +231,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def _tail(text: str, lines: int = STDERR_TAIL) -> str:
-    kept = text.rstrip().splitlines()[-lines:]
+    """The last lines of what the program printed, inert and indented (none passes for the feedback's own)."""
+    kept = inert(text).rstrip().splitlines()[-lines:]
     return "\n".join("    " + line for line in kept)
 
 

@@ -79,6 +79,7 @@ from typing import Any
 
 import yaml
 
+from ..agent_text import inert, inert_line
 from ..games import game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
@@ -496,7 +497,9 @@ def opponent_problems(scheme: Scheme, submission: Path) -> list[str]:
         entry = AgentEntry(opponent.spec, opponent.name, opponent.options)
         problem = check_agent(entry, _settings(scheme, submission, scheme.seed, {}))
         if problem:
-            problems.append(f"{scheme.path}: opponents[{index}]: {opponent.name} cannot be loaded: {problem}")
+            problems.append(
+                f"{scheme.path}: opponents[{index}]: {opponent.name} cannot be loaded: {inert_line(problem)}"
+            )
     return problems
 
 
@@ -521,16 +524,18 @@ def _local_command(scheme: Scheme, game: Game) -> str:
 def _story(scheme: Scheme, game: Game, games_file: Path) -> str:
     """What happened in one game that was not a win, and how to see it again."""
     if game.record is None:
-        return f"Game {game.index} was not played: the grader failed ({game.failure}); it does not count."
+        failed = inert(game.failure or "")  # the grader's own traceback; inert all the same
+        return f"Game {game.index} was not played: the grader failed ({failed}); it does not count."
     record = game.record
     reason = game.lost_by or record.reason
     outcome = "Drew" if record.winner is None else "Lost"
     words = f" ({VERDICT_WORDS[reason]})" if reason in VERDICT_WORDS and game.lost_by else ""
     error = record.error.get(game.color)
     detail = error.get("message") if isinstance(error, dict) else None
+    # The agent's own message, in feedback shown on Gradescope and the console: one inert line.
     text = (
         f"{outcome} game {game.index} as {game.color} by {reason}{words} after {record.turns} turns: "
-        f"{detail or record.message}."
+        f"{inert_line(str(detail or record.message))}."
     )
     return (
         f"{text}\n  Replay it: python -m referee replay {shlex.quote(str(games_file))} --game-index {game.index}\n"
@@ -578,7 +583,7 @@ def check_tests(scheme: Scheme, games: list[Game], games_file: Path, load_error:
         worth = scheme.checks[check]
         if load_error is not None:
             output = (
-                f"Your agent could not be loaded, so it played no game: {load_error}"
+                f"Your agent could not be loaded, so it played no game: {inert_line(load_error)}"
                 if check == "plays_legally" else "Not tested: your agent could not be loaded."
             )
             results.append(TestResult(title, 0, worth, output, scheme.visibility))

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.agent_text import csv_cell, inert_line
 from referee.arguments import ArgumentParser
 from referee.marking.gradescope import as_number, problems
 
@@ -111,12 +112,13 @@ def columns(submissions: list[Submission]) -> list[Column]:
 
 
 def write_csv(submissions: list[Submission], tests: list[str], path: Path) -> None:
+    """``marks.csv``; names (folders) and test names (from files a submission's run wrote) as safe cells."""
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow(["name", "total", *tests])
+        writer.writerow([csv_cell(cell) for cell in ["name", "total", *tests]])
         for submission in submissions:
             writer.writerow([
-                submission.name, as_number(submission.total),
+                csv_cell(submission.name), as_number(submission.total),
                 *(as_number(submission.scores[t]) if t in submission.scores else "" for t in tests),
             ])
 
@@ -203,7 +205,7 @@ def summary_table(cols: list[Column]) -> str:
     from tabulate import tabulate
 
     rows = [
-        [col.name, as_number(col.max_score), as_number(round(col.mean, 2)), as_number(col.median),
+        [inert_line(col.name), as_number(col.max_score), as_number(round(col.mean, 2)), as_number(col.median),
          f"{col.full_marks}/{len(col.scores)}"]
         for col in cols
     ]
@@ -234,7 +236,7 @@ def main(argv: list[str]) -> int:
         else:
             submissions.append(read)
     for name, reason in skipped:
-        print(f"autograde report: left out {name}: {reason}", file=sys.stderr)
+        print(f"autograde report: left out {inert_line(name)}: {inert_line(reason)}", file=sys.stderr)
     if not submissions:
         where = " ".join(map(str, args.folders))
         why = f"none of the {len(found)} {RESULTS_NAME} files could be used" if found else f"no {RESULTS_NAME} found"

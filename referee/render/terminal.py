@@ -8,6 +8,12 @@ is always ``* referee @ result: ...``.
 * 2: + the board after each action, and what the agents printed (students
   debug with ``print``), each line prefixed with the agent's colour;
 * 3: + each call's CPU time, wall time and memory.
+
+Whatever an agent controls (what it printed, its failure's message and
+traceback, a record's names and error text) is shown inert
+(:mod:`referee.agent_text`): its control characters escaped, and each of
+its lines after a prefix of the referee's, so none can pass for a
+``* referee @`` line.
 """
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ import sys
 import time
 from typing import TextIO
 
+from ..agent_text import inert, inert_line
 from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
 from ..hosting.failures import AgentFailure
 from ..hosting.process import CallStats
@@ -30,21 +37,25 @@ _RESET = "\033[0m"
 
 
 def result_line(record: GameRecord) -> str:
-    """The last line: who won, or draw, and why."""
+    """The last line: who won, or draw, and why (the reason and the agent's message made inert)."""
+    # A replayed record may have been edited: its reason is shown as inert as the agent's message.
+    reason = inert_line(record.reason)
     if record.winner is None:
-        return f"result: draw ({record.reason})"
+        return f"result: draw ({reason})"
     if record.forfeit:
-        return f"result: {record.winner} wins ({record.loser} {record.reason}: {_first_line(_error_message(record))})"
-    return f"result: {record.winner} wins ({record.reason})"
+        return f"result: {record.winner} wins ({record.loser} {reason}: {_first_line(_error_message(record))})"
+    return f"result: {record.winner} wins ({reason})"
 
 
 def _error_message(record: GameRecord) -> str:
     error = record.error.get(record.loser or "") or {}
-    return error.get("message") or ""
+    return str(error.get("message") or "")
 
 
 def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
+    """The first line of an agent's message, inert (escaped first: a ``\\r`` stays in the line, shown)."""
+    text = inert(text).strip()
+    line = text.splitlines()[0] if text else ""
     return line if len(line) <= 200 else line[:197] + "..."
 
 
@@ -94,7 +105,9 @@ class ConsoleObserver(MatchObserver):
     def started(self, game: Game, state: GameState, red: AgentEntry, blue: AgentEntry) -> None:
         self.count_word = "turn" if game.one_action_per_turn else "action"
         red_name, blue_name = self.color("RED"), self.color("BLUE")
-        self.emit(1, f"playing {game.name}: {red_name} is {red.display_name}, {blue_name} is {blue.display_name}")
+        # A replay's names come from a record, which may have been edited.
+        red_shown, blue_shown = inert_line(red.display_name), inert_line(blue.display_name)
+        self.emit(1, f"playing {game.name}: {red_name} is {red_shown}, {blue_name} is {blue_shown}")
 
     def action(self, color: int, text: str, state: GameState) -> None:
         self.emit(1, self.action_line(color, text, state))
@@ -118,6 +131,7 @@ class ConsoleObserver(MatchObserver):
     def action_line(self, color: int, text: str, state: GameState) -> str:
         """``turn N: RED plays action ...`` (or chance's), N being the actions applied so far."""
         label = f"{self.count_word} {state.move_count}"
+        text = inert_line(text)  # a replay shows the record's text, which the game's parser accepted, not wrote
         if color == CHANCE:
             return f"{label}: chance: {text}"
         return f"{label}: {self.color(PLAYER_NAMES[color])} plays action {text}"
@@ -132,22 +146,31 @@ class ConsoleObserver(MatchObserver):
         self.output(color, output)
 
     def output(self, color: int, output: str) -> None:
-        """What the agent printed (bounded by the host: 64 KB a call), a line each, after its colour."""
+        """What the agent printed (bounded by the host: 64 KB a call), a line each, after its colour.
+
+        Made inert first, so its only line breaks are its newlines: each of
+        its lines starts with the label, whatever it printed (``\\r``, an
+        erase-line, a cursor move: shown escaped).
+        """
         if self.verbosity < 2:
             return
         label = self.color(PLAYER_NAMES[color])
-        for line in output.splitlines():
+        for line in inert(output).splitlines():
             self.emit(2, f"  {label} | {line}", prefix=False)
 
     def failed(self, color: int, failure: AgentFailure) -> None:
         name = self.color(PLAYER_NAMES[color])
-        self.emit(1, f"{name} agent failed ({failure.reason}): {failure.message}")
+        # The message is one line (a newline in it would start a line of its own, after the referee's prefix);
+        # the traceback keeps its lines, each indented, so none starts like the referee's.
+        self.emit(1, f"{name} agent failed ({failure.reason}): {inert_line(failure.message)}")
         if failure.traceback:
-            self.emit(1, "\n".join("  " + line for line in failure.traceback.rstrip().splitlines()), prefix=False)
+            lines = inert(failure.traceback).rstrip().splitlines()
+            self.emit(1, "\n".join("  " + line for line in lines), prefix=False)
 
     def finished(self, record: GameRecord, state: GameState) -> None:
+        reason = inert_line(record.reason)
         if record.winner is None:
-            self.emit(1, f"game over, draw ({record.reason})")
+            self.emit(1, f"game over, draw ({reason})")
         else:
-            self.emit(1, f"game over, winner is {self.color(record.winner)} ({record.reason})")
+            self.emit(1, f"game over, winner is {self.color(record.winner)} ({reason})")
         self.emit(0, result_line(record))

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from tabulate import tabulate
 
+from ..agent_text import inert
 from .board import ActionLineError, Cells, parse_spread_line
 from .replay import Verdict, check_sequence
 
@@ -166,7 +167,8 @@ def judge(board: str, cells: Cells, run: ProgramRun, optimum: int | None, optimu
     if run.timed_out:
         notes.append(f"killed at the time limit ({run.seconds:.1f} s)")
     elif run.exit_status:
-        last = run.stderr.strip().splitlines()[-1:] or [""]
+        # The program's own text, in a note shown on the console: its last line, inert.
+        last = inert(run.stderr).strip().splitlines()[-1:] or [""]
         notes.append(f"exit status {run.exit_status}" + (f": {last[0][:80]}" if last[0] else ""))
     if not verdict.valid:
         if isinstance(parsed, list) and not parsed:

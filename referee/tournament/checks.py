@@ -22,6 +22,7 @@ import shlex
 from dataclasses import dataclass
 from collections.abc import Iterable
 
+from ..agent_text import inert_line
 from ..records import GameRecord
 from .aggregate import GameSummary
 from .journal import GamesFile, JournalError
@@ -160,7 +161,8 @@ def refusal(games: GamesFile, bad: Iterable[BadLine], repair_hint: str) -> Recor
     """The error listing the first :data:`SHOWN` bad lines and the command that deletes them."""
     bad = tuple(sorted(bad, key=lambda b: b.line))
     shown = bad[:SHOWN]
-    lines = [f"{games.path}:{b.line}: {b.problem}" for b in shown]
+    # A problem quotes the line's record (names, reason), which whatever wrote the line controls: one inert line.
+    lines = [f"{games.path}:{b.line}: {inert_line(b.problem)}" for b in shown]
     if len(bad) > len(shown):
         lines.append(f"... and {len(bad) - len(shown)} more lines (the next run lists them)")
     script = ";".join(f"{b.line}d" for b in shown)

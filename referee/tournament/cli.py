@@ -19,6 +19,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..agent_text import inert, inert_line
 from ..arguments import ArgumentParser
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
@@ -88,9 +89,13 @@ def _error(message: str) -> int:
 
 
 def _config_errors(problems: list[str]) -> int:
-    """Every problem of a config or run, one 'error:' line each (all of them at once, so one edit fixes them)."""
+    """Every problem of a config or run, one 'error:' line each (all of them at once, so one edit fixes them).
+
+    A problem may quote an agent (its load error; the lineup makes that part
+    one line) or a games.jsonl line: shown inert.
+    """
     for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {inert(problem)}", file=sys.stderr)
     if len(problems) > 1:
         print(f"{len(problems)} problems; nothing was played.", file=sys.stderr)
     return EXIT_USAGE
@@ -110,7 +115,8 @@ class _Console(RunObserver):
 
     def broken(self, agent: BrokenAgent) -> None:
         fate = "kept in: it forfeits its games" if agent.kept else "left out"
-        print(f"{agent.folder}: {fate}: {agent.message}", file=sys.stderr)
+        # The folder's name and its load error are its author's: one inert line.
+        print(f"{inert_line(agent.folder)}: {fate}: {inert_line(agent.message)}", file=sys.stderr)
 
     def shipped(self, bundle: AgentBundle) -> None:
         print(f"shipped {bundle.describe()} to the Dask workers", file=sys.stderr)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from tqdm import tqdm
 
+from ..agent_text import inert_line
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from ..termination import kill_child_sessions
@@ -181,9 +182,10 @@ def build_lineup(
         if failure is None:
             kept.append(candidate.entry)
         elif source is None:
+            # The agent's load error on one inert line: a newline in it would pass for a problem of its own.
             errors.append(
                 f"{candidate.where}: agent {candidate.entry.display_name!r} ({candidate.entry.spec}) "
-                f"cannot be loaded: {failure}"
+                f"cannot be loaded: {inert_line(failure)}"
             )
         else:
             keep = source.on_error == "forfeit"
@@ -203,7 +205,7 @@ def build_lineup(
         # Nothing is played, so no report lists them: say here why each one is out.
         raise ConfigError(
             f"{config.where('agents')}: a tournament needs at least two agents; {len(kept)} can play{why}",
-            *(f"{b.folder}: left out: {b.message}" for b in left_out),
+            *(f"{inert_line(b.folder)}: left out: {inert_line(b.message)}" for b in left_out),
         )
 
     if config.format in ("swiss", "ladder", "knockout") and len(kept) < 3:

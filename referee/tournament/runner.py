@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 
 from tqdm import tqdm
 
+from ..agent_text import inert
 from ..match import play_match
 from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
@@ -314,8 +315,10 @@ knockout plan by what its bracket can pair (a round, or level ties' extra games)
                 for finished in executor.run(play, jobs):
                     if finished.record is None:
                         summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
+                        # The referee's own traceback; shown inert all the same, as it may quote an agent.
                         bar.write(
-                            f"game {finished.job.index} failed in the referee itself (not recorded):\n{finished.error}"
+                            f"game {finished.job.index} failed in the referee itself (not recorded):\n"
+                            f"{inert(finished.error or '')}"
                         )
                         continue
                     note = folder.record(finished.record)

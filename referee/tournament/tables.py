@@ -1,4 +1,11 @@
-"""Results as tables: on screen (tabulate), and as CSV and Markdown files."""
+"""Results as tables: on screen (tabulate), and as CSV and Markdown files.
+
+Text cells are shown inert (:mod:`referee.agent_text`): a discovered
+folder's name and its load error are the agent author's text.  On screen
+and in Markdown a cell is one line with its control characters escaped
+(and in Markdown ``|`` escaped); in CSV a text cell that a spreadsheet
+would read as a formula gets a leading ``'``.
+"""
 from __future__ import annotations
 
 import csv
@@ -11,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from tabulate import tabulate
 
+from ..agent_text import csv_cell, inert_line, markdown_cell
 from ..records import memory_text
 from .aggregate import Results
 from .sprt import ELO_MODEL, SprtSettings
@@ -31,9 +39,16 @@ TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed",
 
 
 def _tabulate(table: Table, style: str) -> str:
-    """Numbers right-aligned; formatted as given (no re-parsing of "+12.0" or "3/4")."""
+    """Numbers right-aligned; formatted as given (no re-parsing of "+12.0" or "3/4").
+
+    Every text cell and header (the crosstable's are agent names) one inert
+    line; for Markdown (``github``) also with ``|`` escaped.
+    """
     align = ["left" if h in TEXT_COLUMNS else "right" for h in table.headers]
-    return tabulate(table.rows, table.headers, tablefmt=style, disable_numparse=True, colalign=align)
+    shown = markdown_cell if style == "github" else inert_line
+    headers = [shown(h) for h in table.headers]
+    rows = [[shown(cell) if isinstance(cell, str) else cell for cell in row] for row in table.rows]
+    return tabulate(rows, headers, tablefmt=style, disable_numparse=True, colalign=align)
 
 
 def _elo(value: float | None) -> str:
@@ -195,7 +210,7 @@ class LeftOut:
 
     @property
     def one_line(self) -> str:
-        # Messages may carry newlines; a table cell or a console line wants one line.
+        """The error on one line (a table cell or a console line wants one), not yet made inert."""
         return re.sub(r"\s*\n\s*", " ", self.error.strip())
 
 
@@ -238,13 +253,14 @@ def left_out_text(left_out: Sequence[LeftOut]) -> str | None:
     if not left_out:
         return None
     lines = [f"{LEFT_OUT_TITLE}: {len(left_out)} discovered folder{'s' if len(left_out) != 1 else ''}"]
-    lines += [f"  {b.folder} ({b.status}): {b.one_line}" for b in left_out]
+    # The folder's name and its error are its author's: shown inert, one line each.
+    lines += [f"  {inert_line(b.folder)} ({b.status}): {inert_line(b.one_line)}" for b in left_out]
     return "\n".join(lines)
 
 
 def _code(text: object) -> str:
-    """``text`` as a Markdown code span inside a table cell."""
-    return "`" + str(text).replace("`", "'").replace("|", "\\|") + "`"
+    """``text`` as a Markdown code span inside a table cell (one inert line, no backtick to end the span)."""
+    return "`" + markdown_cell(text).replace("`", "'") + "`"
 
 
 def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
@@ -254,7 +270,7 @@ def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
     table = left_out_table(left_out)
     # Folders and errors as code, or __init__.py would render as a bold "init"; a '|' would end its cell.
     rows = [
-        [_code(folder), name, status, _code(error)] for folder, name, status, error in table.rows
+        [_code(folder), markdown_cell(name), status, _code(error)] for folder, name, status, error in table.rows
     ]
     text = tabulate(rows, table.headers, tablefmt="github", disable_numparse=True)
     return [f"## {table.title}", "", f"**{LEFT_OUT_NOTE}**", "", text, ""]
@@ -342,8 +358,8 @@ def write_files(
         path = folder / f"{table.stem}.csv"
         with open(path, "w", newline="", encoding="utf-8") as file:
             writer = csv.writer(file)
-            writer.writerow(table.headers)
-            writer.writerows(table.rows)
+            writer.writerow([csv_cell(h) for h in table.headers])
+            writer.writerows([csv_cell(cell) for cell in row] for row in table.rows)
         written.append(path)
         markdown += ["", f"## {table.title}", ""]
         if table.stem == "swiss":
