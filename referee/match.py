@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import hashlib
-import os
 import random
 import re
 import secrets
@@ -23,6 +22,8 @@ from collections.abc import Mapping
 from . import __version__
 from .games import load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
+from .hosting.agent_host import reserved_name
+from .hosting.environment import agent_environment
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
 from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
@@ -99,6 +100,9 @@ def spec_problem(spec: str, workdir: Path) -> str | None:
         module, _ = parse_spec(spec)
     except SpecError as exc:
         return str(exc)
+    reserved = reserved_name(module)
+    if reserved:
+        return f"{spec!r} cannot be an agent: {reserved}"
     workdir = Path(workdir)
     folder, found = locate_module(workdir, module)
     parts = module.split(".")
@@ -159,6 +163,9 @@ class MatchSettings:
     #: ``auto`` (sealed where this machine can), ``required`` or ``off``
     #: (referee.hosting.sandbox); ``required`` raises SandboxUnavailable.
     sandbox: str = "auto"
+    #: Environment variables of the referee's that agents inherit, beyond the
+    #: few they always get (referee.hosting.environment; ``--pass-env``).
+    pass_env: tuple[str, ...] = ()
 
 
 class MatchObserver:
@@ -202,8 +209,10 @@ def _error_entry(failure: AgentFailure) -> dict[str, Any]:
     }
 
 
-def _agent_env(seed: int | None, color: int) -> dict[str, str]:
-    env = dict(os.environ)
+def agent_env(settings: MatchSettings, sandbox: Sandbox, color: int) -> dict[str, str]:
+    """The environment of an agent's process (referee.hosting.environment), seeded."""
+    env = agent_environment(sandbox.namespaces, settings.pass_env)
+    seed = settings.seed
     if seed is not None:
         # Reproducible set/dict-of-str order inside seeded agents, different per colour.
         env["PYTHONHASHSEED"] = str((seed * 2 + color) % 4294967296)
@@ -293,7 +302,7 @@ class _Match:
                     self.game.name,
                     dict(self.settings.game_options),
                     limits,
-                    env=_agent_env(self.settings.seed, color),
+                    env=agent_env(self.settings, self.sandbox, color),
                     cwd=self.settings.agent_dir,
                     sandbox=self.sandbox,
                 )
@@ -462,9 +471,10 @@ def check_agent(entry: AgentEntry, settings: MatchSettings) -> str | None:
     except SpecError as exc:
         return str(exc)
     game = load_game(settings.game, **dict(settings.game_options))
+    sandbox = resolve(settings.sandbox)
     agent = HostedAgent(
         "RED", module, class_name, game.name, dict(settings.game_options), settings.limits,
-        cwd=settings.agent_dir, sandbox=resolve(settings.sandbox),
+        env=agent_env(settings, sandbox, RED), cwd=settings.agent_dir, sandbox=sandbox,
     )
     try:
         agent.start()

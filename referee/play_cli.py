@@ -17,6 +17,7 @@ from . import __version__
 from .games import game_class, game_names, registration
 from .arguments import ArgumentParser
 from .games.base import GameOptionError
+from .hosting.environment import check_names
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
 from .limits import DEFAULT_GRACE, Limits
 from .match import AgentEntry, MatchSettings, play_match, spec_problem
@@ -37,6 +38,13 @@ def _non_negative(kind: str):
         return value
 
     return convert
+
+
+def _variable_name(text: str) -> str:
+    try:
+        return check_names([text])[0]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _seed(text: str) -> int:
@@ -115,6 +123,11 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
         "--sandbox", choices=MODES, default="auto",
         help="seal each agent in namespaces and a cgroup, frozen between calls: auto (where this machine can; "
         "the default), required (refuse to play without it) or off (docs/referee.md, 'The sandbox')",
+    )
+    limits.add_argument(
+        "--pass-env", action="append", default=[], type=_variable_name, metavar="NAME",
+        help="pass the environment variable NAME on to the agents (repeatable); they get only a few "
+        "(docs/referee.md, 'What an agent's process inherits')",
     )
     show = parser.add_argument_group("output")
     show.add_argument(
@@ -239,10 +252,13 @@ def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
         seed=args.seed,
         sandbox=args.sandbox,
         chance_seed=args.chance_seed,
+        pass_env=tuple(args.pass_env),
     )
     if not sandbox.sealed:
         # Said where the operator looks, whatever the verbosity.
         print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
+    for weaker in sandbox.weaker():
+        print(f"* referee @ NOTE: agents are sealed, but weaker: {weaker}", file=sys.stderr)
     try:
         record = play_match(AgentEntry(args.red), AgentEntry(args.blue), settings, observer)
     except KeyboardInterrupt as interrupt:  # SIGTERM and SIGHUP too: the agents are stopped on the way out

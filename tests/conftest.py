@@ -23,6 +23,13 @@ REQUIRE_BROWSER = "REFEREE_REQUIRE_BROWSER"
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# Agents inherit only a few of the referee's environment variables
+# (referee/hosting/environment.py).  The test agents find their marker
+# (which also tells the tests which processes a game left behind) and their
+# flags in the environment: every referee the tests start passes them on,
+# as an operator would with REFEREE_PASS_ENV.
+os.environ["REFEREE_PASS_ENV"] = "REFEREE_TEST_PIDS,REFEREE_TEST_FLAG,REFEREE_TOURNAMENT_TEST_MARK"
+
 
 def browser_problems() -> list[str]:
     """What is missing for the browser tests (empty: nothing)."""

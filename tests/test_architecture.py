@@ -39,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "referee.tournament": {
         "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
         "referee.arguments", "referee.termination", "referee.hosting.sandbox", "referee.hosting.failures",
-        "referee.agent_text",
+        "referee.hosting.environment", "referee.agent_text",
     },
     "referee.search": {"referee.games", "referee.arguments", "referee.agent_text"},
     "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},

@@ -1,8 +1,10 @@
 """The program that runs inside an agent's process.
 
-    python -m referee.hosting.agent_host CMD_FD REPLY_FD GAME OPTIONS_JSON CPU_HARD_LIMIT
+    python -c HOST_BOOT referee.hosting.agent_host REFEREE_FOLDER SETTINGS_JSON   (see referee.hosting.process)
 
-It imports the game's agent-facing types (and its older protocol's adapter,
+SETTINGS_JSON names the command and reply pipes, the game and its options,
+the CPU backstop, the libraries' folders and, when the referee is root, the
+unprivileged user to become first.  It imports the game's agent-facing types (and its older protocol's adapter,
 if any: both named by the game's registration, so this module knows no
 game), says it is ready (the referee takes the memory baseline then), and
 serves the referee's calls: import and
@@ -13,9 +15,11 @@ nothing here has to be trusted.
 """
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
+import re
 import sys
 import traceback
 from importlib import import_module
@@ -106,9 +110,6 @@ def missing_class(module: Any, module_name: str, class_name: str) -> str:
     ``__init__.py`` does not import the class from the file that defines it
     is the other usual one.  Says which file defines the class, if one does.
     """
-    import difflib
-    import re
-
     message = f"{module_name} has no class {class_name}"
     folders = list(getattr(module, "__path__", None) or [])
     if folders:
@@ -182,6 +183,9 @@ class Host:
 
     def init(self, message: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         module_name, class_name = message["module"], message["class"]
+        reserved = reserved_name(module_name)
+        if reserved:
+            return failure("load", f"cannot import {module_name}: {reserved}")
         try:
             module = import_module(module_name)
         except BaseException as exc:  # noqa: BLE001
@@ -251,9 +255,49 @@ class Host:
         return OK
 
 
-def main(argv: list[str]) -> None:
-    cmd_fd, reply_fd, game_name, options_json, cpu_hard = argv
-    limit = float(cpu_hard)
+def drop_privileges(uid: int, gid: int) -> None:
+    """Become ``uid``/``gid`` for good (the referee runs as root; agents must not).
+
+    Switching every uid away from 0 clears the capabilities the sandbox left
+    for it.  The kernel then marks the process not dumpable, which would
+    hide its own /proc/self/fd from it; it is made dumpable again (with
+    ptrace refused by the sandbox's filter, that only gives /proc back).
+    """
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    import ctypes
+
+    PR_SET_DUMPABLE = 4
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+
+
+#: Top-level names an agent's package may not have: the host imports the
+#: standard library before the agent, so a package of that name would either
+#: be shadowed by the module or (had it been imported first) shadow it.
+RESERVED = frozenset(sys.stdlib_module_names) | {"site", "sitecustomize", "usercustomize"}
+
+
+def reserved_name(module_name: str) -> str | None:
+    """Why an agent cannot be imported as ``module_name`` (its top-level name is Python's), or None."""
+    top = module_name.split(".")[0]
+    if top not in RESERVED:
+        return None
+    what = "a module Python imports at start-up" if top.endswith("customize") or top == "site" else (
+        "a module of Python's standard library"
+    )
+    return (
+        f"the agent's top-level package is named {top!r}, the name of {what}; "
+        f"rename its folder (e.g. {top}_agent/) and name it by the new name"
+    )
+
+
+def main(settings_json: str) -> None:
+    """Serve the referee on the pipes ``settings_json`` names, then end the process."""
+    settings = json.loads(settings_json)
+    if settings.get("uid") is not None:
+        drop_privileges(settings["uid"], settings["gid"])
+    limit = float(settings["cpu_hard"])
     if limit > 0:
         import resource
 
@@ -261,18 +305,22 @@ def main(argv: list[str]) -> None:
         # even if the referee's own watch were somehow delayed.
         seconds = math.ceil(limit)
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
-    channel = Channel(int(cmd_fd), int(reply_fd))
-    host = Host(game_name, json.loads(options_json))
+    channel = Channel(settings["cmd_fd"], settings["reply_fd"])
+    # The game's modules are the referee's: imported with the working
+    # directory last on the path (a plug-in game may live there), so that
+    # nothing in it stands in for a module of Python's.
+    here = os.getcwd()
+    sys.path.append(here)
+    host = Host(settings["game"], settings["options"])
+    sys.path.remove(here)
+    # The agent then finds its folder first and the operator's libraries next, as in a plain Python.
+    sys.path[:0] = [here, *settings["libraries"]]
     channel.send({"ready": True})
     while True:
         message = channel.read()
         if message is None:
-            return
+            break
         channel.send(host.handle(message))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
     # Skip interpreter teardown: agent threads or atexit hooks must not keep
     # the process alive once the referee has closed the channel.
     os._exit(0)

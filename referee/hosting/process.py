@@ -28,7 +28,6 @@ import json
 import os
 import select
 import signal
-import site
 import subprocess
 import sys
 import time
@@ -50,15 +49,21 @@ from .failures import (
 )
 from ..limits import Limits
 from .monitor import MB, ProcessMonitor, children_of, descendants_of, session_members
+from . import seccomp
+from .environment import agent_environment, library_path
 from .sandbox import (
+    AGENT_GID,
     MEMORY_CAP_SLACK,
+    REFEREE_ROOT,
     UNSEALED,
     Cgroup,
     Sandbox,
+    become_subreaper,
     bwrap_command,
     enter_cgroup_command,
     new_cgroup,
     probe,
+    reap_orphan,
 )
 
 #: How often a running call is checked against the limits, in seconds.
@@ -80,6 +85,16 @@ OUTPUT_PER_CALL = 64 * 1024
 OUTPUT_TAIL = 4 * 1024
 #: How long the interpreter may take to start, before the agent is imported (not a user limit).
 START_TIMEOUT = 60.0
+#: The agent's interpreter runs this (``python -c HOST_BOOT referee.hosting.agent_host FOLDER SETTINGS``; the
+#: module's name is there for ``ps``): ``referee`` is imported from FOLDER (this referee's), and nothing from the
+#: working directory (the agent's folder), which ``-c`` would put first on the path.
+HOST_BOOT = (
+    "import sys\n"
+    "if sys.path[:1] == ['']: del sys.path[0]\n"
+    "sys.path.insert(0, sys.argv[2])\n"
+    "from referee.hosting.agent_host import main\n"
+    "main(sys.argv[3])\n"
+)
 
 
 @dataclass(frozen=True)
@@ -136,20 +151,6 @@ class _Watchdog:
         return min(self.waiting(monitor), WAIT_PER_CPU_SECOND * max(0.0, call_cpu))
 
 
-def _referee_path() -> str | None:
-    """The folder this process imports ``referee`` from, if a child started elsewhere needs it on its path.
-
-    An agent's process imports ``referee.hosting.agent_host`` before the
-    agent.  Started in another folder (``cwd``), it no longer finds a
-    ``referee`` that this process found through its own working directory
-    (an uninstalled checkout); one found in site-packages or through an
-    installed (editable) package it finds as before.
-    """
-    root = Path(__file__).absolute().parents[2]  # as found: a symlinked package stays a path of its own
-    installed = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    return None if root.resolve() in installed else str(root)
-
-
 def _crash_message(returncode: int) -> str:
     if returncode < 0:
         try:
@@ -190,6 +191,7 @@ class HostedAgent:
         self.sandbox = sandbox
         self.cgroup: Cgroup | None = None
         self.host_pid: int | None = None  # the agent's interpreter (inside bwrap: not proc.pid)
+        self._sandbox_init: int | None = None  # bwrap's init in the agent's PID namespace
         self._awake = True
         self.proc: subprocess.Popen[bytes] | None = None
         self.monitor: ProcessMonitor | None = None
@@ -226,27 +228,26 @@ class HostedAgent:
         self._reply_r, reply_w = os.pipe()
         self._out_r, out_w = os.pipe()
         cpu_hard = BACKSTOP_FACTOR * (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
-        env = dict(os.environ if self.env is None else self.env)
+        env = agent_environment(self.sandbox.namespaces) if self.env is None else dict(self.env)
         env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
-        referee_path = _referee_path() if self.cwd is not None else None
-        if referee_path:
-            # After what is there: the agent's folder (its working directory) still comes first.
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), referee_path]))
-        command = [
-            sys.executable,
-            "-m",
-            "referee.hosting.agent_host",
-            str(cmd_r),
-            str(reply_w),
-            self.game,
-            json.dumps(self.game_options),
-            str(cpu_hard),
-        ]
+        # The host puts the libraries on the agent's import path itself, once
+        # its own imports are done (they cannot be shadowed by a library's).
+        libraries = library_path(env)
+        env.pop("PYTHONPATH", None)
+        drops_to = self.sandbox.drops_to
+        settings = {
+            "cmd_fd": cmd_r, "reply_fd": reply_w, "game": self.game, "options": self.game_options,
+            "cpu_hard": cpu_hard, "uid": drops_to, "gid": AGENT_GID if drops_to is not None else None,
+            "libraries": libraries,
+        }
+        command = [sys.executable, "-c", HOST_BOOT, "referee.hosting.agent_host", str(REFEREE_ROOT.parent),
+                   json.dumps(settings)]
+        passed = [cmd_r, reply_w]
         try:
-            command = self._sealed(command, env)
+            command = self._sealed(command, libraries, passed)
             self.proc = subprocess.Popen(
                 command,
-                pass_fds=(cmd_r, reply_w),
+                pass_fds=passed,
                 stdin=subprocess.DEVNULL,
                 stdout=out_w,
                 stderr=out_w,
@@ -255,7 +256,7 @@ class HostedAgent:
                 cwd=self.cwd,
             )
         finally:
-            for fd in (cmd_r, reply_w, out_w):
+            for fd in (*passed, out_w):
                 os.close(fd)
         for fd in (self._reply_r, self._out_r):
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
@@ -263,18 +264,26 @@ class HostedAgent:
         self._poller.register(self._reply_r, select.POLLIN)
         self._poller.register(self._out_r, select.POLLIN)
 
-    def _sealed(self, command: list[str], env: dict[str, str]) -> list[str]:
-        """``command`` wrapped in the sandbox's namespaces and cgroup."""
+    def _sealed(self, command: list[str], libraries: list[str], passed: list[int]) -> list[str]:
+        """``command`` wrapped in the sandbox's namespaces and cgroup; adds the fds it needs to ``passed``."""
         if self.sandbox.namespaces:
             from ..games import game_modules
 
             bwrap = probe().bwrap
             assert bwrap is not None, "resolve() hands out namespaces only where bwrap works"
+            become_subreaper()
+            filter_fd = None
+            if self.sandbox.seccomp:
+                code = seccomp.program()
+                assert code is not None, "resolve() filters system calls only where a filter exists"
+                filter_fd = seccomp.program_fd(code)
+                passed.append(filter_fd)
             command = bwrap_command(
-                bwrap, command, Path(self.cwd or os.getcwd()), self.module, game_modules(self.game), env
+                bwrap, command, Path(self.cwd or os.getcwd()), self.module, game_modules(self.game),
+                libraries, filter_fd, self.sandbox.drops_to,
             )
         if self.sandbox.cgroup:
-            self.cgroup = new_cgroup(self.sandbox.accounting)
+            self.cgroup = new_cgroup(self.sandbox.accounting, nested=self.sandbox.nested)
             command = enter_cgroup_command(self.cgroup, command)
         return command
 
@@ -286,6 +295,7 @@ class HostedAgent:
             inits = children_of(self._process.pid)
             hosts = children_of(inits[0]) if inits else []
             if hosts:
+                self._sandbox_init = inits[0]
                 return hosts[0]
             time.sleep(0.001)
         self._fail(AgentLoadError, "the agent's sandbox did not start its interpreter")
@@ -317,7 +327,10 @@ class HostedAgent:
         self._sleep()
 
     def close(self) -> None:
-        """Kill the agent and everything it started; idempotent."""
+        """Kill the agent and everything it started, and reap it; idempotent."""
+        if self.proc is not None and self.sandbox.namespaces and self._sandbox_init is None:
+            inits = children_of(self.proc.pid)
+            self._sandbox_init = inits[0] if inits else None
         if self.proc is None:
             if self.cgroup is not None and self.cgroup.pids():
                 # start() was interrupted (an abandoned game's exception) after the
@@ -382,6 +395,9 @@ class HostedAgent:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        if self._sandbox_init is not None:
+            reap_orphan(self._sandbox_init)
+            self._sandbox_init = None
         for fd in (self._cmd_w, self._reply_r, self._out_r):
             try:
                 os.close(fd)

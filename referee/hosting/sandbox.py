@@ -1,18 +1,25 @@
-"""The sandbox an agent's process runs in: namespaces, kernel accounting, freezing.
+"""The sandbox an agent's process runs in: namespaces, a system-call filter, kernel accounting, freezing.
 
-Three independent layers, each used where this machine allows it:
+Four independent layers, each used where this machine allows it:
 
-* **Namespaces** (bubblewrap, ``bwrap``): new PID, IPC, UTS and network
-  namespaces, a new session, no capabilities, killed with the referee.  The
-  filesystem is read-only and holds only the Python installation, the
-  referee's agent-side code, the bundled agents and the agent's own package;
-  the working directory, ``/tmp`` and ``/dev/shm`` are private tmpfs (their
-  pages count as the agent's memory).  An agent sees and can signal only its
-  own processes.
+* **Namespaces** (bubblewrap, ``bwrap``): new PID, IPC, UTS, network and
+  cgroup namespaces, a new session, killed with the referee.  The filesystem
+  is read-only and holds only the Python installation, the referee's
+  agent-side code, the bundled agents and the agent's own package; the
+  working directory, ``/tmp`` and ``/dev/shm`` are private tmpfs (their pages
+  count as the agent's memory).  An agent sees and can signal only its own
+  processes.  Started as root, the referee runs agents as an unprivileged
+  user (:data:`AGENT_UID`): the agent host drops to it before it imports
+  anything of the agent's.
+* **A system-call filter** (seccomp, :mod:`referee.hosting.seccomp`): no new
+  namespaces, mounts, keyring, tracing, BPF, perf events or io_uring.
 * **Accounting by a cgroup** (v1 ``cpuacct``/``memory``/``pids``/``freezer``
-  as root, or a delegated v2 subtree): CPU time and peak memory of every
-  process and thread the agent ever ran, detached and exited ones included;
-  a pids limit; a hard memory cap a little above the limit.
+  (and ``cpu`` for a fair share) as root, or a delegated v2 subtree): CPU
+  time and peak memory of every process and thread the agent ever ran,
+  detached and exited ones included; a pids limit; a hard memory cap a
+  little above the limit.  The agent runs one level below the cgroup that
+  is limited and read, so even a writable view of its own cgroup could not
+  change what the referee reads.
 * **Freezing**: between its calls every process of the agent is frozen
   (cgroup freezer; without a cgroup, SIGSTOP/SIGCONT of every process in its
   PID namespace), so it cannot think or grow on the opponent's time.
@@ -27,6 +34,7 @@ import importlib.machinery
 import importlib.util
 import itertools
 import os
+import platform
 import shlex
 import shutil
 import signal
@@ -39,6 +47,8 @@ from functools import cache
 from pathlib import Path
 from collections.abc import Iterable
 
+from . import seccomp
+
 MODES = ("auto", "required", "off")
 #: Processes and threads one agent may have at once (a fork bomb stops here).
 PIDS_LIMIT = 64
@@ -49,6 +59,16 @@ MEMORY_CAP_SLACK = 64 * 1024 * 1024
 REQUIRE_ENV = "REFEREE_REQUIRE_SANDBOX"
 #: For tests: "0" pretends no cgroup can be made (to exercise process accounting).
 CGROUP_ENV = "REFEREE_SANDBOX_CGROUP"
+#: For tests that show an attack works without a defence: a comma-separated
+#: list of layers to leave out (see :data:`LAYERS`); never set it for a real game.
+WITHOUT_ENV = "REFEREE_SANDBOX_WITHOUT"
+#: What WITHOUT_ENV can leave out: the seccomp filter, the unprivileged
+#: user, and the level between the agent's cgroup and the one read.
+LAYERS = ("seccomp", "unprivileged", "nesting")
+#: The user and group a sealed agent runs as when the referee runs as root
+#: (``nobody``/``nogroup`` on Debian and Ubuntu): it owns nothing, so it can
+#: write no file of the machine, and is nobody's keyring.
+AGENT_UID = AGENT_GID = 65534
 
 #: The referee's own package: which of its parts an agent's process may see.
 REFEREE_ROOT = Path(__file__).absolute().parents[1]
@@ -79,6 +99,12 @@ class Sandbox:
     namespaces: bool = False
     accounting: str = "process"  # "cgroup-v1" | "cgroup-v2" | "process"
     frozen: bool = False
+    #: A seccomp filter refuses namespaces, mounts, the keyring, tracing, BPF, perf and io_uring.
+    seccomp: bool = False
+    #: Agents run as a user without privileges (AGENT_UID when the referee is root, else the referee's own).
+    unprivileged: bool = False
+    #: The agent runs one level below the cgroup the referee limits and reads.
+    nested: bool = False
 
     @property
     def cgroup(self) -> bool:
@@ -88,8 +114,34 @@ class Sandbox:
     def sealed(self) -> bool:
         return self.namespaces and self.frozen
 
+    @property
+    def drops_to(self) -> int | None:
+        """The uid the agent host switches to (the referee is root), or None."""
+        return AGENT_UID if self.namespaces and self.unprivileged and os.geteuid() == 0 else None
+
     def to_json(self) -> dict[str, object]:
-        return {"namespaces": self.namespaces, "accounting": self.accounting, "frozen": self.frozen}
+        return {
+            "namespaces": self.namespaces, "accounting": self.accounting, "frozen": self.frozen,
+            "seccomp": self.seccomp, "unprivileged": self.unprivileged, "nested": self.nested,
+        }
+
+    def weaker(self) -> list[str]:
+        """Which guarantees of a sealed game do not hold here, in words (empty: none)."""
+        if not self.namespaces:
+            return []  # describe() says it all: not sealed
+        found = []
+        if not self.seccomp:
+            found.append(
+                "no system-call filter (an agent can make namespaces of its own, use the keyring, trace "
+                "its own children and use io_uring)"
+            )
+        if not self.unprivileged:
+            found.append("agents run as root (with no capabilities)")
+        if not self.cgroup:
+            found.append("no cgroup: time and memory sampled from /proc (a peak between samples may be missed)")
+        elif not self.nested:
+            found.append("the agent runs in the cgroup the referee reads")
+        return found
 
     def describe(self) -> str:
         if not self.namespaces and not self.cgroup:
@@ -99,6 +151,9 @@ class Sandbox:
             f"accounting by {self.accounting}",
             "frozen between calls" if self.frozen else "NOT frozen between calls",
         ]
+        if self.namespaces:
+            parts.append("system calls filtered" if self.seccomp else "NO system-call filter")
+            parts.append("unprivileged" if self.unprivileged else "agents run as ROOT")
         return ("sealed: " if self.sealed else "PARTLY sealed: ") + ", ".join(parts)
 
 
@@ -113,13 +168,15 @@ class Capabilities:
     bwrap: str | None  # path of a working bwrap, or None
     cgroup: str | None  # "cgroup-v1" / "cgroup-v2", or None
     missing: tuple[str, ...]  # why a layer is unavailable, in words
+    seccomp: bool = False  # bwrap takes this machine's seccomp filter
 
 
 def _bwrap_works(path: str) -> str | None:
     try:
         proc = subprocess.run(
-            [path, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-             "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
+            [path, "--as-pid-1", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+             "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
+             "true"],
             capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -129,11 +186,39 @@ def _bwrap_works(path: str) -> str | None:
     return None
 
 
+def _seccomp_works(bwrap: str) -> str | None:
+    """Why bwrap cannot install this machine's filter, or None when it can (and the filter refuses unshare)."""
+    code = seccomp.program()
+    if code is None:
+        return f"no seccomp filter for this machine ({platform.machine()}: only {', '.join(seccomp.ARCHITECTURES)})"
+    fd = seccomp.program_fd(code)
+    # The filter must let an ordinary program run and refuse a new user namespace.
+    check = "import ctypes, sys; sys.exit(0 if ctypes.CDLL(None).unshare(0x10000000) != 0 else 3)"
+    try:
+        proc = subprocess.run(
+            [bwrap, "--as-pid-1", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/",
+             "--proc", "/proc", "--dev", "/dev", "--seccomp", str(fd), sys.executable, "-c", check],
+            capture_output=True, timeout=30, stdin=subprocess.DEVNULL, pass_fds=(fd,),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{bwrap} cannot install a seccomp filter ({exc})"
+    finally:
+        os.close(fd)
+    if proc.returncode != 0:
+        return f"{bwrap} cannot install a seccomp filter: {proc.stderr.decode(errors='replace').strip()[:200]}"
+    return None
+
+
+def _left_out() -> set[str]:
+    return {layer.strip() for layer in os.environ.get(WITHOUT_ENV, "").split(",") if layer.strip()}
+
+
 @cache
 def probe() -> Capabilities:
     """What this machine offers (checked once per process)."""
     missing = []
     bwrap = None
+    filtered = False
     if not sys.platform.startswith("linux"):
         missing.append(f"namespaces and cgroups need Linux (this is {sys.platform})")
         return Capabilities(None, None, tuple(missing))
@@ -146,6 +231,10 @@ def probe() -> Capabilities:
             missing.append(problem)
         else:
             bwrap = found
+            problem = _seccomp_works(found)
+            if problem:
+                missing.append(problem)
+            filtered = problem is None
     cgroup = None
     if os.environ.get(CGROUP_ENV) == "0":
         missing.append(f"cgroups switched off ({CGROUP_ENV}=0)")
@@ -158,7 +247,7 @@ def probe() -> Capabilities:
             missing.append(problem)
     if cgroup is not None:
         cleanup_stale_cgroups(cgroup)
-    return Capabilities(bwrap, cgroup, tuple(missing))
+    return Capabilities(bwrap, cgroup, tuple(missing), filtered)
 
 
 def resolve(mode: str) -> Sandbox:
@@ -174,7 +263,15 @@ def resolve(mode: str) -> Sandbox:
         )
     namespaces = caps.bwrap is not None
     accounting = caps.cgroup or "process"
-    return Sandbox(namespaces=namespaces, accounting=accounting, frozen=bool(caps.cgroup) or namespaces)
+    left_out = _left_out()
+    return Sandbox(
+        namespaces=namespaces,
+        accounting=accounting,
+        frozen=bool(caps.cgroup) or namespaces,
+        seccomp=namespaces and caps.seccomp and "seccomp" not in left_out,
+        unprivileged=namespaces and (os.geteuid() != 0 or "unprivileged" not in left_out),
+        nested=bool(caps.cgroup) and "nesting" not in left_out,
+    )
 
 
 # -- cgroups -------------------------------------------------------------------
@@ -226,21 +323,42 @@ def _read(path: str) -> str:
         return f.read()
 
 
+#: The folder inside an agent's cgroup that its processes run in (when nested).
+LEAF = "agent"
+
+
+def _remove_folder(path: str) -> None:
+    """Remove an empty cgroup folder, waiting a little for its last process to be reaped."""
+    for _ in range(100):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
 class Cgroup:
-    """One agent's cgroup: made before its process starts, removed at the end."""
+    """One agent's cgroup: made before its process starts, removed at the end.
+
+    Nested (the default), the agent's processes run in a folder one level
+    below (:data:`LEAF`), and the limits are set and the counters read on
+    the cgroup above it, which counts everything below: an agent that got
+    hold of a writable view of its own cgroup (a cgroup namespace shows it
+    as the root) could reset or raise only the leaf's, which the referee
+    never reads.
+    """
 
     name = ""
 
-    def __init__(self) -> None:
+    def __init__(self, nested: bool = True) -> None:
         self.tag = f"referee-{os.getpid()}-{next(_counter)}"
+        self.nested = nested
         self.fds: dict[str, int] = {}
 
     @classmethod
     def unavailable(cls) -> str | None:
-        raise NotImplementedError
-
-    def procs_files(self) -> list[str]:
-        """The ``cgroup.procs`` files a new process writes its pid into."""
         raise NotImplementedError
 
     FROZEN = b""
@@ -249,9 +367,22 @@ class Cgroup:
     def _pread(self, key: str) -> bytes:
         return os.pread(self.fds[key], 4096, 0)
 
-    def procs_file(self) -> str:
-        """The ``cgroup.procs`` that lists every process of the agent."""
+    def _leaf(self, folder: str) -> str:
+        return os.path.join(folder, LEAF) if self.nested else folder
+
+    def folders(self) -> list[str]:
+        """The cgroup's folders (one per v1 hierarchy; one in v2)."""
         raise NotImplementedError
+
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a new process writes its pid into."""
+        return [os.path.join(self._leaf(folder), "cgroup.procs") for folder in self.folders()]
+
+    def _make_folders(self) -> None:
+        for folder in self.folders():
+            os.mkdir(folder)
+            if self.nested:
+                os.mkdir(self._leaf(folder))
 
     def create(self) -> None:
         """Make the cgroup's folders and open the files read on every call."""
@@ -282,7 +413,11 @@ class Cgroup:
 
     def remove(self) -> None:
         """Close its files and remove its folders (once its processes are gone)."""
-        raise NotImplementedError
+        self.close_fds()
+        for folder in self.folders():
+            if self.nested:
+                _remove_folder(self._leaf(folder))
+            _remove_folder(folder)
 
     def freeze(self) -> None:
         os.pwrite(self.fds["freeze"], self.FROZEN, 0)
@@ -290,11 +425,19 @@ class Cgroup:
     def thaw(self) -> None:
         os.pwrite(self.fds["freeze"], self.THAWED, 0)
 
+    def _procs_tree(self) -> str:
+        """The folder whose tree holds every process of the agent."""
+        raise NotImplementedError
+
     def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in _read(self.procs_file()).split()]
-        except OSError:
-            return []
+        """Every process of the agent (in the leaf, or any folder below it)."""
+        found = []
+        for folder, _, _ in os.walk(self._procs_tree()):
+            try:
+                found += [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split()]
+            except OSError:
+                continue
+        return found
 
     def kill_all(self) -> None:
         # Frozen processes take a SIGKILL only once thawed; new ones can be
@@ -310,7 +453,7 @@ class Cgroup:
                     pass
             try:
                 self.thaw()
-            except OSError:
+            except (OSError, KeyError):
                 pass
             time.sleep(0.005)
 
@@ -330,13 +473,21 @@ class CgroupV1(Cgroup):
     name = "cgroup-v1"
     FROZEN, THAWED = b"FROZEN", b"THAWED"
     CONTROLLERS = ("cpuacct", "memory", "pids", "freezer")
+    #: Used where mounted: ``cpu`` makes each agent one entity to the
+    #: scheduler, so an agent with 60 busy threads gets no more of the
+    #: machine than one with one thread (the agents of other games included).
+    OPTIONAL = ("cpu",)
     # One folder per controller, set by create(); unset before it.
     dirs: dict[str, str]
 
     @classmethod
     def _bases(cls) -> dict[str, str]:
         mounts, own = _mounts(), _own_cgroups()
-        return {c: os.path.join(mounts[c], own.get(c, "/").lstrip("/")) for c in cls.CONTROLLERS if c in mounts}
+        return {
+            c: os.path.join(mounts[c], own.get(c, "/").lstrip("/"))
+            for c in cls.CONTROLLERS + cls.OPTIONAL
+            if c in mounts
+        }
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -345,6 +496,8 @@ class CgroupV1(Cgroup):
         if absent:
             return f"cgroup v1: controllers {', '.join(absent)} are not mounted"
         for controller, base in bases.items():
+            if controller in cls.OPTIONAL:
+                continue
             probe_dir = os.path.join(base, f"referee-probe-{os.getpid()}")
             try:
                 os.mkdir(probe_dir)
@@ -375,12 +528,26 @@ class CgroupV1(Cgroup):
         cls._anchor = path
         atexit.register(_remove_quietly, path)
 
+    def folders(self) -> list[str]:
+        # Controllers mounted together (``cpu,cpuacct``) share one folder.
+        return list(dict.fromkeys(getattr(self, "dirs", {}).values()))
+
     def create(self) -> None:
         bases = self._bases()
         self._keep_freezer_warm(bases["freezer"])
-        self.dirs = {c: os.path.join(base, self.tag) for c, base in bases.items()}
-        for path in self.dirs.values():
-            os.mkdir(path)
+        self.dirs = {c: os.path.join(base, self.tag) for c, base in bases.items() if c in self.CONTROLLERS}
+        self._make_folders()
+        for controller in self.OPTIONAL:
+            if controller in bases:
+                path = os.path.join(bases[controller], self.tag)
+                try:
+                    if path not in self.folders():
+                        os.mkdir(path)
+                        if self.nested:
+                            os.mkdir(self._leaf(path))
+                    self.dirs[controller] = path
+                except OSError:
+                    pass  # a fair share is a nicety: the limits hold without it
         memory = self.dirs["memory"]
         try:
             _write(os.path.join(memory, "memory.swappiness"), "0")
@@ -391,9 +558,6 @@ class CgroupV1(Cgroup):
         self._open("mem", os.path.join(memory, "memory.usage_in_bytes"))
         self._open("peak", os.path.join(memory, "memory.max_usage_in_bytes"), os.O_RDWR)
         self._open("freeze", os.path.join(self.dirs["freezer"], "freezer.state"), os.O_WRONLY)
-
-    def procs_files(self) -> list[str]:
-        return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
 
     def cpu(self) -> float:
         return int(self._pread("cpu")) / 1e9
@@ -416,21 +580,8 @@ class CgroupV1(Cgroup):
         except (OSError, ValueError):
             return False
 
-    def procs_file(self) -> str:
-        return os.path.join(self.dirs["pids"], "cgroup.procs")
-
-
-    def remove(self) -> None:
-        self.close_fds()
-        for path in getattr(self, "dirs", {}).values():
-            for _ in range(100):
-                try:
-                    os.rmdir(path)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)  # the last process is still being reaped
+    def _procs_tree(self) -> str:
+        return self.dirs["pids"]
 
 
 class CgroupV2(Cgroup):
@@ -470,16 +621,21 @@ class CgroupV2(Cgroup):
     def _prepare(cls) -> str:
         # A process may not sit in a cgroup that enables controllers for its
         # children ("no internal processes"), so agents go one level down, in
-        # a folder of their own whose subtree gets the controllers.
+        # a folder of their own whose subtree gets the controllers.  With
+        # ``cpu`` enabled there, each agent's cgroup is one entity to the
+        # scheduler (weight 100): many threads buy no larger share.
         base = cls._base()
         assert base is not None
         os.makedirs(base, exist_ok=True)
         _write(os.path.join(base, "cgroup.subtree_control"), " ".join(f"+{c}" for c in cls.NEEDED))
         return base
 
+    def folders(self) -> list[str]:
+        return [self.dir] if hasattr(self, "dir") else []
+
     def create(self) -> None:
         self.dir = os.path.join(self._prepare(), self.tag)
-        os.mkdir(self.dir)
+        self._make_folders()
         _write(os.path.join(self.dir, "pids.max"), str(PIDS_LIMIT))
         try:
             _write(os.path.join(self.dir, "memory.swap.max"), "0")
@@ -489,9 +645,6 @@ class CgroupV2(Cgroup):
         self._open("mem", os.path.join(self.dir, "memory.current"))
         self._open("peak", os.path.join(self.dir, "memory.peak"), os.O_RDWR)
         self._open("freeze", os.path.join(self.dir, "cgroup.freeze"), os.O_WRONLY)
-
-    def procs_files(self) -> list[str]:
-        return [os.path.join(self.dir, "cgroup.procs")]
 
     def cpu(self) -> float:
         text = self._pread("cpu")
@@ -523,8 +676,8 @@ class CgroupV2(Cgroup):
             pass
         return False
 
-    def procs_file(self) -> str:
-        return os.path.join(self.dir, "cgroup.procs")
+    def _procs_tree(self) -> str:
+        return self.dir
 
     def kill_all(self) -> None:
         try:
@@ -533,20 +686,9 @@ class CgroupV2(Cgroup):
             pass
         super().kill_all()
 
-    def remove(self) -> None:
-        self.close_fds()
-        for _ in range(100):
-            try:
-                os.rmdir(self.dir)
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.01)
 
-
-def new_cgroup(kind: str) -> Cgroup:
-    group: Cgroup = CgroupV1() if kind == "cgroup-v1" else CgroupV2()
+def new_cgroup(kind: str, nested: bool = True) -> Cgroup:
+    group: Cgroup = CgroupV1(nested) if kind == "cgroup-v1" else CgroupV2(nested)
     group.create()
     return group
 
@@ -564,6 +706,43 @@ def enter_cgroup_command(group: Cgroup, command: list[str]) -> list[str]:
 
 # -- bubblewrap ------------------------------------------------------------------
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@cache
+def become_subreaper() -> bool:
+    """Make this process adopt its descendants' orphans, so that it can reap them.
+
+    bubblewrap's outer process exits as soon as it learns how the sandbox's
+    init ended, without reaping that init: the init is orphaned, and the
+    machine's pid 1 (in a container: whatever runs there, if it reaps at
+    all) would be left to reap it.  As their subreaper, the referee reaps
+    each agent's init itself (:func:`reap_orphan`).
+    """
+    import ctypes
+
+    try:
+        done: int = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        return False
+    return done == 0
+
+
+def reap_orphan(pid: int, wait: float = 1.0) -> bool:
+    """Reap ``pid`` once it has been adopted by this process and has exited; whether it was."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return False  # not ours (no subreaper here), or already reaped
+        if done:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+
+
 
 def _python_dirs() -> list[str]:
     """Folders of the Python installation (interpreter, stdlib, site-packages)."""
@@ -580,21 +759,6 @@ def _python_dirs() -> list[str]:
     existing = sorted(d for d in dirs if d and os.path.isdir(d))
     # A folder inside another one already listed is bound with it.
     return [d for d in existing if not any(d != o and d.startswith(o.rstrip("/") + "/") for o in existing)]
-
-
-def _system_binds() -> list[str]:
-    args = []
-    for name in ("usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin"):
-        path = "/" + name
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    for name in ("ld.so.cache", "ld.so.conf", "localtime", "passwd", "group", "nsswitch.conf", "hosts"):
-        path = "/etc/" + name
-        if os.path.exists(path):
-            args += ["--ro-bind", path, path]
-    return args
 
 
 def _walk_module(root: Path, module: str) -> tuple[list[Path], int]:
@@ -669,19 +833,87 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+class _Mounts:
+    """bubblewrap's mount arguments, with every folder above a mount point made readable.
+
+    bubblewrap makes the folders a mount point needs with mode 0700, which
+    an agent running as another user than root could not pass through; each
+    such folder is made here first, with mode 0755, unless it lies inside a
+    view of the real filesystem (which has its own).
+    """
+
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self.made: set[str] = {"/"}
+        self.views: set[str] = set()  # mount points showing a real folder (and symlinks)
+
+    def _parents(self, path: str) -> None:
+        parts = Path(path).parts[1:-1]
+        folder = "/"
+        for part in parts:
+            folder = os.path.join(folder, part)
+            if folder in self.views:
+                return
+            if folder not in self.made:
+                self.args += ["--perms", "0755", "--dir", folder]
+                self.made.add(folder)
+
+    def bind(self, source: str, dest: str | None = None) -> None:
+        dest = dest or source
+        self._parents(dest)
+        self.args += ["--ro-bind", source, dest]
+        self.views.add(dest)
+
+    def symlink(self, target: str, dest: str) -> None:
+        self._parents(dest)
+        self.args += ["--symlink", target, dest]
+        self.views.add(dest)
+
+    def tmpfs(self, dest: str, perms: str = "1777") -> None:
+        """A private, writable tmpfs (sticky and open to all, as /tmp is)."""
+        self._parents(dest)
+        self.args += ["--perms", perms, "--tmpfs", dest]
+        self.made.add(dest)
+
+    def special(self, *args: str) -> None:
+        """``--proc``/``--dev`` and the like, mounted where the last argument says."""
+        self._parents(args[-1])
+        self.args += list(args)
+        self.views.add(args[-1])
+
+
+def _system_mounts(mounts: _Mounts) -> None:
+    for name in ("usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin"):
+        path = "/" + name
+        if os.path.islink(path):
+            mounts.symlink(os.readlink(path), path)
+        elif os.path.isdir(path):
+            mounts.bind(path)
+    for name in ("ld.so.cache", "ld.so.conf", "localtime", "passwd", "group", "nsswitch.conf", "hosts"):
+        path = "/etc/" + name
+        if os.path.exists(path):
+            mounts.bind(path)
+
+
 def bwrap_command(
     bwrap: str,
     command: list[str],
     workdir: Path,
     agent_module: str,
     extra_modules: Iterable[str] = (),
-    env: dict[str, str] | None = None,
+    libraries: Iterable[str] = (),
+    seccomp_fd: int | None = None,
+    drops_to: int | None = None,
 ) -> list[str]:
     """``command`` run inside a fresh sandbox whose working directory is ``workdir``.
 
     ``workdir`` (the folder the agent is imported from) is a private tmpfs in
     the sandbox, with read-only views of what the agent needs laid over it at
     their real paths, so paths and tracebacks read the same as outside.
+    ``libraries``: folders of libraries the agent may import (shown whole).
+    ``seccomp_fd``: the filter bubblewrap installs (:mod:`referee.hosting.seccomp`).
+    ``drops_to``: the uid the agent host switches to, which needs the
+    capabilities to do it (and loses them with it).
     """
     workdir = workdir.absolute()
     args = [
@@ -689,12 +921,20 @@ def bwrap_command(
         "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
         "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "agent",
     ]
-    args += _system_binds()
-    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--tmpfs", "/dev/shm",
-             "--tmpfs", "/tmp", "--tmpfs", str(workdir)]
+    if drops_to is not None:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    mounts = _Mounts()
+    _system_mounts(mounts)
+    mounts.special("--proc", "/proc")
+    mounts.bind("/proc/sys")
+    mounts.special("--dev", "/dev")
+    for private in ("/dev/shm", "/tmp", str(workdir)):
+        mounts.tmpfs(private)
     shown: list[Path] = []
     for path in _python_dirs():
-        args += ["--ro-bind", path, path]
+        mounts.bind(path)
     referee_root = REFEREE_ROOT
     shown += [referee_root / part for part in AGENT_SIDE]
     for bundled in {referee_root.parent / "agents", _import_root(workdir, "agents") / "agents"}:
@@ -707,10 +947,9 @@ def bwrap_command(
     own = _module_paths(_import_root(workdir, agent_module), agent_module)
     if own and own[-1].is_dir() and (own[-1].parent / "common" / "__init__.py").is_file():
         shown.append(own[-1].parent / "common")
-    # PYTHONPATH folders the operator set (other than ones holding the
-    # referee or the agents, shown piecemeal above) are libraries.
-    for entry in filter(None, (os.environ if env is None else env).get("PYTHONPATH", "").split(os.pathsep)):
-        entry = os.path.abspath(entry)
+    # Library folders the operator set (other than ones holding the referee
+    # or the agents, shown piecemeal above).
+    for entry in libraries:
         if not any(_inside(str(p), entry) for p in [referee_root, workdir]) and os.path.isdir(entry):
             shown.append(Path(entry))
     seen: set[str] = set()
@@ -719,9 +958,8 @@ def bwrap_command(
         if text in seen or not shown_path.exists():
             continue
         seen.add(text)
-        args += ["--ro-bind", text, text]
-    args += ["--chdir", str(workdir), "--"]
-    return args + command
+        mounts.bind(text)
+    return args + mounts.args + ["--chdir", str(workdir), "--"] + command
 
 
 def _owner_alive(tag: str) -> bool:
@@ -754,10 +992,9 @@ def cleanup_stale_cgroups(kind: str) -> int:
         for tag in tags:
             if _owner_alive(tag):
                 continue
-            group = CgroupV1()
-            group.dirs = {
-                c: os.path.join(base, tag) for c, base in bases.items() if os.path.isdir(os.path.join(base, tag))
-            }
+            dirs = {c: os.path.join(base, tag) for c, base in bases.items() if os.path.isdir(os.path.join(base, tag))}
+            group = CgroupV1(nested=any(os.path.isdir(os.path.join(d, LEAF)) for d in dirs.values()))
+            group.dirs = dirs
             if "freezer" in group.dirs:
                 try:
                     group._open("freeze", os.path.join(group.dirs["freezer"], "freezer.state"), os.O_WRONLY)
@@ -775,8 +1012,9 @@ def cleanup_stale_cgroups(kind: str) -> int:
             names = []
         for tag in names:
             if v2_base and tag.startswith("referee-") and not _owner_alive(tag):
-                v2_group = CgroupV2()
-                v2_group.dir = os.path.join(v2_base, tag)
+                folder = os.path.join(v2_base, tag)
+                v2_group = CgroupV2(nested=os.path.isdir(os.path.join(folder, LEAF)))
+                v2_group.dir = folder
                 v2_group.kill_all()  # v2 lets SIGKILL through a frozen cgroup
                 v2_group.remove()
                 removed += 1

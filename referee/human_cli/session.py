@@ -22,7 +22,7 @@ from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolEr
 from ..hosting.process import HostedAgent
 from ..hosting.sandbox import resolve
 from ..limits import Limits
-from ..match import AgentEntry, MatchSettings, _agent_env, _now, call_kwargs, parse_spec
+from ..match import AgentEntry, MatchSettings, agent_env, _now, call_kwargs, parse_spec
 from ..records import GameRecord
 
 HUMAN = "human"
@@ -159,7 +159,7 @@ class Session:
         module, class_name = parse_spec(self.entry.spec)
         color = PLAYER_NAMES[self.agent_color]
         self.agent = HostedAgent(color, module, class_name, self.game.name, dict(self.settings.game_options),
-                                 self.settings.limits, env=_agent_env(self.settings.seed, self.agent_color),
+                                 self.settings.limits, env=agent_env(self.settings, self.sandbox, self.agent_color),
                                  sandbox=self.sandbox)
         self.agent.start()
         self.agent.wait_ready()

@@ -24,6 +24,7 @@ from ..arguments import ArgumentParser
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
 from .api import RunError, RunObserver, TournamentRun, make_executor, run
+from .executor import stop_resource_tracker
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
 from .lineup import BrokenAgent
 from .schedule import TournamentPlan
@@ -108,6 +109,8 @@ def main(argv: list[str]) -> int:
         return _run(args, argv)
     except KeyboardInterrupt as interrupt:  # while checking agents or writing tables (games handle signals themselves)
         return report_stop(interrupt, "\n{how}")
+    finally:
+        stop_resource_tracker()
 
 
 class _Console(RunObserver):

@@ -27,6 +27,7 @@ from ..games import game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
+from ..hosting.environment import check_names
 from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .sprt import SprtSettings
@@ -44,7 +45,7 @@ RESERVED_OPTIONS = REFEREE_KWARGS
 TOP_FIELDS = (
     "name", "game", "game_options", "agents", "format", "challenger", "rounds", "games", "batch", "games_per_pair",
     "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor",
-    "scheduler", "ship_agents", "sandbox",
+    "scheduler", "ship_agents", "sandbox", "pass_env",
 )
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
@@ -108,6 +109,8 @@ class TournamentConfig:
     ship_agents: bool = False  # executor dask: send the agents' folders to the workers
     #: How agents are sealed: auto, required or off (docs/referee.md, "The sandbox").
     sandbox: str = "auto"
+    #: Environment variables the agents inherit beyond the few they always get (docs/referee.md).
+    pass_env: tuple[str, ...] = ()
     #: format swiss: how many rounds (None: swiss.default_rounds of the final field).
     rounds: int | None = None
     #: format ladder: the budget of games, and games per batch (None: half the final field).
@@ -632,6 +635,17 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         sandbox = "off"
     if sandbox not in SANDBOX_MODES:
         fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
+    pass_env: tuple[str, ...] = ()
+    names = data.get("pass_env", [])
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list):
+        fail("pass_env", f"must be a list of environment variable names, not {shown(names)}")
+    else:
+        try:
+            pass_env = tuple(check_names(names))
+        except ValueError as exc:
+            fail("pass_env", str(exc))
     output = data.get("output")
     if output is not None and (not isinstance(output, str) or not output.strip()):
         fail("output", f"must be a folder path, not {shown(output)}")
@@ -663,6 +677,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         scheduler=scheduler,
         ship_agents=ship_agents,
         sandbox=sandbox,
+        pass_env=pass_env,
         rounds=rounds,
         games=games,
         batch=batch,

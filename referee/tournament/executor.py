@@ -275,3 +275,21 @@ class LocalExecutor(Executor):
                 worker.process.kill()
                 worker.process.join()
             worker.conn.close()
+
+
+def stop_resource_tracker() -> None:
+    """Stop and reap the helper process that starting workers started; for a command about to exit.
+
+    Left running, it outlives the command by a moment, for the machine's pid 1
+    to reap: the referee reaps every process it started.  Never in a process
+    that goes on: the helper, once stopped, unlinks the semaphores still
+    registered with it (a Dask LocalCluster's, for one).
+    """
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)  # private, in every Python since 3.8
+    if stop is not None:
+        try:
+            stop()
+        except (OSError, ChildProcessError):
+            pass

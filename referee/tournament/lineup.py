@@ -169,6 +169,7 @@ def build_lineup(
         limits=config.limits,
         seed=config.seed,
         sandbox=config.sandbox,
+        pass_env=config.pass_env,
     )
     try:
         resolve(config.sandbox)  # "required" fails here, before any agent is started

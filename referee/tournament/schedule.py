@@ -52,6 +52,7 @@ class TournamentPlan:
     limits: Limits = Limits()
     seed: int = 0
     sandbox: str = "auto"
+    pass_env: tuple[str, ...] = ()  # environment variables the agents inherit (docs/referee.md)
     rounds: int | None = None  # swiss: None means swiss.default_rounds(len(agents))
     budget: int | None = None  # ladder: the games to play (the config's games:)
     batch: int | None = None  # ladder: games per batch; None (or more than fit) means len(agents) // 2
@@ -67,6 +68,7 @@ class TournamentPlan:
             game_options=game_class(self.game).seeded_options(self.game_options, seed),
             limits=self.limits,
             sandbox=self.sandbox,
+            pass_env=tuple(self.pass_env),
             seed=seed,
             extra=dict(extra or {}),
         )
@@ -92,6 +94,7 @@ class TournamentPlan:
             **({"call_timeout": self.limits.call_timeout} if self.limits.call_timeout else {}),
             **({"wall_grace": self.limits.wall_grace} if self.limits.wall_grace != DEFAULT_GRACE else {}),
             **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
+            **({"pass_env": list(self.pass_env)} if self.pass_env else {}),
             **({"rounds": self.swiss_rounds} if self.format == "swiss" else {}),
             **({"games": self.total_games, "batch": self.round_games} if self.format == "ladder" else {}),
         }

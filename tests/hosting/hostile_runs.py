@@ -176,16 +176,19 @@ class Game:
         )
 
 
-def play(tree: Path, tmp_path: Path, red: str, blue: str, *options: str, seed: int, sealed: bool = True) -> Game:
+def play(
+    tree: Path, tmp_path: Path, red: str, blue: str, *options: str, seed: int, sealed: bool = True,
+    env: dict[str, str] | None = None,
+) -> Game:
     """One game at ``-v 3`` from the copy ``tree``, with the sandbox required (or, ``sealed=False``, off).
 
     Like test_isolation.referee (which it uses): afterwards no process of the
-    game may be alive.
+    game may be alive.  ``env``: more environment variables for the referee.
     """
     mode = SEALED if sealed else ["--sandbox", "off"]
     code, record, out, err, _ = referee(
         tmp_path, red, blue, "-v", "3", "--seed", str(seed), *mode, *options,
-        cwd=tree, env=tree_env(tree), timeout=90,
+        cwd=tree, env={**tree_env(tree), **(env or {})}, timeout=90,
     )
     return Game(code, record, out, err)
 

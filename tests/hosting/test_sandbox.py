@@ -61,7 +61,10 @@ def test_auto_without_bubblewrap_plays_and_warns_that_the_agents_are_not_sealed(
 def test_off_records_an_unsealed_game_and_says_so(tmp_path):
     proc, record = game(tmp_path, "--sandbox", "off", RANDOM, RANDOM)
     assert proc.returncode == 0, proc.stderr
-    assert record["sandbox"] == {"namespaces": False, "accounting": "process", "frozen": False}
+    assert record["sandbox"] == {
+        "namespaces": False, "accounting": "process", "frozen": False,
+        "seccomp": False, "unprivileged": False, "nested": False,
+    }
     assert "WARNING: UNSEALED" in proc.stderr
 
 
@@ -71,7 +74,9 @@ def test_sealed_game_records_namespaces_cgroup_and_freezing(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert record["sandbox"]["namespaces"] is True and record["sandbox"]["frozen"] is True
     assert record["sandbox"]["accounting"] in ("cgroup-v1", "cgroup-v2")
-    assert "WARNING" not in proc.stderr
+    assert record["sandbox"]["seccomp"] is True and record["sandbox"]["unprivileged"] is True
+    assert record["sandbox"]["nested"] is True
+    assert "WARNING" not in proc.stderr and "weaker" not in proc.stderr
 
 
 def test_without_a_cgroup_the_namespace_still_counts_a_detached_child_cpu(tmp_path):
@@ -82,7 +87,12 @@ def test_without_a_cgroup_the_namespace_still_counts_a_detached_child_cpu(tmp_pa
         tmp_path, "--sandbox", "required", "-t", "1", f"{FIX}:ChildBurnsCpu", RANDOM, env={CGROUP_ENV: "0"}
     )
     assert proc.returncode == 0, proc.stderr
-    assert record["sandbox"] == {"namespaces": True, "accounting": "process", "frozen": True}
+    assert record["sandbox"] == {
+        "namespaces": True, "accounting": "process", "frozen": True,
+        "seccomp": True, "unprivileged": True, "nested": False,
+    }
+    # The console says which guarantee is weaker than in a fully sealed game.
+    assert "sealed, but weaker: no cgroup" in proc.stderr
     assert (record["winner"], record["reason"]) == ("BLUE", "time_limit"), record["message"]
     assert record["time_used"]["RED"] >= 1.0
 

@@ -190,3 +190,15 @@ def test_shipped_configs_are_valid(path):
     # with its options), as before a real run.
     lineup = build_lineup(config, workers=2, cwd=ROOT)
     assert len(lineup.plan.agents) == len(config.agents)
+
+
+def test_pass_env_takes_variable_names_and_goes_into_the_plan(tmp_path):
+    base = "name: t\nagents: [agents.random_agent, agents.greedy]\n"
+    for bad, words in [("pass_env: ['A=B']", "'A=B' is not the name of an environment variable"),
+                       ("pass_env: {A: 1}", "must be a list of environment variable names")]:
+        message = error_of(tmp_path, base + bad + "\n")
+        assert "bad.yaml:3: pass_env:" in message and words in message, message
+    path = tmp_path / "ok.yaml"
+    path.write_text(base + "pass_env: [OMP_NUM_THREADS, HOME]\n")
+    config = load_config(path)
+    assert config.pass_env == ("OMP_NUM_THREADS", "HOME")

@@ -106,10 +106,10 @@ def find_opponent(seed: int | None) -> tuple[int | None, int]:
 
 
 def agent_host_fds(pid: int) -> tuple[int, int]:
-    """The command and reply pipe fds from an agent host's argv: ``agent_host CMD_FD REPLY_FD ...``."""
+    """The command and reply pipe fds from an agent host's argv (its last argument: a JSON of its settings)."""
     argv = (read_proc(pid, "cmdline") or b"").split(b"\0")
-    at = argv.index(AGENT_HOST)
-    return int(argv[at + 1]), int(argv[at + 2])
+    settings = json.loads([arg for arg in argv if arg.startswith(b"{")][-1])
+    return settings["cmd_fd"], settings["reply_fd"]
 
 
 def ancestors(levels: int) -> list[int]:
