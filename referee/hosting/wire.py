@@ -55,7 +55,9 @@ def _text(data: dict[str, Any], key: str, limit: int = 20000) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
         raise WireError(f"field {key!r} must be text")
-    return value[:limit]
+    # JSON can carry a lone surrogate ("\ud800"), which no file or console
+    # can write as UTF-8: the text that goes into records must be encodable.
+    return value[:limit].encode("utf-8", "replace").decode("utf-8")
 
 
 #: The commonest reply (init and every turn), sent and recognised byte for byte.
