@@ -152,8 +152,9 @@ def _numpy() -> Any:
         try:
             import numpy  # noqa: PLC0415  (only where an agent's environment has it)
         except ImportError:
-            numpy = None
-        _NUMPY = numpy
+            _NUMPY = None
+        else:
+            _NUMPY = numpy
     return _NUMPY
 
 

@@ -86,8 +86,15 @@ def import_hint(exc: BaseException, module_name: str) -> str:
     That is when the missing module is ``agent`` (the course template's
     package name) or a module that sits in the agent's own folder but was
     imported absolutely; a third-party module that is not installed gets no
-    hint.
+    hint.  And when a file cannot be read as the unprivileged user a sealed
+    agent runs as: the fix is the file's mode.
     """
+    if isinstance(exc, PermissionError) and _dropped_to is not None:
+        where = f" {exc.filename}" if exc.filename else ""
+        return (
+            f" (the referee runs sealed agents as an unprivileged user, uid {_dropped_to}: the agent's files must be "
+            f"readable by others; chmod -R a+rX the agent's folder{' (' + where.strip() + ')' if where else ''})"
+        )
     missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
     if not missing or "." not in module_name or module_name == missing or module_name.startswith(missing + "."):
         return ""
@@ -259,17 +266,19 @@ def drop_privileges(uid: int, gid: int) -> None:
     """Become ``uid``/``gid`` for good (the referee runs as root; agents must not).
 
     Switching every uid away from 0 clears the capabilities the sandbox left
-    for it.  The kernel then marks the process not dumpable, which would
-    hide its own /proc/self/fd from it; it is made dumpable again (with
-    ptrace refused by the sandbox's filter, that only gives /proc back).
+    for it.  (The kernel then marks the process not dumpable: no core files,
+    and its /proc/self/environ is closed to it; the rest of /proc/self, its
+    fds included, stays readable to the process itself.)
     """
+    global _dropped_to
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
-    import ctypes
+    _dropped_to = uid
 
-    PR_SET_DUMPABLE = 4
-    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+
+#: The uid this process switched to (None: it runs as it was started).
+_dropped_to: int | None = None
 
 
 #: Top-level names an agent's package may not have: the host imports the

@@ -24,6 +24,7 @@ from ..arguments import ArgumentParser
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
 from .api import RunError, RunObserver, TournamentRun, make_executor, run
+from ..hosting.sandbox import resolve
 from .executor import stop_resource_tracker
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
 from .lineup import BrokenAgent
@@ -136,6 +137,9 @@ class _Console(RunObserver):
             f"{where}, output {output}/",
             file=sys.stderr,
         )
+        if config.executor == "local":  # (Dask workers are checked, and say what they have, on their own)
+            for weaker in resolve(plan.sandbox).weaker():
+                print(f"NOTE: agents are sealed, but weaker: {weaker}", file=sys.stderr)
 
     def tables(self, results: Results, sprt: SprtSettings | None, left_out: tuple[LeftOut, ...]) -> None:
         print(render(results, sprt, left_out))

@@ -145,9 +145,11 @@ def test_random_agent_is_uniform_over_every_legal_command_end_turn_included() ->
 
 
 def test_a_whole_game_through_the_referee_ends_by_the_rules(tmp_path: Path) -> None:
+    # -t 8: the agents spread their clock over the game, so a game takes at most
+    # 16 s of CPU (at -t 20 it took 5 to 40 s, by how the searches went).
     record = tmp_path / "game.json"
     done = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "infinitron", "-t", "20", "-v", "0", "--seed", "5",
+        [sys.executable, "-m", "referee", "--game", "infinitron", "-t", "8", "-v", "0", "--seed", "5",
          "agents.minimax", "agents.mcts", "--record", str(record)],
         cwd=ROOT,
         capture_output=True,
@@ -158,7 +160,7 @@ def test_a_whole_game_through_the_referee_ends_by_the_rules(tmp_path: Path) -> N
     result = json.loads(record.read_text())
     assert result["reason"] in ("capital", "turn_limit"), result["message"]
     assert result["error"] == {"RED": None, "BLUE": None}
-    assert all(result["time_used"][c] < 20 for c in ("RED", "BLUE"))
+    assert all(result["time_used"][c] < 8 for c in ("RED", "BLUE"))
 
 
 # -- captures on hand-made positions ---------------------------------------------------

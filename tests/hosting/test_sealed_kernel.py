@@ -377,3 +377,32 @@ def test_every_process_of_an_agent_shares_one_cpu_weight_of_its_own(sealed):
     finally:
         for agent in agents:
             agent.close()
+
+
+# -- 7. files the unprivileged agent cannot read ---------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="agents run as the referee's own user when it is not root")
+def test_an_agent_whose_files_only_root_can_read_is_told_how_to_fix_them(sealed, tmp_path):
+    """Sealed agents run as an unprivileged user; a module of mode 0600 cannot be imported, and the
+    load error says why and what to do."""
+    import json
+    import subprocess
+
+    from .hostile_runs import ROOT
+
+    agent = tmp_path / "private_agent"
+    agent.mkdir()
+    (agent / "__init__.py").write_text("from .program import Agent\n")
+    (agent / "program.py").write_text("from agents.random_agent import Agent\n")
+    (agent / "program.py").chmod(0o600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "-v", "0", "--sandbox", "required", "--record", "r.json",
+         "private_agent", RANDOM],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((tmp_path / "r.json").read_text())
+    assert (record["winner"], record["reason"]) == ("BLUE", "load_error"), record["message"]
+    message = record["error"]["RED"]["message"]
+    assert "PermissionError" in message and "chmod -R a+rX" in message and "program.py" in message, message
