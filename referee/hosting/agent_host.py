@@ -266,15 +266,20 @@ def drop_privileges(uid: int, gid: int) -> None:
     """Become ``uid``/``gid`` for good (the referee runs as root; agents must not).
 
     Switching every uid away from 0 clears the capabilities the sandbox left
-    for it.  (The kernel then marks the process not dumpable: no core files,
-    and its /proc/self/environ is closed to it; the rest of /proc/self, its
-    fds included, stays readable to the process itself.)
+    for it.  The kernel then marks the process not dumpable, which gives its
+    /proc/self files to root: it could no longer name itself
+    (/proc/self/comm) or read its own environ.  It is made dumpable again:
+    with ptrace refused by the sandbox's filter, that only gives /proc back.
     """
     global _dropped_to
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
     _dropped_to = uid
+    import ctypes
+
+    PR_SET_DUMPABLE = 4
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 #: The uid this process switched to (None: it runs as it was started).

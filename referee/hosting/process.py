@@ -283,7 +283,8 @@ class HostedAgent:
                 libraries, filter_fd, self.sandbox.drops_to,
             )
         if self.sandbox.cgroup:
-            self.cgroup = new_cgroup(self.sandbox.accounting, nested=self.sandbox.nested)
+            sandbox = self.sandbox
+            self.cgroup = new_cgroup(sandbox.accounting, nested=sandbox.nested, cpu_share=sandbox.cpu_share)
             command = enter_cgroup_command(self.cgroup, command)
         return command
 

@@ -63,8 +63,9 @@ CGROUP_ENV = "REFEREE_SANDBOX_CGROUP"
 #: list of layers to leave out (see :data:`LAYERS`); never set it for a real game.
 WITHOUT_ENV = "REFEREE_SANDBOX_WITHOUT"
 #: What WITHOUT_ENV can leave out: the seccomp filter, the unprivileged
-#: user, and the level between the agent's cgroup and the one read.
-LAYERS = ("seccomp", "unprivileged", "nesting")
+#: user, the level between the agent's cgroup and the one read, and (cgroup
+#: v1) the agent's own CPU share.
+LAYERS = ("seccomp", "unprivileged", "nesting", "cpu_share")
 #: The user and group a sealed agent runs as when the referee runs as root
 #: (``nobody``/``nogroup`` on Debian and Ubuntu): it owns nothing, so it can
 #: write no file of the machine, and is nobody's keyring.
@@ -105,6 +106,8 @@ class Sandbox:
     unprivileged: bool = False
     #: The agent runs one level below the cgroup the referee limits and reads.
     nested: bool = False
+    #: The agent's cgroup is one entity to the scheduler (``cpu`` controller): its threads share one weight.
+    cpu_share: bool = False
 
     @property
     def cgroup(self) -> bool:
@@ -123,6 +126,7 @@ class Sandbox:
         return {
             "namespaces": self.namespaces, "accounting": self.accounting, "frozen": self.frozen,
             "seccomp": self.seccomp, "unprivileged": self.unprivileged, "nested": self.nested,
+            "cpu_share": self.cpu_share,
         }
 
     def weaker(self) -> list[str]:
@@ -139,8 +143,14 @@ class Sandbox:
             found.append("agents run as root (with no capabilities)")
         if not self.cgroup:
             found.append("no cgroup: time and memory sampled from /proc (a peak between samples may be missed)")
-        elif not self.nested:
-            found.append("the agent runs in the cgroup the referee reads")
+        else:
+            if not self.nested:
+                found.append("the agent runs in the cgroup the referee reads")
+            if not self.cpu_share:
+                found.append(
+                    "no CPU share of its own (cgroup v1 'cpu' not mounted): an agent's many threads take CPU "
+                    "from the agents of games beside it"
+                )
         return found
 
     def describe(self) -> str:
@@ -169,6 +179,7 @@ class Capabilities:
     cgroup: str | None  # "cgroup-v1" / "cgroup-v2", or None
     missing: tuple[str, ...]  # why a layer is unavailable, in words
     seccomp: bool = False  # bwrap takes this machine's seccomp filter
+    cpu_share: bool = False  # agents' cgroups can have a CPU weight of their own
 
 
 def _bwrap_works(path: str) -> str | None:
@@ -245,9 +256,12 @@ def probe() -> Capabilities:
                 cgroup = kind.name
                 break
             missing.append(problem)
+    cpu_share = cgroup == CgroupV2.name or (cgroup == CgroupV1.name and CgroupV1.can_share_cpu())
+    if cgroup == CgroupV1.name and not cpu_share:
+        missing.append("cgroup v1: the cpu controller is not mounted (no CPU share per agent)")
     if cgroup is not None:
         cleanup_stale_cgroups(cgroup)
-    return Capabilities(bwrap, cgroup, tuple(missing), filtered)
+    return Capabilities(bwrap, cgroup, tuple(missing), filtered, cpu_share)
 
 
 def resolve(mode: str) -> Sandbox:
@@ -271,6 +285,7 @@ def resolve(mode: str) -> Sandbox:
         seccomp=namespaces and caps.seccomp and "seccomp" not in left_out,
         unprivileged=namespaces and (os.geteuid() != 0 or "unprivileged" not in left_out),
         nested=bool(caps.cgroup) and "nesting" not in left_out,
+        cpu_share=caps.cpu_share and ("cpu_share" not in left_out or caps.cgroup == CgroupV2.name),
     )
 
 
@@ -352,9 +367,10 @@ class Cgroup:
 
     name = ""
 
-    def __init__(self, nested: bool = True) -> None:
+    def __init__(self, nested: bool = True, cpu_share: bool = True) -> None:
         self.tag = f"referee-{os.getpid()}-{next(_counter)}"
         self.nested = nested
+        self.cpu_share = cpu_share
         self.fds: dict[str, int] = {}
 
     @classmethod
@@ -506,6 +522,20 @@ class CgroupV1(Cgroup):
                 return f"cgroup v1: cannot make a {controller} cgroup under {base} ({exc.strerror}; needs root)"
         return None
 
+    @classmethod
+    def can_share_cpu(cls) -> bool:
+        """Whether agents' cgroups can join the ``cpu`` controller here."""
+        base = cls._bases().get("cpu")
+        if base is None:
+            return False
+        probe_dir = os.path.join(base, f"referee-probe-{os.getpid()}")
+        try:
+            os.mkdir(probe_dir)
+            os.rmdir(probe_dir)
+        except OSError:
+            return False
+        return True
+
     _anchor: str | None = None
 
     @classmethod
@@ -537,7 +567,7 @@ class CgroupV1(Cgroup):
         self._keep_freezer_warm(bases["freezer"])
         self.dirs = {c: os.path.join(base, self.tag) for c, base in bases.items() if c in self.CONTROLLERS}
         self._make_folders()
-        for controller in self.OPTIONAL:
+        for controller in self.OPTIONAL if self.cpu_share else ():
             if controller in bases:
                 path = os.path.join(bases[controller], self.tag)
                 try:
@@ -687,8 +717,9 @@ class CgroupV2(Cgroup):
         super().kill_all()
 
 
-def new_cgroup(kind: str, nested: bool = True) -> Cgroup:
-    group: Cgroup = CgroupV1(nested) if kind == "cgroup-v1" else CgroupV2(nested)
+def new_cgroup(kind: str, nested: bool = True, cpu_share: bool = True) -> Cgroup:
+    """A new cgroup for one agent; ``cpu_share`` False leaves a v1 agent out of the ``cpu`` controller."""
+    group: Cgroup = CgroupV1(nested, cpu_share) if kind == "cgroup-v1" else CgroupV2(nested)
     group.create()
     return group
 

@@ -17,10 +17,10 @@ import sys
 import pytest
 
 from referee.hosting.environment import PASSED
-from referee.hosting.sandbox import PIDS_LIMIT, WITHOUT_ENV
+from referee.hosting.sandbox import PIDS_LIMIT, WITHOUT_ENV, probe
 
 from .hostile.escape import BURN, FORKS, note_name, read_note
-from .hostile_runs import HOSTILE, RANDOM, VICTIM, Game, play
+from .hostile_runs import HOSTILE, RANDOM, VICTIM, Game, clean_up, play
 from tests.sandboxing import require_sandbox
 
 ESCAPE = f"{HOSTILE}.escape"
@@ -406,3 +406,60 @@ def test_an_agent_whose_files_only_root_can_read_is_told_how_to_fix_them(sealed,
     assert (record["winner"], record["reason"]) == ("BLUE", "load_error"), record["message"]
     message = record["error"]["RED"]["message"]
     assert "PermissionError" in message and "chmod -R a+rX" in message and "program.py" in message, message
+
+
+def game_beside_a_spinner(tree, tmp_path, seed, env: dict[str, str]) -> Game:
+    """An honest agent's game (1 s of CPU in each of its first 2 moves, -t 3 --grace 0.5) played
+    while another game's agent keeps 60 helpers, each in a session of its own, busy in its calls."""
+    import signal
+    import subprocess
+    import time
+
+    from .hostile.common import helper_name
+    from .hostile_runs import processes_named, tree_env
+
+    spinner_seed = seed + 1
+    # Both games on one CPU (the referees and their agents inherit it): the spinner then starves
+    # only this test's honest agent, not the tests running beside it on the other cores.
+    mine = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {max(mine)})
+    spinner = subprocess.Popen(
+        [sys.executable, "-m", "referee", "-v", "0", "--sandbox", "required", "-t", "120", "--seed",
+         str(spinner_seed), f"{HOSTILE}.spin:SpinsAndKeeps", RANDOM],
+        cwd=tree, env={**os.environ, **tree_env(tree), **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(processes_named(helper_name(spinner_seed))) < 30 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(processes_named(helper_name(spinner_seed))) >= 30, "the spinner did not start its helpers"
+        return play(
+            tree, tmp_path, f"{HOSTILE}.spin:ComputesLongCalls", RANDOM, "-t", "3", "--grace", "0.5", seed=seed,
+            env=env,
+        )
+    finally:
+        os.sched_setaffinity(0, mine)
+        spinner.send_signal(signal.SIGINT)
+        spinner.communicate(timeout=60)
+        clean_up(spinner_seed)
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["own-share", "without-cpu-share"])
+def test_an_agent_busy_on_every_core_does_not_make_the_game_beside_it_lose_on_time(
+    sealed, tree, tmp_path, seed, shared
+):
+    """Both games on one CPU.  With a CPU share per agent the honest agent gets half of it and
+    finishes; without (cgroup v1 ``cpu_share`` left out) it gets ~1/60, waits ~60 s per CPU
+    second, six times what the watchdog forgives, and loses its first call on wall time (a call
+    may last its remaining CPU + grace + 10 s per CPU second it used: 3 + 0.5 + 10 s for 1 s)."""
+    if probe().cgroup != "cgroup-v1" and not shared:
+        pytest.skip("the CPU share can be left out only under cgroup v1")
+    game = game_beside_a_spinner(tree, tmp_path, seed, {} if shared else without("cpu_share"))
+    assert game.code == 0 and game.record is not None, game.context()
+    assert game.record["sandbox"]["cpu_share"] is shared
+    if shared:
+        assert game.record["error"]["RED"] is None, game.context()
+    else:
+        assert (game.record["winner"], game.record["reason"]) == ("BLUE", "time_limit"), game.context()
+        assert "watchdog" in game.record["error"]["RED"]["message"]

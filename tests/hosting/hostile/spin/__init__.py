@@ -177,3 +177,21 @@ class Computes(Plays):
                     pass
             return self.move_peacefully()  # no captures while thinking: the game lasts past these moves
         return self.move()
+
+
+class SpinsAndKeeps(Spins):
+    """:class:`Spins` keeping its helpers from call to call (frozen in between): the worst
+    case for the game beside it, for a command line that gives agents no options."""
+
+    def action(self, **referee):
+        referee.setdefault("spin_keep", True)
+        return super().action(**referee)
+
+
+class ComputesLongCalls(Computes):
+    """:class:`Computes` thinking 1 s of CPU in each of its first 2 moves: at half a CPU a
+    call takes ~2 s of wall time; at 1/60 of one (beside 60 helpers that each count as much
+    as it does), ~60 s, past its watchdog's budget."""
+
+    THINK = 1.0
+    THINK_MOVES = 2
