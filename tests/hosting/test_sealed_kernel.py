@@ -408,6 +408,31 @@ def test_an_agent_whose_files_only_root_can_read_is_told_how_to_fix_them(sealed,
     assert "PermissionError" in message and "chmod -R a+rX" in message and "program.py" in message, message
 
 
+def _favoured() -> None:
+    """In the honest game's referee (a session of its own): its autogroup first in the CPU, so that
+    only its agent (in a session of its own, too) is starved when the spinner has no share."""
+    with open("/proc/self/autogroup", "w") as f:
+        f.write("-20")
+
+
+def honest_game(tree, tmp_path, seed, env: dict[str, str]) -> Game:
+    import json
+    import subprocess
+
+    from .hostile_runs import tree_env
+    from .test_isolation import assert_nothing_left
+
+    record, marker = tmp_path / "honest.json", str(tmp_path / "pids.txt")
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "-v", "3", "--sandbox", "required", "-t", "3", "--grace", "0.5",
+         "--seed", str(seed), "--record", str(record), f"{HOSTILE}.spin:ComputesLongCalls", RANDOM],
+        cwd=tree, env={**os.environ, **tree_env(tree), **env, "REFEREE_TEST_PIDS": marker}, capture_output=True,
+        text=True, timeout=120, start_new_session=True, preexec_fn=_favoured,
+    )
+    assert_nothing_left(marker)
+    return Game(proc.returncode, json.loads(record.read_text()) if record.exists() else None, proc.stdout, proc.stderr)
+
+
 def game_beside_a_spinner(tree, tmp_path, seed, env: dict[str, str]) -> Game:
     """An honest agent's game (1 s of CPU in each of its first 2 moves, -t 3 --grace 0.5) played
     while another game's agent keeps 60 helpers, each in a session of its own, busy in its calls."""
@@ -434,10 +459,7 @@ def game_beside_a_spinner(tree, tmp_path, seed, env: dict[str, str]) -> Game:
         while len(processes_named(helper_name(spinner_seed))) < 30 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(processes_named(helper_name(spinner_seed))) >= 30, "the spinner did not start its helpers"
-        return play(
-            tree, tmp_path, f"{HOSTILE}.spin:ComputesLongCalls", RANDOM, "-t", "3", "--grace", "0.5", seed=seed,
-            env=env,
-        )
+        return honest_game(tree, tmp_path, seed, env)
     finally:
         os.sched_setaffinity(0, mine)
         spinner.send_signal(signal.SIGINT)
