@@ -24,7 +24,15 @@ from .games import load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
 from .hosting.agent_host import reserved_name
 from .hosting.environment import agent_environment
-from .hosting.failures import AgentFailure, AgentIllegalAction, AgentLoadError, AgentProtocolError
+from .hosting.failures import (
+    AgentCrashed,
+    AgentFailure,
+    AgentIllegalAction,
+    AgentLoadError,
+    AgentOutOfMemory,
+    AgentProtocolError,
+    AgentTimeout,
+)
 from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
 from .hosting.wire import Reply
@@ -33,6 +41,8 @@ from .records import GameRecord, bounded
 from .termination import signals_held
 
 DEFAULT_CLASS = "Agent"
+#: Verdicts that stop an agent wherever it is: their message says in which call.
+STOPPED_IN_A_CALL = (AgentTimeout, AgentOutOfMemory, AgentCrashed)
 #: Mixed into every chance seed this process derives: agents are given the
 #: game's seed, so chance drawn from that seed alone would be predictable.
 _CHANCE_SECRET = secrets.token_hex(16)
@@ -272,12 +282,24 @@ class _Match:
         try:
             reply = agent.call(message)
         except AgentFailure as failure:
+            if isinstance(failure, STOPPED_IN_A_CALL):
+                failure.locate(self.where(message))
             # A student debugging a crash with print needs what it printed last.
             self.observer.output(color, agent.take_output())
             raise _Colored(color, failure) from None
         assert agent.last_call is not None  # set by every call that returns
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply
+
+    def where(self, message: dict[str, Any]) -> str:
+        """Which call ``message`` asked for, in words: ``action() on turn 12``."""
+        op = message.get("op")
+        if op == "init":
+            return "__init__()"
+        if op == "action":
+            return f"action() on turn {len(self.actions) + 1}"
+        mover = message.get("color") or "chance"
+        return f"turn() after turn {len(self.actions)} ({mover}'s {message.get('action')})"
 
     def launch(self) -> None:
         """Start both agents' processes and construct them, Red first.

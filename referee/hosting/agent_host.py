@@ -16,10 +16,12 @@ nothing here has to be trusted.
 from __future__ import annotations
 
 import difflib
+import faulthandler
 import json
 import math
 import os
 import re
+import signal
 import sys
 import traceback
 from importlib import import_module
@@ -320,6 +322,10 @@ def main(settings_json: str) -> None:
         seconds = math.ceil(limit)
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
     channel = Channel(settings["cmd_fd"], settings["reply_fd"])
+    if settings.get("stack_fd") is not None:
+        # The referee asks for the agent's stack (SIGUSR1) just before it stops a call over a limit;
+        # written from the signal handler in C, so a call stuck in C code still shows where.
+        faulthandler.register(signal.SIGUSR1, file=settings["stack_fd"], all_threads=True)
     # The game's modules are the referee's: imported with the working
     # directory last on the path (a plug-in game may live there), so that
     # nothing in it stands in for a module of Python's.

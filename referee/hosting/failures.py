@@ -7,12 +7,17 @@ class AgentFailure(Exception):
 
     reason = "agent_error"
 
-    def __init__(self, message: str, traceback: str = "", output: str = ""):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, traceback: str = "", output: str = "", detail: str = ""):
+        super().__init__(message + detail)
+        self.message = message + detail
+        self._said, self._detail = message, detail
         self.traceback = traceback
         #: The tail of what the agent printed, when it may explain the failure.
         self.output = output
+
+    def locate(self, where: str) -> None:
+        """Say in which call it happened (``action() on turn 12``), before any detail."""
+        self.message = f"{self._said}, in {where}{self._detail}"
 
 
 class AgentLoadError(AgentFailure):

@@ -83,6 +83,9 @@ BACKSTOP_FACTOR = 2
 #: Agent output kept per call and in total (the rest is counted, not kept).
 OUTPUT_PER_CALL = 64 * 1024
 OUTPUT_TAIL = 4 * 1024
+#: How long the referee waits for the agent's stack before it stops it, and the most of it kept.
+STACK_WAIT = 0.3
+MAX_STACK = 16 * 1024
 #: How long the interpreter may take to start, before the agent is imported (not a user limit).
 START_TIMEOUT = 60.0
 #: The agent's interpreter runs this (``python -c HOST_BOOT referee.hosting.agent_host FOLDER SETTINGS``; the
@@ -207,6 +210,7 @@ class HostedAgent:
         self._output_dropped = 0
         self._tail = b""
         self._output_closed = False
+        self._call_printed = 0  # bytes the agent printed during the current call
 
     @property
     def _process(self) -> subprocess.Popen[bytes]:
@@ -227,6 +231,8 @@ class HostedAgent:
         cmd_r, self._cmd_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         self._out_r, out_w = os.pipe()
+        # Where the agent host writes the agent's stack when asked (SIGUSR1), just before a verdict stops it.
+        self._stack_r, stack_w = os.pipe()
         cpu_hard = BACKSTOP_FACTOR * (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
         env = agent_environment(self.sandbox.namespaces) if self.env is None else dict(self.env)
         env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
@@ -238,11 +244,11 @@ class HostedAgent:
         settings = {
             "cmd_fd": cmd_r, "reply_fd": reply_w, "game": self.game, "options": self.game_options,
             "cpu_hard": cpu_hard, "uid": drops_to, "gid": AGENT_GID if drops_to is not None else None,
-            "libraries": libraries,
+            "libraries": libraries, "stack_fd": stack_w,
         }
         command = [sys.executable, "-c", HOST_BOOT, "referee.hosting.agent_host", str(REFEREE_ROOT.parent),
                    json.dumps(settings)]
-        passed = [cmd_r, reply_w]
+        passed = [cmd_r, reply_w, stack_w]
         try:
             command = self._sealed(command, libraries, passed)
             self.proc = subprocess.Popen(
@@ -258,7 +264,7 @@ class HostedAgent:
         finally:
             for fd in (*passed, out_w):
                 os.close(fd)
-        for fd in (self._reply_r, self._out_r):
+        for fd in (self._reply_r, self._out_r, self._stack_r):
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
         self._poller = select.poll()
         self._poller.register(self._reply_r, select.POLLIN)
@@ -399,7 +405,7 @@ class HostedAgent:
         if self._sandbox_init is not None:
             reap_orphan(self._sandbox_init)
             self._sandbox_init = None
-        for fd in (self._cmd_w, self._reply_r, self._out_r):
+        for fd in (self._cmd_w, self._reply_r, self._out_r, self._stack_r):
             try:
                 os.close(fd)
             except OSError:
@@ -473,6 +479,7 @@ class HostedAgent:
         # straight into reading it (thawing first costs it one more wake-up).
         self._wake()
         start = time.monotonic()
+        self._call_printed = 0
         watchdog = self._watchdog(start)
         line = self._take_line()
         while line is None:
@@ -523,12 +530,12 @@ class HostedAgent:
             used = monitor.cpu() - self.cpu_base
         if self.limits.cpu and used > self.limits.cpu:
             self.time_used = used
-            self._fail(AgentTimeout, f"used {used:.2f} s of CPU time, over its limit of {self.limits.cpu:g} s")
+            self._stop(AgentTimeout, f"used {used:.2f} s of CPU time, over its limit of {self.limits.cpu:g} s")
         if self.cgroup is None:
             self._update_peak(monitor.rss(), child_rss)
         limit = self.limits.space_bytes
         if limit and self.peak_bytes > limit:
-            self._fail(
+            self._stop(
                 AgentOutOfMemory,
                 f"used {self.peak_memory_mb:.1f} MB of memory, over its limit of {self.limits.space_limit:g} MB",
             )
@@ -537,7 +544,7 @@ class HostedAgent:
         if watchdog.expired(now, monitor, used - self.time_used):
             waited = watchdog.waiting(monitor)
             self.time_used = used
-            self._fail(
+            self._stop(
                 AgentTimeout,
                 f"did not answer within {now - start:.1f} s of wall-clock time "
                 f"(watchdog; it used {used:.2f} s of CPU time and waited {waited:.1f} s for one)",
@@ -611,12 +618,53 @@ class HostedAgent:
             self._fail(AgentProtocolError, "the agent closed the referee's channel")
         return -(code - 128) if code > 128 else code
 
-    def _fail(self, kind: type[AgentFailure], message: str, traceback: str = "") -> NoReturn:
+    def _stop(self, kind: type[AgentFailure], message: str) -> NoReturn:
+        """Fail a call the referee stops while it runs: with the agent's stack then, and how much it printed."""
+        stack = self._stack_now()
+        self._drain_output()
+        printed = self._call_printed
+        flood = f"; it printed {printed / MB:.1f} MB during the call" if printed > OUTPUT_PER_CALL else ""
+        self._fail(kind, message, stack, flood)
+
+    def _stack_now(self) -> str:
+        """The agent's Python stack (every thread's) as the agent host's faulthandler writes it; '' if none."""
+        pid = self.host_pid
+        if pid is None:
+            return ""
+        self._read_stack()  # whatever the agent may have written there before is not its stack
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except OSError:
+            return ""
+        text, deadline, quiet = b"", time.monotonic() + STACK_WAIT, time.monotonic() + STACK_WAIT
+        while time.monotonic() < min(deadline, quiet) and len(text) < MAX_STACK:
+            select.select([self._stack_r], [], [], 0.01)
+            chunk = self._read_stack()
+            if chunk:
+                text += chunk
+                quiet = time.monotonic() + 0.02  # the dump is written at once: a pause means it is done
+        if not text:
+            return ""
+        host = f'File "{REFEREE_ROOT / "hosting" / "agent_host.py"}"'
+        # The agent host's own frames (below the agent's, last in each thread) say nothing to its author.
+        lines = [
+            line for line in text[:MAX_STACK].decode("utf-8", "replace").splitlines()
+            if host not in line and 'File "<string>"' not in line
+        ]
+        return "The agent's stack when it was stopped:\n" + "\n".join(lines) + "\n"
+
+    def _read_stack(self) -> bytes:
+        try:
+            return os.read(self._stack_r, MAX_STACK)
+        except (BlockingIOError, OSError):
+            return b""
+
+    def _fail(self, kind: type[AgentFailure], message: str, traceback: str = "", detail: str = "") -> NoReturn:
         try:
             self._drain_output()
         except OSError:
             pass
-        raise kind(message, traceback, self.output_tail())
+        raise kind(message, traceback, self.output_tail(), detail)
 
     def _wait_for_input(self, timeout: float) -> None:
         for fd, _ in self._poller.poll(timeout * 1000):
@@ -656,6 +704,7 @@ class HostedAgent:
                     self._output_closed = True
                     self._poller.unregister(self._out_r)
                 return
+            self._call_printed += len(chunk)
             room = OUTPUT_PER_CALL - self._output_kept
             if room > 0:
                 self._output.append(chunk[:room])

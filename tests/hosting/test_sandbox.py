@@ -187,9 +187,10 @@ def test_a_sealed_agent_holds_no_descriptor_but_its_pipes(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = next(out for out in proc.stdout.splitlines() if "RED | fds:" in out)
     held = dict(item.split("=", 1) for item in line.split("fds:", 1)[1].split())
-    # stdin is /dev/null; stdout and stderr share the output pipe; two more
-    # pipes (requests, replies); the one listdir had open is gone by the time
-    # it is looked at ("?").  Nothing else: no file, no socket, no pipe of the referee's.
+    # stdin is /dev/null; stdout and stderr share the output pipe; three more
+    # pipes (requests, replies, the stack the referee asks for before a verdict);
+    # the one listdir had open is gone by the time it is looked at ("?").
+    # Nothing else: no file, no socket, no pipe of the referee's.
     others = {fd: target for fd, target in held.items() if not target.startswith(("pipe:", "/dev/null", "?"))}
     assert others == {}, held
-    assert sum(target.startswith("pipe:") for target in held.values()) == 4, held
+    assert sum(target.startswith("pipe:") for target in held.values()) == 5, held

@@ -267,3 +267,31 @@ class ListsItsFds(Plays):
             except OSError:
                 targets.append("?")
         print("fds:", " ".join(f"{fd}={t}" for fd, t in zip(fds, targets)), flush=True)
+
+
+def think_forever() -> None:
+    """A search that never returns (named, so that the stack the referee keeps shows it)."""
+    while True:
+        pass
+
+
+class LoopsInTurn(Plays):
+    def turn(self, color, action, **referee):
+        think_forever()
+
+
+class LoopsInInit(Plays):
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        think_forever()
+
+
+class FloodsThenLoops(Plays):
+    """Prints 5 MB in its first action, then never returns."""
+
+    def action(self, **referee):
+        line = "x" * 1023 + "\n"
+        for _ in range(5 * 1024):
+            sys.stdout.write(line)
+        sys.stdout.flush()
+        think_forever()
