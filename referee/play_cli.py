@@ -11,11 +11,14 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
+
+import yaml
 
 from . import __version__
 from .games import game_class, game_names, registration
 from .arguments import ArgumentParser
+from .games.agent_kwargs import REFEREE_KWARGS
 from .games.base import GameOptionError
 from .hosting.environment import check_names
 from .hosting.sandbox import MODES, SandboxUnavailable, resolve
@@ -45,6 +48,23 @@ def _variable_name(text: str) -> str:
         return check_names([text])[0]
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _agent_option(text: str) -> tuple[str, Any]:
+    """``NAME=VALUE`` -> (name, value), the value read as a YAML scalar (as a tournament's ``options:``)."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (e.g. depth=4)")
+    if name in REFEREE_KWARGS:
+        raise argparse.ArgumentTypeError(f"{name!r} is passed by the referee itself; an agent option cannot set it")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    if isinstance(parsed, (dict, list)) or parsed is None:
+        parsed = value  # only scalars: a VALUE that reads as a list, a mapping or null is its own text
+    return name, parsed
 
 
 def _seed(text: str) -> int:
@@ -152,6 +172,13 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     game = parser.add_argument_group("game")
     game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
     game.add_argument("--seed", type=_seed, default=None, help="seed passed to both agents (kwarg 'seed')")
+    for side in ("red", "blue"):
+        game.add_argument(
+            f"--{side}-option", dest=f"{side}_options", action="append", default=[], type=_agent_option,
+            metavar="NAME=VALUE",
+            help=f"an option {side.title()}'s agent gets as a keyword argument in every call (repeatable; VALUE "
+            "read as in YAML: depth=4 is the number 4), as a tournament's options:",
+        )
     game.add_argument(
         "--chance-seed", default=None, metavar="TEXT",
         help="seed of chance's draws (chaos events), to replay a record's (its chance_seed); "
@@ -250,6 +277,9 @@ def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
             time_limit=args.time, space_limit=args.space, wall_grace=args.grace, call_timeout=args.call_timeout
         ),
         seed=args.seed,
+        # The record keeps the agents' options, so that the game can be played again exactly.
+        extra={"agent_options": {"RED": dict(args.red_options), "BLUE": dict(args.blue_options)}}
+        if args.red_options or args.blue_options else {},
         sandbox=args.sandbox,
         chance_seed=args.chance_seed,
         pass_env=tuple(args.pass_env),
@@ -260,7 +290,9 @@ def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
     for weaker in sandbox.weaker():
         print(f"* referee @ NOTE: agents are sealed, but weaker: {weaker}", file=sys.stderr)
     try:
-        record = play_match(AgentEntry(args.red), AgentEntry(args.blue), settings, observer)
+        red = AgentEntry(args.red, options=dict(args.red_options))
+        blue = AgentEntry(args.blue, options=dict(args.blue_options))
+        record = play_match(red, blue, settings, observer)
     except KeyboardInterrupt as interrupt:  # SIGTERM and SIGHUP too: the agents are stopped on the way out
         return report_stop(interrupt, "\n* referee @ {how}: no result (the agents were stopped)")
     except Exception:  # noqa: BLE001  a referee bug: say so, and say it is ours

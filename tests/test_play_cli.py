@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from referee.games.infexion import InfexionState
 from referee.records import REASONS, GameRecord
 
@@ -229,3 +231,26 @@ def test_a_missing_agent_class_says_what_is_really_wrong(tmp_path):
         "subs.noimport has no class Agent: its __init__.py does not define or import it; "
         "add 'from .program import Agent' (program.py defines it) to it" in proc.stdout
     ), proc.stdout
+
+
+def test_agent_options_reach_each_agent_as_keyword_arguments_and_the_record(tmp_path):
+    record = tmp_path / "r.json"
+    agent = "tests.hosting.fixture_agents.misbehave:ShowsItsOptions"
+    done = run(
+        "-v", "3", "--red-option", "depth=4", "--red-option", "fast=true", "--blue-option", "label=blue side",
+        "--blue-option", "ratio=0.5", "--record", str(record), agent, agent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "RED | options: [('depth', 4), ('fast', True)]" in done.stdout
+    assert "BLUE | options: [('label', 'blue side'), ('ratio', 0.5)]" in done.stdout
+    saved = json.loads(record.read_text())["extra"]["agent_options"]
+    assert saved == {"RED": {"depth": 4, "fast": True}, "BLUE": {"label": "blue side", "ratio": 0.5}}
+
+
+@pytest.mark.parametrize(
+    "option, words",
+    [("depth", "is not NAME=VALUE"), ("=4", "is not NAME=VALUE"), ("seed=3", "is passed by the referee itself")],
+)
+def test_a_bad_agent_option_is_a_usage_error(option, words):
+    done = run("--red-option", option, "agents.random_agent", "agents.random_agent")
+    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr

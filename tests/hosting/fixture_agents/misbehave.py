@@ -295,3 +295,14 @@ class FloodsThenLoops(Plays):
             sys.stdout.write(line)
         sys.stdout.flush()
         think_forever()
+
+
+class ShowsItsOptions(Plays):
+    """Prints the keyword arguments it gets that are not the referee's own, once."""
+
+    def __init__(self, color, **referee):
+        super().__init__(color, **referee)
+        from referee.games.agent_kwargs import REFEREE_KWARGS
+
+        mine = {k: v for k, v in referee.items() if k not in REFEREE_KWARGS}
+        print(f"options: {sorted(mine.items())!r}", flush=True)
