@@ -6,8 +6,18 @@ Gradescope reads one JSON object from ``/autograder/results/results.json``:
 ``tests`` (each with ``name``, ``score``, ``max_score``, ``status``
 ``"passed"``/``"failed"``, ``output`` and ``visibility``), and optionally
 ``leaderboard`` entries (``name``, ``value``, ``order`` ``"asc"``/``"desc"``).
-:func:`problems` checks a loaded object against that format, so a test (or a
-member of staff) can tell a results file Gradescope will accept.
+Text may say how it is written: ``output_format`` (the top-level output),
+``test_output_format`` (the default of every test's ``output``) and each
+test's own ``output_format``, one of :data:`FORMATS` (``md`` is Markdown,
+``text`` is shown as it is, in a ``<pre>``). ``extra_data`` is stored with the
+submission and not shown to students. :func:`problems` checks a loaded object
+against that format, so a test (or a member of staff) can tell a results file
+Gradescope will accept.
+
+Gradescope puts the submitters in ``/autograder/submission_metadata.json``
+(its ``users``: ``name``, ``email``, ``sid``); :func:`submission_users` reads
+them, so that the results (in ``extra_data``) and the cohort's marks carry
+who submitted.
 """
 from __future__ import annotations
 
@@ -24,9 +34,16 @@ from typing import Any
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 STATUSES = ("passed", "failed")
 ORDERS = ("asc", "desc")
+#: How Gradescope may be told a text is written (its "output string formatting").
+FORMATS = ("text", "html", "simple_format", "md", "ansi")
+#: The fields of a submitter kept from Gradescope's submission metadata.
+USER_FIELDS = ("name", "email", "sid")
+#: results.json is read by Gradescope's harness and by staff, whoever runs the grader.
+RESULTS_MODE = 0o644
 
-#: Where Gradescope puts a submission and looks for its results.
+#: Where Gradescope puts a submission, its metadata, and looks for its results.
 SUBMISSION_DIR = Path("/autograder/submission")
+METADATA_FILE = Path("/autograder/submission_metadata.json")
 RESULTS_FILE = Path("/autograder/results/results.json")
 
 
@@ -41,6 +58,8 @@ class TestResult:
     max_score: float
     output: str = ""
     visibility: str = "visible"
+    #: How ``output`` is written (one of :data:`FORMATS`); None: Gradescope's default, plain text.
+    output_format: str | None = None
 
     @property
     def status(self) -> str:
@@ -48,7 +67,7 @@ class TestResult:
         return "passed" if self.score >= self.max_score else "failed"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "score": as_number(self.score),
             "max_score": as_number(self.max_score),
@@ -56,6 +75,9 @@ class TestResult:
             "output": self.output,
             "visibility": self.visibility,
         }
+        if self.output_format is not None:
+            data["output_format"] = self.output_format
+        return data
 
 
 @dataclass(frozen=True)
@@ -79,6 +101,10 @@ class AutograderResults:
     execution_time: float
     output: str = ""
     leaderboard: tuple[LeaderboardEntry, ...] = field(default=())
+    #: How ``output`` is written (one of :data:`FORMATS`); None: Gradescope's default.
+    output_format: str | None = None
+    #: Stored with the submission, not shown to students (who submitted, what the agents ran under).
+    extra_data: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -95,6 +121,10 @@ class AutograderResults:
             "output": self.output,
             "tests": [test.to_json() for test in self.tests],
         }
+        if self.output_format is not None:
+            data["output_format"] = self.output_format
+        if self.extra_data:
+            data["extra_data"] = dict(self.extra_data)
         if self.leaderboard:
             data["leaderboard"] = [entry.to_json() for entry in self.leaderboard]
         return data
@@ -111,13 +141,16 @@ def as_number(value: float) -> float | int:
 
 
 def write_json(data: Mapping[str, Any], path: Path) -> None:
-    """Write ``data`` as JSON to ``path`` through a temporary file and a rename."""
+    """Write ``data`` as JSON to ``path`` through a temporary file and a rename; readable by all (0644)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             json.dump(data, file, indent=2)
             file.write("\n")
+            # mkstemp makes the file 0600: only its owner could read the results (staff, a harness
+            # running as another user); chmod, not the umask, so every run writes the same mode.
+            os.fchmod(file.fileno(), RESULTS_MODE)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
@@ -148,6 +181,9 @@ def problems(data: object) -> list[str]:
     for key in ("visibility", "stdout_visibility"):
         if key in data and data[key] not in VISIBILITIES:
             found.append(f"'{key}' must be one of {', '.join(VISIBILITIES)}, not {data[key]!r}")
+    found += _format_problems(data, ("output_format", "test_output_format", "test_name_format"))
+    if "extra_data" in data and not isinstance(data["extra_data"], dict):
+        found.append("'extra_data' must be an object")
     if tests is not None:
         if not isinstance(tests, list):
             found.append("'tests' must be a list")
@@ -178,7 +214,14 @@ def _test_problems(test: object) -> list[str]:
         found.append(f"'status' must be passed or failed, not {test['status']!r}")
     if "visibility" in test and test["visibility"] not in VISIBILITIES:
         found.append(f"'visibility' must be one of {', '.join(VISIBILITIES)}, not {test['visibility']!r}")
-    return found
+    return found + _format_problems(test, ("output_format", "name_format"))
+
+
+def _format_problems(data: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
+    return [
+        f"'{key}' must be one of {', '.join(FORMATS)}, not {data[key]!r}"
+        for key in keys if key in data and data[key] not in FORMATS
+    ]
 
 
 def _entry_problems(entry: object) -> list[str]:
@@ -192,6 +235,29 @@ def _entry_problems(entry: object) -> list[str]:
     if "order" in entry and entry["order"] not in ORDERS:
         found.append(f"'order' must be asc or desc, not {entry['order']!r}")
     return found
+
+
+def submission_users(path: Path) -> tuple[tuple[dict[str, str], ...], str | None]:
+    """The submitters in Gradescope's submission metadata (``name``, ``email``, ``sid`` each), and a problem.
+
+    No file (a local run) is no users and no problem; a file that cannot be
+    read or holds no ``users`` list gives no users and says why, for the
+    console: grading goes on either way.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return (), None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return (), f"{path}: cannot be read ({exc}); the results name no student"
+    users = data.get("users") if isinstance(data, dict) else None
+    if not isinstance(users, list):
+        return (), f"{path}: has no 'users' list; the results name no student"
+    found = tuple(
+        {key: str(user[key]) for key in USER_FIELDS if user.get(key) is not None}
+        for user in users if isinstance(user, dict)
+    )
+    return found, None
 
 
 def feedback_table(results: AutograderResults) -> str:
