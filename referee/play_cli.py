@@ -18,6 +18,7 @@ import yaml
 from . import __version__
 from .games import game_class, game_names, registration
 from .arguments import ArgumentParser
+from .cli import COMMANDS
 from .games.agent_kwargs import REFEREE_KWARGS
 from .games.base import GameOptionError
 from .hosting.environment import check_names
@@ -102,11 +103,10 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m referee",
         description="Play one game between two agents, each in its own process under time and memory limits.",
-        epilog=(
-            "Subcommands: 'python -m referee tournament CONFIG.yaml', 'python -m referee search [FILE]', "
-            "'python -m referee replay RECORD.json', "
-            "'python -m referee play AGENT' (you against an agent). Each has its own --help."
+        epilog="other commands (each has its own --help):\n" + "\n".join(
+            f"  python -m referee {name} {what}" for name, what in COMMANDS.items()
         ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
         # Another game's option given without its --game is named as such, not as a typo (worked out only
         # then: it imports every game, which a plain game's start should not wait for).
@@ -125,11 +125,11 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     limits = parser.add_argument_group("limits")
     limits.add_argument(
         "-t", "--time", nargs="?", const=180.0, default=None, type=_non_negative("the time limit"),
-        metavar="SECONDS", help="CPU seconds per agent per game (bare -t: 180; default: no limit)",
+        metavar="SECONDS", help="CPU seconds per agent per game (bare -t: 180; -t 0 or no -t: no limit)",
     )
     limits.add_argument(
         "-s", "--space", nargs="?", const=250.0, default=None, type=_non_negative("the space limit"),
-        metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; default: no limit)",
+        metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; -s 0 or no -s: no limit)",
     )
     limits.add_argument(
         "--grace", type=_non_negative("the grace"), default=DEFAULT_GRACE, metavar="SECONDS",
@@ -152,7 +152,8 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     show = parser.add_argument_group("output")
     show.add_argument(
         "-v", "--verbosity", nargs="?", const=3, default=2, type=int, choices=range(4), metavar="0-3",
-        help="0: result only, 1: commentary, 2: + board (default), 3: + time and memory per call and agent output",
+        help="0: the result only; 1: + each action and any failure; 2: + the board and what the agents print "
+        "(default); 3: + each call's CPU, wall time and memory (bare -v: 3)",
     )
     show.add_argument("-d", "--debug", action="store_true", help="same as -v 3")
     show.add_argument(

@@ -123,6 +123,24 @@ def test_version_and_help():
     text = run("-h").stdout
     for flag in ("--time", "--space", "--verbosity", "--debug", "--logfile", "--wait", "--game", "--record", "--seed"):
         assert flag in text
+    # Every command, each with what it takes; what -t 0 means; what each -v level adds.
+    from referee.cli import SUBCOMMANDS
+
+    for command in SUBCOMMANDS:
+        assert f"python -m referee {command} " in text, command
+    flat = " ".join(text.split())
+    assert "-t 0 or no -t: no limit" in flat and "-s 0 or no -s: no limit" in flat
+    assert "2: + the board and what the agents print (default)" in flat
+
+
+def test_each_verbosity_shows_what_its_help_says(tmp_path):
+    """-v 1: actions and failures, no board, no agent output; 2: + board and agent output; 3: + call costs."""
+    agent = "tests.hosting.fixture_agents.misbehave:PrintsALot"
+    shown = {level: run("-v", str(level), "--seed", "3", agent, RANDOM).stdout for level in (0, 1, 2, 3)}
+    assert shown[0].strip().splitlines() == [line for line in shown[0].strip().splitlines() if "result:" in line]
+    assert "plays action" in shown[1] and "RED | thinking out loud" not in shown[1] and "r=3" not in shown[1]
+    assert "RED | thinking out loud" in shown[2] and "r=3" in shown[2] and "ms CPU" not in shown[2]
+    assert "ms CPU" in shown[3]
 
 
 def run_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -259,3 +259,8 @@ def whole_number(value: object, allow_bool: bool = False) -> int | None:
         return index(value)  # type: ignore[arg-type]
     except TypeError:
         return None
+
+
+def count_of(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 cell``, ``2 cells``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -231,9 +231,11 @@ class Host:
         if engine_action is None:
             shown = repr(result)
             shown = shown if len(shown) <= 120 else shown[:117] + "..."
+            title = self.game.name.title()
+            article = "an" if title[:1] in "AEIOU" else "a"
             return failure(
                 "bad_return",
-                f"action() returned {type(result).__name__} {shown}, not a {self.game.name} action object",
+                f"action() returned {type(result).__name__} {shown}, not {article} {title} action object",
             )
         text = self.state.action_to_str(engine_action)
         try:

@@ -128,3 +128,13 @@ def test_a_broken_plugin_setting_is_a_clear_error(monkeypatch, setting, message)
     name = setting.partition("=")[0] or "nim"
     with pytest.raises(GameOptionError, match=message):
         registration(name)
+
+
+@pytest.mark.parametrize("count, noun, plural, expected", [
+    (0, "cell", None, "0 cells"), (1, "cell", None, "1 cell"), (2, "stone", None, "2 stones"),
+    (1, "city", "cities", "1 city"), (3, "city", "cities", "3 cities"),
+])
+def test_counts_take_the_right_number(count, noun, plural, expected):
+    from referee.games.base import count_of
+
+    assert count_of(count, noun, plural) == expected

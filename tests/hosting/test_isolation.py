@@ -162,7 +162,7 @@ def assert_verdict(result, winner, reason, fragment=None):
         ("RaiseInInit", "load_error", "RuntimeError: cannot start"),
         ("RaiseInAction", "agent_error", "ZeroDivisionError"),
         ("RaiseInTurn", "agent_error", "ValueError: turn went wrong"),
-        ("ReturnNone", "illegal_action", "returned NoneType None"),
+        ("ReturnNone", "illegal_action", "returned NoneType None, not an Infexion action object"),
         ("ReturnTuple", "illegal_action", "returned tuple"),
         ("ReturnString", "illegal_action", "returned str"),
         ("ReturnWrongType", "illegal_action", "returned SpreadAction"),

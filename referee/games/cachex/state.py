@@ -34,6 +34,7 @@ from ..base import (
     RED,
     AlternatingState,
     Outcome,
+    count_of,
 )
 from ..fields import COPY, PAIR, Field, StateFields
 from .notation import action_to_str, parse_action
@@ -570,4 +571,5 @@ class CachexState(AlternatingState):
 
     def summary(self) -> str:
         red, blue = self.stones
-        return f"RED {red} stones, BLUE {blue} stones; {self.turn} of {MAX_ACTIONS} actions played"
+        stones = f"RED {count_of(red, 'stone')}, BLUE {count_of(blue, 'stone')}"
+        return f"{stones}; {self.turn} of {MAX_ACTIONS} actions played"

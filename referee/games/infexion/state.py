@@ -16,6 +16,7 @@ from ..base import (
     RED,
     AlternatingState,
     Outcome,
+    count_of,
 )
 from ..fields import COPY, Field, StateFields
 from .notation import action_to_str, parse_action
@@ -346,6 +347,6 @@ class InfexionState(AlternatingState):
         red_cells = sum(1 for v in self.board if v and v < BLUE_FLAG)
         blue_cells = sum(1 for v in self.board if v > BLUE_FLAG)
         return (
-            f"RED power {self.red_power} on {red_cells} cells, BLUE power {self.blue_power} on {blue_cells} cells; "
-            f"{self.turn} of {MAX_TURNS} actions played"
+            f"RED power {self.red_power} on {count_of(red_cells, 'cell')}, "
+            f"BLUE power {self.blue_power} on {count_of(blue_cells, 'cell')}; {self.turn} of {MAX_TURNS} actions played"
         )

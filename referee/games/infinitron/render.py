@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import BLUE, PLAYER_NAMES, RED
+from ..base import BLUE, PLAYER_NAMES, RED, count_of
 from .geometry import CELLS, INDEX, RADIUS
 from .rules import (
     ABILITY_NAMES,
@@ -121,7 +121,7 @@ def render_state(state: InfinitronState, use_color: bool = False, use_unicode: b
     lines.append("cities: " + "; ".join(city_parts))
     if state.rubble:
         clears = min(state.rubble.values())
-        lines.append(f"rubble: {len(state.rubble)} cells, the first clearing at turn {clears + 1}")
+        lines.append(f"rubble: {count_of(len(state.rubble), 'cell')}, the first clearing at turn {clears + 1}")
     for p in (RED, BLUE):
         name = paint(PLAYER_NAMES[p], side_color[p])
         points = [

@@ -29,7 +29,7 @@ import random
 from collections.abc import Hashable
 from typing import Any
 
-from ..base import BLUE, CHANCE, PLAYER_NAMES, RED, GameState, Outcome
+from ..base import BLUE, CHANCE, PLAYER_NAMES, RED, GameState, Outcome, count_of
 from ..fields import AS_BYTES, AS_TUPLE, COPY, PAIR, PAIR_ITEMS, SORTED_ITEMS, Field, StateFields
 from .geometry import BLOCKERS, CELL_COUNT, CELLS, DISTANCE, FACING, STEPS, WITHIN_1, WITHIN_2
 from .legality import illegal_reason
@@ -666,8 +666,8 @@ class InfinitronState(GameState):
         for p in (RED, BLUE):
             cities = sum(1 for o in self.city_owner if o == p)
             parts.append(
-                f"{PLAYER_NAMES[p]} RP {self.rp[p]}, {cities} {'city' if cities == 1 else 'cities'}, "
-                f"{len(self.units[p])} units, score {self.score(p)}"
+                f"{PLAYER_NAMES[p]} RP {self.rp[p]}, {count_of(cities, 'city', 'cities')}, "
+                f"{count_of(len(self.units[p]), 'unit')}, score {self.score(p)}"
             )
         return f"turn {min(self.turn + 1, self.setup.max_turns)} of {self.setup.max_turns}; " + "; ".join(parts)
 

@@ -111,7 +111,9 @@ def test_key_is_the_board_and_side_to_move(n, choices):
         assert rebuilt.key() == state.key()
         assert rebuilt.outcome == state.outcome or state.outcome.reason == "repetition"
         red = sum(1 for *_, p in state.cells() if p == 0)
-        assert state.summary().startswith(f"RED {red} stones, BLUE {len(list(state.cells())) - red} stones")
+        blue = len(list(state.cells())) - red
+        stones = {count: f"{count} stone" + ("" if count == 1 else "s") for count in (red, blue)}
+        assert state.summary().startswith(f"RED {stones[red]}, BLUE {stones[blue]};")
 
 
 @settings(max_examples=80, deadline=None)

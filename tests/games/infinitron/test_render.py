@@ -49,7 +49,7 @@ def test_render_shows_territories_rubble_and_armour():
     row4 = next(line for line in lines if line.startswith("r= 4 ")).split()[4:]
     assert row4 == [".", ".", "0", "R", "0", ".", "."], "Red's capital's neighbours on its row"
     assert any(line.startswith("cities: ") and "2 city (0, 0) neutral, territory 2 cells" in line for line in lines)
-    assert "rubble: 1 cells, the first clearing at turn 6" in lines
+    assert "rubble: 1 cell, the first clearing at turn 6" in lines
     assert "  t0 DEFINE(2, 1, 2, MELEE, NONE, +00-00) cost 4: 60 HP, Move 1, 20 MELEE, NONE, armour +00-00" in lines
 
 
@@ -75,5 +75,5 @@ def test_summary_is_one_line_with_rp_cities_and_units_per_side():
     state = _position()
     summary = state.summary()
     assert "\n" not in summary
-    assert "RED RP 3, 1 city, 1 units, score 10" in summary
-    assert "BLUE RP 0, 1 city, 1 units, score 6" in summary
+    assert "RED RP 3, 1 city, 1 unit, score 10" in summary
+    assert "BLUE RP 0, 1 city, 1 unit, score 6" in summary
