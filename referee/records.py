@@ -14,13 +14,18 @@ Schema (``schema_version`` 1):
 ``red_name`` ...    display names (a tournament's agent names; else the spec)
 ``winner``          ``"RED"``, ``"BLUE"`` or ``null`` for a draw
 ``reason``          one of :data:`REASONS`: the bundled games' rules' reasons
-                    (``RULE_REASONS``; a plug-in game may add its own) and
-                    an agent's failures (``AGENT_FAILURE_REASONS``)
+                    (``RULE_REASONS``; a plug-in game may add its own), an
+                    agent's failures (``AGENT_FAILURE_REASONS``) and the
+                    endings a person chose (``PERSON_REASONS``: ``resignation``,
+                    with the other side as winner; ``unfinished``, no winner:
+                    the page recorded resignations so, with a winner,
+                    before ``resignation`` existed)
 ``message``         one human-readable sentence about the ending
 ``turns``           number of actions applied
 ``actions``         every applied action's canonical text, in order
 ``moves``           ``{"RED": n, "BLUE": m}``: actions each agent chose
 ``time_used``       ``{"RED": s, "BLUE": s}``: CPU seconds each agent used
+                    (a person's side: wall-clock seconds on their moves)
 ``peak_memory_mb``  ``{"RED": mb, "BLUE": mb}``: peak memory above baseline
 ``error``           ``{"RED": null | {...}, "BLUE": ...}``: the failure of an
                     agent, ``{"kind", "message", "traceback"}``, bounded
@@ -37,6 +42,10 @@ Schema (``schema_version`` 1):
 ``chance_seed``     the seed chance (chaos events) was drawn from, kept
                     secret from the agents during the game (``null``: the
                     game had no chance, or it was drawn fresh)
+``time_used_after`` ``[[red, blue], ...]``: one pair per action, each side's
+                    ``time_used`` once that action was played (the clocks
+                    a replay shows at each step); ``[]``: not recorded
+                    (records written before it, or a referee that does not)
 ==================  ==========================================================
 """
 from __future__ import annotations
@@ -55,8 +64,13 @@ COLORS = ("RED", "BLUE")
 
 #: The reasons an agent's failure gives (:data:`referee.hosting.failures.FAILURES`).
 AGENT_FAILURE_REASONS = _FAILURE_REASONS
-#: The reason of a game a person stopped before its end (``python -m referee play``, ``q``): no winner.
+#: The reason of a game a person stopped before its end (``python -m referee play``: ``q``; the page's
+#: *new game* in the middle of one): no winner.
 UNFINISHED = "unfinished"
+#: The reason of a game a person gave up (``resign`` at the prompt, the page's *resign*): the other side wins.
+RESIGNATION = "resignation"
+#: The endings a person chooses rather than the rules or an agent's failure.
+PERSON_REASONS: tuple[str, ...] = (RESIGNATION, UNFINISHED)
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -65,7 +79,7 @@ def __getattr__(name: str) -> tuple[str, ...]:
     if name == "RULE_REASONS":
         return rule_reasons()
     if name == "REASONS":
-        return rule_reasons() + AGENT_FAILURE_REASONS
+        return rule_reasons() + AGENT_FAILURE_REASONS + PERSON_REASONS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -104,6 +118,20 @@ def game_index_of(extra: Any) -> int | None:
     return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
+def _is_seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def _check_clocks(clocks: Any) -> None:
+    """RecordError unless ``clocks`` is a list of ``[red, blue]`` pairs of seconds (``time_used_after``)."""
+    if not isinstance(clocks, list):
+        raise RecordError(f"record time_used_after must be a list of [red, blue] pairs, not {type(clocks).__name__}")
+    for step, pair in enumerate(clocks, 1):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(_is_seconds(v) for v in pair)):
+            raise RecordError(f"record time_used_after[{step - 1}] (after action {step}) must be [red, blue] "
+                              f"seconds, not {pair!r}")
+
+
 @dataclass(frozen=True)
 class GameRecord:
     game: str
@@ -130,6 +158,7 @@ class GameRecord:
     extra: dict[str, Any] = field(default_factory=dict)
     sandbox: dict[str, Any] | None = None
     chance_seed: str | None = None
+    time_used_after: list[list[float]] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
 
     # -- convenience -----------------------------------------------------------
@@ -162,8 +191,8 @@ class GameRecord:
 
     @property
     def cut_short(self) -> bool:
-        """Whether the game ended before the rules ended it: a forfeit, or a game a person stopped."""
-        return self.forfeit or self.reason == UNFINISHED
+        """Whether the game ended before the rules ended it: a forfeit, or a game a person resigned or stopped."""
+        return self.forfeit or self.reason in PERSON_REASONS
 
     # -- JSON ----------------------------------------------------------------
 
@@ -192,6 +221,13 @@ class GameRecord:
             raise RecordError(f"record winner must be RED, BLUE or null, not {data['winner']!r}")
         if not isinstance(data["actions"], list) or not all(isinstance(a, str) for a in data["actions"]):
             raise RecordError("record actions must be a list of strings")
+        reason = data["reason"]
+        if not isinstance(reason, str) or not reason:
+            raise RecordError(f"record reason must be a word such as 'elimination', not {reason!r}")
+        # (An ``unfinished`` game may have a winner: the page recorded resignations so before ``resignation``.)
+        if reason == RESIGNATION and data["winner"] is None:
+            raise RecordError("record reason 'resignation' needs a winner (the side that did not resign)")
+        _check_clocks(data.get("time_used_after", []))
         return cls(**{k: v for k, v in data.items() if k in known})
 
     @classmethod

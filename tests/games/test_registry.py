@@ -68,7 +68,7 @@ def test_hosting_names_no_game(module):
 def test_rule_reasons_come_from_the_games_in_registration_order():
     assert rule_reasons() == ("elimination", "turn_limit", "no_tokens", "connection", "repetition", "capital")
     assert records.RULE_REASONS == rule_reasons()
-    assert records.REASONS == rule_reasons() + failures.AGENT_FAILURE_REASONS
+    assert records.REASONS == rule_reasons() + failures.AGENT_FAILURE_REASONS + records.PERSON_REASONS
     every = {reason for name in GAMES for reason in game_class(name).reasons}
     assert set(rule_reasons()) == every
 
