@@ -44,8 +44,13 @@ class Frames:
     #: What the board's looks mean (games with terrain and cities): ``(kinds,
     #: owner, territory, text)``, each drawn as a small cell styled like the board's.
     board_key: list[tuple[str, str, str, str]] = field(default_factory=list)
-    #: One per board, the game's own figures (Infinitron: turn, RP, income,
-    #: score, templates, territories); empty for games without any.
+    #: The names of each side's figures, shown beside the clocks at every step
+    #: (Infexion: power, cells; Cachex: cells; Infinitron: RP, income, score).
+    score_names: list[str] = field(default_factory=list)
+    #: One per board: ``[Red's figures, Blue's figures]``, each in the order of ``score_names``.
+    scores: list[list[list[int]]] = field(default_factory=list)
+    #: One per board, the game's own state beside the board (Infinitron: the
+    #: turn, templates, territories); empty for games without any.
     status: list[dict[str, Any]] = field(default_factory=list)
     #: Values the statuses refer to by index (``status[i]["templates"]`` is an
     #: index into ``shared["templates"]``), so that a long game sends each once.
@@ -61,6 +66,9 @@ class Frames:
             "warning": self.warning,
         }
         # Only games with figures get these keys: the other games' data stays as it was.
+        if self.score_names:
+            data["score_names"] = self.score_names
+            data["scores"] = self.scores
         if self.status:
             data["status"] = self.status
             data["shared"] = self.shared

@@ -10,9 +10,10 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from typing import Any
 
-from ..records import GameRecord
+from ..records import COLORS, GameRecord
 from .frames import build_frames
 
 
@@ -20,6 +21,46 @@ def script_json(data: Any) -> str:
     """JSON safe to place inside a <script> element."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("\u2028", "\\u2028")
+
+
+def _humans(record: GameRecord) -> set[str]:
+    """The sides a person played (``extra.human`` of ``python -m referee play``'s records: "RED", "RED BLUE")."""
+    extra = record.extra if isinstance(record.extra, dict) else {}
+    human = extra.get("human")
+    return set(human.split()) if isinstance(human, str) else set()
+
+
+def clock_data(record: GameRecord) -> dict[str, Any]:
+    """Each side's clock at every step, for the figures table: what was used, the limit, and what is measured.
+
+    ``after`` is the record's ``time_used_after`` (one ``[red, blue]`` per
+    action; empty in records written before it), ``total`` its ``time_used``
+    (the clocks at the game's end), ``limit`` each side's budget (``-t`` for an
+    agent, ``--human-time`` for a person; None: none).
+    """
+    humans = _humans(record)
+    extra = record.extra if isinstance(record.extra, dict) else {}
+    human_time = extra.get("human_time")
+    limits, measures = [], []
+    for color in COLORS:
+        if color in humans:
+            limits.append(human_time if isinstance(human_time, (int, float)) and human_time > 0 else None)
+            measures.append(f"{color}: a person's wall-clock seconds, counted while it was their move")
+        else:
+            limits.append(record.time_limit or None)
+            measures.append(f"{color}: the agent's CPU seconds")
+    if not humans:
+        measures = ["CPU seconds each agent used"]
+    note = "Time used: " + "; ".join(measures) + "."
+    if not record.time_used_after and record.actions:
+        note += (" This record keeps each side's total only, not the clocks after each action:"
+                 " they are shown at the last step.")
+    return {
+        "after": record.time_used_after,
+        "total": [float(record.time_used.get(color, 0.0)) for color in COLORS],
+        "limit": limits,
+        "note": note,
+    }
 
 
 def replay_data(record: GameRecord) -> dict[str, Any]:
@@ -41,6 +82,7 @@ def replay_data(record: GameRecord) -> dict[str, Any]:
         "turns": record.turns,
         "time_used": record.time_used,
         "peak_memory_mb": record.peak_memory_mb,
+        "clock": clock_data(record),
     }
 
 
@@ -48,12 +90,13 @@ def replay_html(record: GameRecord, title: str | None = None) -> str:
     """The whole page for one game."""
     data = replay_data(record)
     heading = title or f"{record.game}: {record.name_of('RED')} vs {record.name_of('BLUE')}"
-    figures = "status" in data
+    panels = "status" in data
+    timed = any(limit is not None for limit in data["clock"]["limit"])
     return (
         # The game's own parts first, so that nothing a record holds (a title) is taken for a placeholder.
         _PAGE.replace("__LEGEND__", legend_html(data.get("legend"), data.get("board_key", [])))
-        .replace("__FIGURES__", _FIGURES if figures else "")
-        .replace("__PANELS__", _PANELS if figures else "")
+        .replace("__FIGURES__", figures_html(data.get("score_names", []), turn=panels, timed=timed))
+        .replace("__PANELS__", _PANELS if panels else "")
         .replace("__TITLE__", html.escape(heading))
         .replace("__STYLE__", _STYLE)
         .replace("__SCRIPT__", BOARD_SCRIPT + _SCRIPT)
@@ -106,18 +149,31 @@ def legend_html(legend: list[tuple[str, str]] | None, board_key: list[tuple[str,
 _RADIUS = 1 / math.sqrt(3) * 0.97
 _TERRITORY_SCALE = 0.88
 
-#: The figures above the board (games whose frames have a status: Infinitron).
-_FIGURES = """
-    <div id="status">
-      <p id="turn"></p>
+def figures_html(names: list[str], turn: bool, timed: bool) -> str:
+    """The table above the board: each side's figures (the frames' ``score_names``), time used and left.
+
+    ``turn``: a line for the turn above it (games with a status: Infinitron);
+    ``timed``: a column for the time left (a side had a limit).
+    """
+    figure_class = [re.sub(r"[^a-z0-9]+", "-", name.lower()) for name in names]
+    heads = "".join(f"<th>{html.escape(name)}</th>" for name in names) + "<th>time used</th>"
+    cells = "".join(f'<td class="figure {c}"></td>' for c in figure_class) + '<td class="clock"></td>'
+    if timed:
+        heads += "<th>left</th>"
+        cells += '<td class="left"></td>'
+    rows = "".join(
+        f'\n          <tr class="{side}"><th class="{side}-name">{side.upper()}</th>{cells}</tr>'
+        for side in ("red", "blue")
+    )
+    return f"""
+    <div id="status">{'<p id="turn"></p>' if turn else ""}
       <table id="figures">
-        <thead><tr><th></th><th>RP</th><th>income</th><th>score</th></tr></thead>
-        <tbody>
-          <tr class="red"><th class="red-name">RED</th><td class="rp"></td><td class="income"></td><td class="score"></td></tr>
-          <tr class="blue"><th class="blue-name">BLUE</th><td class="rp"></td><td class="income"></td><td class="score"></td></tr>
+        <thead><tr><th></th>{heads}</tr></thead>
+        <tbody>{rows}
         </tbody>
       </table>
-    </div>"""  # noqa: E501 (the page's text, kept as served)
+      <p id="clock-note"></p>
+    </div>"""
 
 #: The panels under the board: the cell pointed at, and each side's templates.
 _PANELS = """
@@ -266,8 +322,11 @@ aside { max-height: 80vh; overflow-y: auto; min-width: 16rem; }
 .key-item { white-space: nowrap; margin-right: .7rem; }
 .swatch { width: 1.1rem; height: 1.1rem; vertical-align: middle; }
 #status p { margin: .2rem 0; font-weight: 600; }
+#status p#clock-note { font-weight: normal; font-size: .8rem; color: #555; max-width: 40rem; }
 #figures, .templates { border-collapse: collapse; font-size: .85rem; margin: .2rem 0; }
 #figures th, #figures td, .templates th, .templates td { border: 1px solid #ddd; padding: 1px 6px; text-align: right; }
+#figures td.clock, #figures td.left { font-family: ui-monospace, monospace; }
+#figures tr.mover th { text-decoration: underline; }
 .templates { display: inline-table; margin-right: 1rem; vertical-align: top; }
 .templates caption { text-align: left; }
 #templates h2 { font-size: 1rem; margin: .6rem 0 .2rem; }
@@ -322,9 +381,21 @@ let hovered = null, pinned = null;
 
 document.querySelector("#players .red-name").textContent = "RED: " + D.red;
 document.querySelector("#players .blue-name").textContent = "BLUE: " + D.blue;
-document.getElementById("result").textContent =
-  (D.winner ? `${D.winner} wins` : "Draw") + ` (${D.reason}) after ${D.turns} actions` +
-  (D.message && D.message !== `${D.winner} wins (${D.reason})` && D.message !== `draw (${D.reason})` ? ` \u2014 ${D.message}` : "");
+document.getElementById("result").textContent = resultLine();
+
+function resultLine() {
+  // A game a person stopped has no winner but is no draw either.
+  const head = !D.winner && D.reason === "unfinished" ? "Unfinished" : (D.winner ? `${D.winner} wins` : "Draw") + ` (${D.reason})`;
+  // The message repeats the head before what it adds ("BLUE wins (resignation): RED (human) resigned ..."): shown once.
+  let more = D.message || "";
+  for (const said of [`${D.winner} wins (${D.reason})`, `draw (${D.reason})`, D.reason]) {
+    if (more.startsWith(said)) { more = more.slice(said.length).replace(/^:\s*/, ""); break; }
+  }
+  return `${head} after ${D.turns} actions` + (more ? ` \u2014 ${more}` : "");
+}
+
+document.getElementById("clock-note").textContent = D.clock.note;
+if (!D.scores) D.scores = D.boards.map(() => [[], []]);  // a game whose frames give no figures: clocks only
 
 if (D.warning) {
   // The actions do not lead to the recorded result (a record cut short or edited).
@@ -371,6 +442,7 @@ function show(n) {
       g.querySelector("text.power").textContent = e[3];
     });
   }
+  showFigures();
   if (D.status) { showStatus(D.status[step]); showInfo(); }
   slider.value = String(step);
   document.getElementById("counter").textContent = `${step} / ${total}`;
@@ -381,13 +453,37 @@ function show(n) {
   if (cur) cur.scrollIntoView({block: "nearest"});
 }
 
+function seconds(s) { return s === null || s === undefined ? "\u2014" : s.toFixed(s < 10 ? 2 : 1) + " s"; }
+
+function clockAt(n, p) {
+  // Each side's time used after step n: the record's clocks at the end for the last step, else per action.
+  if (n === total) return D.clock.total[p];
+  if (n === 0) return D.clock.after.length ? 0 : null;
+  const pair = D.clock.after[n - 1];
+  return pair ? pair[p] : null;
+}
+
+function showFigures() {
+  const info = step > 0 ? D.steps[step - 1] : null;
+  ["red", "blue"].forEach((side, p) => {
+    const row = document.querySelector(`#figures tr.${side}`);
+    row.querySelectorAll("td.figure").forEach((td, k) => { td.textContent = String(D.scores[step][p][k]); });
+    const used = clockAt(step, p), before = step > 0 ? clockAt(step - 1, p) : null;
+    // The mover's clock says what its action took (as the clock ran since the action before).
+    const took = info && info.player === SIDES[p] && used !== null && before !== null ? used - before : null;
+    row.querySelector("td.clock").textContent = seconds(used) + (took !== null ? ` (+${took.toFixed(2)})` : "");
+    row.classList.toggle("mover", !!info && info.player === SIDES[p]);
+    const left = row.querySelector("td.left");
+    if (left) {
+      const limit = D.clock.limit[p];
+      left.textContent = limit === null ? "no limit" : used === null ? "\u2014" : seconds(Math.max(0, limit - used));
+    }
+  });
+}
+
 function showStatus(st) {
   document.getElementById("turn").textContent = `Turn ${st.turn} of ${st.max_turns}: ${st.to_act}`;
   ["red", "blue"].forEach((side, p) => {
-    const row = document.querySelector(`#figures tr.${side}`);
-    row.querySelector(".rp").textContent = String(st.rp[p]);
-    row.querySelector(".income").textContent = String(st.income[p]);
-    row.querySelector(".score").textContent = String(st.score[p]);
     const body = document.querySelector(`table.templates.${side} tbody`);
     body.replaceChildren();
     D.shared.templates[st.templates][p].forEach((t, n) => {

@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -291,6 +292,10 @@ def test_cachex_replay_shows_the_rhombus_and_the_final_board(browser, tmp_path):
         state.apply_checked(state.parse_action(text))
     expected = {(r, q): ("red" if p == 0 else "blue", 1) for r, q, p in state.cells()}
     assert board_shown(page) == expected
+    # Each side's stones, counted as the engine counts them.
+    stones = [sum(1 for *_, p in state.cells() if p == player) for player in (0, 1)]
+    assert page.locator("#figures thead th").all_inner_texts() == ["", "cells", "time used"]
+    assert [page.inner_text(f"#figures tr.{side} td.cells") for side in ("red", "blue")] == [str(n) for n in stones]
     # Cachex's own legend: placements, captures and the steal, in no Infexion words.
     legend = page.locator(".legend").inner_text()
     for infexion_words in ("the acting cell", "cells it reached", "taken from the opponent", "emptied"):
@@ -307,7 +312,7 @@ def test_infexion_keeps_its_legend_and_has_no_infinitron_panels(browser, game):
     legend = page.locator(".legend").inner_text()
     for words in ("the acting cell", "cells it reached", "taken from the opponent", "emptied"):
         assert words in legend
-    assert page.locator("#figures, #templates, #cell-info, #board-key, svg#board polygon.terr").count() == 0
+    assert page.locator("#turn, #templates, #cell-info, #board-key, svg#board polygon.terr").count() == 0
     assert problems == []
     page.close()
 
@@ -337,5 +342,86 @@ def test_a_truncated_record_shows_a_visible_warning(browser, game, tmp_path):
     # It sits above the board, in the page's first screen.
     assert box["y"] < page.locator("svg#board").bounding_box()["y"]
     assert page.locator("#counter").inner_text() == "0 / 100"
+    assert problems == []
+    page.close()
+
+
+def seconds(value: float) -> str:
+    """A clock as the page writes it: JavaScript's toFixed (halves of the exact value round up), then " s"."""
+    places = "0.01" if value < 10 else "0.1"
+    return f"{Decimal(value).quantize(Decimal(places), rounding=ROUND_HALF_UP)} s"
+
+
+def go_to(page, step: int) -> None:
+    page.eval_on_selector("#slider", f"s => {{ s.value = '{step}'; s.dispatchEvent(new Event('input')); }}")
+    assert page.locator("#counter").inner_text().startswith(f"{step} /")
+
+
+def figures_shown(page) -> dict[str, list[str]]:
+    """The figures table as a person reads it: the header, then each side's row, cell by cell."""
+    return {
+        row: page.locator(f"#figures {row}").first.locator("th, td").all_inner_texts()
+        for row in ("thead tr", "tr.red", "tr.blue")
+    }
+
+
+def html_of(record: dict, tmp_path: Path, name: str) -> Path:
+    """The replay command's HTML page of ``record`` (a dict, as in a file)."""
+    out = tmp_path / f"{name}.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", "-", "--html", str(out)],
+        input=json.dumps(record), cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_each_sides_power_cells_and_clock_at_every_step(browser, game, tmp_path):
+    record, _ = game
+    data = record.to_dict()
+    # Per-action clocks, as the record keeps them: RED's rises on its own actions, BLUE's on its own.
+    clocks, red, blue = [], 0.0, 0.0
+    for i in range(record.turns):
+        red, blue = (red + 0.25 * (i % 5 + 1), blue) if i % 2 == 0 else (red, blue + 0.5)
+        clocks.append([round(red, 3), round(blue, 3)])
+    data.update(time_used_after=clocks, time_limit=300.0, time_used={"RED": red + 0.01, "BLUE": blue + 0.01})
+    page, problems, _ = open_page(browser, html_of(data, tmp_path, "clocks"))
+    assert figures_shown(page)["thead tr"] == ["", "power", "cells", "time used", "left"]
+    assert figures_shown(page)["tr.red"] == ["RED", "0", "0", "0.00 s", "300.0 s"]
+    for step in (1, 2, 7, 40, record.turns - 1):
+        go_to(page, step)
+        state = InfexionState()
+        for text in record.actions[:step]:
+            state.apply_checked(state.parse_action(text))
+        shown = figures_shown(page)
+        for colour, player, row in (("RED", 0, "tr.red"), ("BLUE", 1, "tr.blue")):
+            cells = sum(1 for *_, owner, _ in state.cells() if owner == player)
+            used = clocks[step - 1][player]
+            before = clocks[step - 2][player] if step > 1 else 0.0
+            took = used - before
+            mover = f" (+{Decimal(took).quantize(Decimal('0.01'), rounding=ROUND_HALF_UP)})"
+            clock = seconds(used) + (mover if (step - 1) % 2 == player else "")  # the mover's: its action's time
+            assert shown[row] == [colour, str(state.power(player)), str(cells), clock, seconds(300 - used)], shown
+    # The last step shows the clocks at the game's end: the record's totals.
+    page.keyboard.press("End")
+    assert figures_shown(page)["tr.red"][3].startswith(seconds(red + 0.01))
+    assert "CPU seconds each agent used" in page.inner_text("#clock-note")
+    assert "total only" not in page.inner_text("#clock-note")
+    assert problems == []
+    page.close()
+
+
+def test_a_record_written_before_per_action_clocks_shows_the_totals_at_the_end(browser, game, tmp_path):
+    record, _ = game
+    data = record.to_dict()
+    del data["time_used_after"]  # as records were written before it
+    page, problems, _ = open_page(browser, html_of(data, tmp_path, "old"))
+    go_to(page, 20)
+    assert figures_shown(page)["thead tr"] == ["", "power", "cells", "time used"]  # no limit: no "left"
+    assert [row[3] for row in list(figures_shown(page).values())[1:]] == ["\u2014", "\u2014"]
+    page.keyboard.press("End")
+    for colour, row in (("RED", "tr.red"), ("BLUE", "tr.blue")):
+        assert figures_shown(page)[row][3] == seconds(record.time_used[colour])
+    assert "keeps each side's total only" in page.inner_text("#clock-note")
     assert problems == []
     page.close()

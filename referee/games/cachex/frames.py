@@ -31,13 +31,19 @@ def cachex_frames(actions: Sequence[str], state: Any) -> Frames:
         {"color": "blue", "points": [xy(r, -edge) for r in range(n)]},
         {"color": "blue", "points": [xy(r, n - 1 + edge) for r in range(n)]},
     ]
-    frames = Frames("cachex", cells, sides, legend=LEGEND)
+    frames = Frames("cachex", cells, sides, legend=LEGEND, score_names=["cells"])
 
     def board_string() -> str:
         b = state.board
         return "".join(cell_char(None if b[c] == 0 else b[c] - 1, 1) for c in order)
 
+    def scores() -> list[list[int]]:
+        """Each side's stones on the board (a cell holds 0 when empty, else its owner + 1)."""
+        b = state.board
+        return [[sum(1 for c in order if b[c] == owner)] for owner in (1, 2)]
+
     frames.boards.append(board_string())
+    frames.scores.append(scores())
     for i, text in enumerate(actions):
         mover = state.current_player
         apply_recorded(state, text, i)
@@ -54,4 +60,5 @@ def cachex_frames(actions: Sequence[str], state: Any) -> Frames:
             }
         )
         frames.boards.append(board_string())
+        frames.scores.append(scores())
     return frames

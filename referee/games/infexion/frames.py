@@ -15,12 +15,22 @@ def infexion_frames(actions: Sequence[str], state: Any) -> Frames:
         for q in range(n):
             x, y = xy(r, q)
             cells.append({"r": r, "q": q, "x": x, "y": y})
-    frames = Frames("infexion", cells)
+    frames = Frames("infexion", cells, score_names=["power", "cells"])
 
     def board_string() -> str:
         return "".join(cell_char(None if v == 0 else v >> 3, v & 7) for v in state.board)
 
+    def scores() -> list[list[int]]:
+        """Each side's total power and number of stacks (a cell holds the owner in bit 3, the power below)."""
+        power, stacks = [0, 0], [0, 0]
+        for v in state.board:
+            if v:
+                power[v >> 3] += v & 7
+                stacks[v >> 3] += 1
+        return [[power[0], stacks[0]], [power[1], stacks[1]]]
+
     frames.boards.append(board_string())
+    frames.scores.append(scores())
     for i, text in enumerate(actions):
         action = apply_recorded(state, text, i)
         assert isinstance(action, int)  # Infexion's actions are ids
@@ -44,4 +54,5 @@ def infexion_frames(actions: Sequence[str], state: Any) -> Frames:
             }
         )
         frames.boards.append(board_string())
+        frames.scores.append(scores())
     return frames

@@ -1,10 +1,11 @@
 """Infinitron's replay frames: the cells that are not plain ground, what each command touched, and the figures.
 
 Besides the board, every frame carries what the page shows beside it: the
-turn, each side's RP, income and score, each side's templates and the
-cities' territories.  They are read through the state's queries (``rp``,
-``income``, ``score``, ``templates``, ``units``, ``territory``, ...) so that
-the rules can change how they are worked out without the viewer knowing.
+turn, each side's RP, income and score (the frames' scores), each side's
+templates and the cities' territories.  They are read through the state's
+queries (``rp``, ``income``, ``score``, ``templates``, ``units``,
+``territory``, ...) so that the rules can change how they are worked out
+without the viewer knowing.
 """
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def infinitron_frames(actions: Sequence[str], state: Any) -> Frames:
     for r, q in CELLS:
         x, y = xy(r, q)
         cells.append({"r": r, "q": q, "x": x, "y": y})
-    frames = Frames("infinitron", cells, legend=LEGEND, board_key=BOARD_KEY)
+    frames = Frames("infinitron", cells, legend=LEGEND, board_key=BOARD_KEY, score_names=["RP", "income", "score"])
     setup = state.setup
     city_at = {c: i for i, c in enumerate(setup.cities)}  # cell -> city number
     templates, territories = Interned(), Interned()
@@ -141,14 +142,16 @@ def infinitron_frames(actions: Sequence[str], state: Any) -> Frames:
             "turn": min(state.turn + 1, setup.max_turns),
             "max_turns": setup.max_turns,
             "to_act": to_act,
-            "rp": [state.rp[0], state.rp[1]],
-            "income": [state.income(0), state.income(1)],
-            "score": [state.score(0), state.score(1)],
             "templates": templates.index([[template_row(t) for t in state.templates[p]] for p in (0, 1)]),
             "territories": territories.index(held),
         }
 
+    def scores() -> list[list[int]]:
+        """Each side's RP, income and score (the page's figures table)."""
+        return [[state.rp[p], state.income(p), state.score(p)] for p in (0, 1)]
+
     frames.boards.append(board())
+    frames.scores.append(scores())
     frames.status.append(status())
     for i, text in enumerate(actions):
         mover = state.current_player
@@ -182,6 +185,7 @@ def infinitron_frames(actions: Sequence[str], state: Any) -> Frames:
             }
         )
         frames.boards.append(board())
+        frames.scores.append(scores())
         frames.status.append(status())
     frames.shared = {"templates": templates.values, "territories": territories.values}
     return frames
