@@ -5,10 +5,13 @@ tournament's ``games.jsonl`` with ``--game-index N``: the tournament's game N
 (``extra.game_index``, the number the report, its ``replays/game-N.html`` and
 the tournament's messages use; not the line, as games are appended in the
 order they finish).  A file of records without game indices (plain
-``--record`` outputs, one per line) is counted by record instead, from 0.
-In the terminal it steps through the game: keys Enter or ``n`` for the next
-action, ``p`` or ``b`` to go back one, ``q`` to quit (Ctrl-C quits too),
-listed on screen; or it plays on by itself with ``--wait SECONDS``.
+``--record`` outputs one per line, such as web play's ``--record`` file) is
+counted by record instead, from 0.
+In the terminal it steps through the game, each key at once on a terminal
+(``n``/Space/Enter/Right the next action, ``p``/``b``/Left back one, Home the
+start, ``e``/End the end, a number then Enter that action, ``q`` quits;
+Ctrl-C quits too) and by lines from a pipe (the same letters, each then
+Enter), listed on screen; or it plays on by itself with ``--wait SECONDS``.
 ``--html OUT.html`` writes a self-contained HTML replay instead.  Both say so
 when the record's actions do not lead to its recorded result (a record cut
 short or edited).
@@ -20,23 +23,32 @@ import os
 import select
 import signal
 import sys
+import termios
+import tty
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .agent_text import inert_line
 from .arguments import ArgumentParser
 from .games import load_game
 from .match import AgentEntry
-from .records import GameRecord, RecordError, game_index_of
+from .records import PERSON_REASONS, GameRecord, RecordError, game_index_of
 from .games.base import GameState
 from .render.frames import ReplayError, record_mismatch
 from .render.terminal import ConsoleObserver
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
-#: The keys of the terminal replay, as shown on screen.
-KEYS = "Enter or n: next action, p or b: back one, q: quit (Ctrl-C quits too)"
-
+#: The commands of the terminal replay read by lines (input from a pipe or a file), as shown on screen.
+KEYS = (
+    "Enter or n: next action, p or b: back one, a number: go to that action, e: the end, "
+    "q: quit (Ctrl-C quits too)"
+)
+#: The keys of the terminal replay on a terminal, where each works at once (no Enter).
+RAW_KEYS = (
+    "n, Space, Enter or Right: next action; p, b or Left: back one; Home: the start; e or End: the end; "
+    "digits then Enter (or g): go to that action; q: quit (Ctrl-C quits too)"
+)
 
 class SourceError(ValueError):
     """The record could not be read; the message says where and why."""
@@ -58,7 +70,8 @@ def read_record(source: str, game_index: int | None = None) -> GameRecord:
             lines = [line for line in text.splitlines() if line.strip()]
             if len(lines) > 1 and all(line.startswith("{") for line in lines):
                 raise SourceError(
-                    f"{name} holds {len(lines)} records (a games.jsonl?): choose one with --game-index N"
+                    f"{name} holds {len(lines)} records (a tournament's games.jsonl, or web play's --record file):"
+                    f" choose one with --game-index N (0..{len(lines) - 1} when they are in the order played)"
                 ) from None
             raise SourceError(f"{name}: {exc}") from None
     return _select(name, text, game_index)
@@ -104,8 +117,17 @@ def write_html(record: GameRecord, out: str) -> None:
     Path(out).write_text(replay_html(record), encoding="utf-8")
 
 
+#: Escape sequences of the keys the replay knows (xterm and VT100 spellings; other keys are ignored).
+_SEQUENCES = {
+    "[C": "right", "OC": "right", "[D": "left", "OD": "left", "[A": "up", "OA": "up", "[B": "down", "OB": "down",
+    "[H": "home", "OH": "home", "[1~": "home", "[7~": "home", "[F": "end", "OF": "end", "[4~": "end", "[8~": "end",
+}
+#: How long a lone Escape waits for the rest of a key's sequence (as vim's ttimeout): a person never types so fast.
+_ESCAPE_WAIT = 0.05
+
+
 class KeyReader:
-    """Lines typed on standard input, read so that a Ctrl-C is never lost.
+    """Lines or single keys typed on standard input, read so that a Ctrl-C is never lost.
 
     ``input()`` writes its prompt and then starts to read; a Ctrl-C that
     comes in between is noted but does not interrupt the read, which then
@@ -113,53 +135,115 @@ class KeyReader:
     Here the wait includes the signal's wakeup pipe, which that Ctrl-C has
     already written to, so it ends the wait and the KeyboardInterrupt is
     raised.  Used as a context manager (it sets the signal wakeup fd).
+
+    With ``keys`` (``fd`` must be a terminal) the terminal is put in cbreak
+    mode for :meth:`key`: each key press is read at once, without Enter and
+    without echo, while Ctrl-C still sends SIGINT (full raw mode would make it
+    a byte, and would stop newlines returning to the start of the line).  The
+    terminal's mode is put back on the way out, however that is.
     """
 
-    def __init__(self, fd: int = 0):
+    def __init__(self, fd: int = 0, keys: bool = False):
         self.fd = fd
+        self.keys = keys
         self.buffer = b""
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
         self.previous: int | None = None
+        self.saved_mode: list[Any] | None = None
 
     def __enter__(self) -> KeyReader:
         try:
             self.previous = signal.set_wakeup_fd(self.wake_write)
         except ValueError:
             self.previous = None  # not the main thread: no signal reaches this wait anyway
+        if self.keys:
+            self.saved_mode = termios.tcgetattr(self.fd)
+            # TCSANOW, not the default TCSAFLUSH: keys typed before the replay started are kept.
+            tty.setcbreak(self.fd, termios.TCSANOW)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.saved_mode is not None:
+            termios.tcsetattr(self.fd, termios.TCSANOW, self.saved_mode)
         if self.previous is not None:
             signal.set_wakeup_fd(self.previous)
         os.close(self.wake_read)
         os.close(self.wake_write)
+
+    def _fill(self, timeout: float | None = None) -> bool:
+        """Wait for more input (at most ``timeout`` seconds) and add it to the buffer; False at its end or timeout."""
+        ready, _, _ = select.select([self.fd, self.wake_read], [], [], timeout)
+        if self.wake_read in ready:
+            # A signal came: Python raises its exception (Ctrl-C:
+            # KeyboardInterrupt) before the next line of Python runs.
+            while True:
+                try:
+                    if not os.read(self.wake_read, 512):
+                        break
+                except BlockingIOError:
+                    break
+        if self.fd not in ready:
+            return True if timeout is None else False
+        chunk = os.read(self.fd, 4096)
+        self.buffer += chunk
+        return bool(chunk)
 
     def line(self, prompt: str, out: TextIO) -> str:
         """One line of input after ``prompt`` (without its newline); EOFError at the end of input."""
         out.write(prompt)
         out.flush()
         while b"\n" not in self.buffer:
-            ready, _, _ = select.select([self.fd, self.wake_read], [], [])
-            if self.wake_read in ready:
-                # A signal came: Python raises its exception (Ctrl-C:
-                # KeyboardInterrupt) before the next line of Python runs.
-                while True:
-                    try:
-                        if not os.read(self.wake_read, 512):
-                            break
-                    except BlockingIOError:
-                        break
-            if self.fd in ready:
-                chunk = os.read(self.fd, 4096)
-                if not chunk:
-                    if not self.buffer:
-                        raise EOFError
-                    self.buffer += b"\n"  # a last line without its newline
-                self.buffer += chunk
+            if not self._fill():
+                if not self.buffer:
+                    raise EOFError
+                self.buffer += b"\n"  # a last line without its newline
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line.decode("utf-8", "replace")
+
+    def key(self) -> str:
+        """The next key pressed: a character, or a name (``enter``, ``backspace``, ``escape``, ``eof``,
+        ``left``, ``right``, ``up``, ``down``, ``home``, ``end``; ``""`` for a key the replay does not know)."""
+        while not self.buffer:
+            if not self._fill():
+                return "eof"
+        first = self.buffer[:1]
+        if first == b"\x1b":
+            return self._escape()
+        names = {b"\r": "enter", b"\n": "enter", b"\x7f": "backspace", b"\x08": "backspace", b"\x04": "eof"}
+        if first in names:
+            self.buffer = self.buffer[1:]
+            return names[first]
+        # A character of several bytes in UTF-8: as many as its first byte says.
+        size = 1 if first[0] < 0xC0 else 2 if first[0] < 0xE0 else 3 if first[0] < 0xF0 else 4
+        while len(self.buffer) < size and self._fill():
+            pass
+        char, self.buffer = self.buffer[:size], self.buffer[size:]
+        return char.decode("utf-8", "replace")
+
+    def _escape(self) -> str:
+        """The key whose escape sequence starts the buffer (Escape itself when nothing follows)."""
+        if len(self.buffer) == 1 and not self._fill(_ESCAPE_WAIT):
+            self.buffer = b""
+            return "escape"
+        kind = self.buffer[1:2]
+        if kind not in (b"[", b"O"):
+            self.buffer = self.buffer[1:]
+            return "escape"
+        end = 2
+        while True:
+            while len(self.buffer) <= end:
+                if not self._fill():
+                    self.buffer = b""
+                    return ""
+            byte = self.buffer[end]
+            # O is followed by one letter; [ by parameters and then a letter or ~ (ECMA-48).
+            if kind == b"O" or 0x40 <= byte <= 0x7E:
+                break
+            end += 1
+        sequence, self.buffer = self.buffer[1:end + 1], self.buffer[end + 1:]
+        return _SEQUENCES.get(sequence.decode("ascii", "replace"), "")
 
 
 def _replayed(record: GameRecord) -> GameState:
@@ -238,6 +322,8 @@ class TerminalReplay:
                 # The agent's message (and, in an edited record, anything here) is shown inert, on one line.
                 kind, message = inert_line(str(error.get("kind"))), inert_line(str(error.get("message")))
                 observer.emit(1, f"{inert_line(str(color))} agent failed ({kind}): {message}")
+        if record.reason in PERSON_REASONS and record.message:
+            observer.emit(1, inert_line(record.message))  # who resigned or stopped, and when
         if self.warning:
             observer.emit(0, f"WARNING: {inert_line(self.warning)}")
         observer.finished(record, self.state)
@@ -247,13 +333,58 @@ class TerminalReplay:
         while not self.at_end:
             self.forward()
 
-    def by_keys(self, reader: KeyReader) -> None:
-        """Step as the keys of :data:`KEYS` say; end of input plays the rest."""
+    def go_to(self, number: int) -> None:
+        """Show the board after action ``number`` (0: the start), however far; the ending with the last."""
+        total = len(self.record.actions)
+        if not 0 <= number <= total:
+            self.observer.emit(1, f"no action {number}: this game has {total} actions, give 0..{total}")
+        elif number == self.shown:
+            self.observer.emit(1, f"already at action {number}" if number else "already at the start of the game")
+        elif number > self.shown:
+            # The actions on the way are applied without showing them; the last is shown as a step forward is.
+            while self.shown < number - 1:
+                self.movers.append(self.state.current_player)
+                self.state.apply_checked(self.state.parse_action(self.record.actions[self.shown - 1]))
+            self.forward()
+        else:
+            while self.shown > number + 1:
+                self.state.undo()
+                self.movers.pop()
+            self.back()
+
+    def do(self, command: str) -> bool:
+        """Carry out one command (``next``, ``back``, ``start``, ``end``, ``quit``, or an action's number).
+
+        False once the replay is to stop.
+        """
+        if command == "next":
+            if self.at_end:
+                return False
+            self.forward()
+        elif command == "back":
+            self.back()
+        elif command == "start":
+            self.go_to(0)
+        elif command == "end":
+            if self.at_end:
+                self.observer.emit(1, "already at the end of the game")
+            else:
+                self.go_to(len(self.record.actions))
+        elif command == "quit":
+            self.observer.emit(1, f"replay stopped after {self.shown} of {len(self.record.actions)} actions")
+            return False
+        else:
+            self.go_to(int(command))
+        return True
+
+    def by_lines(self, reader: KeyReader) -> None:
+        """Step as the lines typed say (:data:`KEYS`); end of input plays the rest."""
         observer = self.observer
         observer.emit(1, f"keys: {KEYS}")
         while self.record.actions:
             prompt = (
-                "(end of the game: p/b back, Enter or q quit) " if self.at_end else "(Enter/n next, p/b back, q quit) "
+                "(end of the game: p/b back, Enter or q quit) " if self.at_end
+                else "(Enter/n next, p/b back, N: to action N, e end, q quit) "
             )
             try:
                 key = reader.line(prompt, observer.out).strip().lower()
@@ -261,24 +392,73 @@ class TerminalReplay:
                 print(file=observer.out)  # end the prompt's line
                 self.play_on()
                 return
-            if key in ("", "n"):
-                if self.at_end:
-                    return
-                self.forward()
-            elif key in ("p", "b"):
-                self.back()
-            elif key == "q":
-                observer.emit(1, f"replay stopped after {self.shown} of {len(self.record.actions)} actions")
-                return
-            else:
+            command = _LINE_COMMANDS.get(key, key if key.isdigit() else None)
+            if command is None:
                 observer.emit(1, f"unknown key {key!r}; keys: {KEYS}")
+            elif not self.do(command):
+                return
+
+    def by_keys(self, reader: KeyReader) -> None:
+        """Step as each key pressed says (:data:`RAW_KEYS`), at once: the terminal is in cbreak mode."""
+        observer, out = self.observer, self.observer.out
+        observer.emit(1, f"keys: {RAW_KEYS}")
+        total = len(self.record.actions)
+        # The prompt is taken off the screen before what a key shows (on a terminal; elsewhere its line is ended).
+        clear = "\r\x1b[K" if out.isatty() else "\n"
+        digits = ""
+        while total:
+            if not digits:
+                where = (
+                    "end of the game: Enter or q quits" if self.at_end
+                    else "n next, p back, e end, N Enter: to N, q quit"
+                )
+                out.write(f"[{self.shown}/{total}] ({where}) ")
+                out.flush()
+            key = reader.key()
+            if key.isdigit() and len(key) == 1:
+                digits += key
+                out.write(key if len(digits) > 1 else f"{clear}go to action: {key}")
+                out.flush()
+                continue
+            if digits and key == "backspace":
+                digits = digits[:-1]
+                out.write("\b \b" if digits else clear)  # the last digit gone: the prompt comes back
+                out.flush()
+                continue
+            out.write(clear)
+            if digits:
+                typed, digits = digits, ""
+                if key in ("enter", "g"):
+                    self.go_to(int(typed))
+                continue  # any other key lets the number go
+            if key == "enter" and self.at_end:
+                return
+            command = _KEY_COMMANDS.get(key.lower() if len(key) == 1 else key)
+            if command == "next" and self.at_end:
+                observer.emit(1, "the end of the game: Enter or q quits, p goes back")
+            elif command is None:
+                if key not in ("escape", ""):
+                    observer.emit(1, f"keys: {RAW_KEYS}")
+            elif not self.do(command):
+                return
+
+
+#: What a typed line asks for (besides an action's number), read by lines.
+_LINE_COMMANDS = {"": "next", "n": "next", "p": "back", "b": "back", "e": "end", "end": "end", "q": "quit"}
+#: What a key asks for, read key by key (digits are gathered into an action's number).
+_KEY_COMMANDS = {
+    "enter": "next", "n": "next", " ": "next", "right": "next", "down": "next",
+    "p": "back", "b": "back", "left": "back", "up": "back",
+    "home": "start", "e": "end", "end": "end", "q": "quit", "eof": "quit",
+}
 
 
 def replay_in_terminal(record: GameRecord, observer: ConsoleObserver, keys: bool = False) -> None:
     """Show the record's game in the terminal.
 
-    With ``keys`` the viewer steps through it by the keys of :data:`KEYS`
-    read from standard input; otherwise it shows every action, pausing as
+    With ``keys`` the viewer steps through it by commands read from standard
+    input: each key at once when it is a terminal (:data:`RAW_KEYS`), else
+    by lines (:data:`KEYS`); otherwise it shows every action, pausing as
     ``observer.wait`` says.
     """
     replay = TerminalReplay(record, observer)
@@ -286,8 +466,13 @@ def replay_in_terminal(record: GameRecord, observer: ConsoleObserver, keys: bool
     if not keys:
         replay.play_on()
         return
-    with KeyReader(sys.stdin.fileno()) as reader:
-        replay.by_keys(reader)
+    fd = sys.stdin.fileno()
+    terminal = os.isatty(fd)
+    with KeyReader(fd, keys=terminal) as reader:
+        if terminal:
+            replay.by_keys(reader)
+        else:
+            replay.by_lines(reader)
 
 
 def main(argv: list[str]) -> int:
@@ -300,8 +485,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML replay instead")
     parser.add_argument(
         "-w", "--wait", type=float, default=None, metavar="SECONDS",
-        help="pause between actions in the terminal (negative: step by keys, " + KEYS
-        + "; the default when input is a terminal; 0: no pause)",
+        help="pause between actions in the terminal (negative: step by keys, the default when input is a "
+        "terminal: " + RAW_KEYS + "; from a pipe, lines: " + KEYS + "; 0: no pause)",
     )
     parser.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None)
     parser.add_argument("-C", "--colourless", "--colorless", dest="color", action="store_false")

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import queue
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -35,7 +38,11 @@ def test_terminal_replay_shows_every_action_and_the_result(tmp_path):
     assert proc.stdout.rstrip().splitlines()[-1] == f"* referee @ result: {data['winner']} wins ({data['reason']})"
 
 
-KEYS = "keys: Enter or n: next action, p or b: back one, q: quit (Ctrl-C quits too)"
+KEYS = (
+    "keys: Enter or n: next action, p or b: back one, a number: go to that action, e: the end, "
+    "q: quit (Ctrl-C quits too)"
+)
+LINE_PROMPT = "(Enter/n next, p/b back, N: to action N, e end, q quit) "
 
 
 def blocks(stdout: str) -> list[tuple[str, str]]:
@@ -59,7 +66,7 @@ def test_terminal_replay_steps_by_keys_listed_on_screen(tmp_path):
     proc = run("replay", str(path), "-w", "-1", input="n\nn\n\np\nb\n\nq\n")
     assert proc.returncode == 0, proc.stderr
     assert KEYS in proc.stdout
-    assert proc.stdout.count("(Enter/n next, p/b back, q quit)") == 7
+    assert proc.stdout.count(LINE_PROMPT) == 7
     shown = blocks(proc.stdout)
     lines = [line for line, _ in shown]
     assert lines[:3] == [f"* referee @ turn {i}: {('RED', 'BLUE')[(i - 1) % 2]} plays action {data['actions'][i - 1]}"
@@ -132,7 +139,13 @@ def test_bad_sources_give_clear_errors(tmp_path):
     broken = dict(data, actions=data["actions"][:3] + ["SPAWN(9, 9)"])
     broken_path = tmp_path / "broken.json"
     broken_path.write_text(json.dumps(broken))
+    clocks = tmp_path / "clocks.json"
+    clocks.write_text(json.dumps(dict(data, time_used_after=[[0.1, 0.0], [0.1, "soon"]])))
+    resigned = tmp_path / "resigned.json"
+    resigned.write_text(json.dumps(dict(data, winner=None, reason="resignation")))
     cases = [
+        (["replay", str(clocks), "-w", "0"], "time_used_after[1] (after action 2) must be [red, blue] seconds"),
+        (["replay", str(resigned), "--html", str(tmp_path / "r.html")], "'resignation' needs a winner"),
         (["replay", str(tmp_path / "missing.json")], "cannot read"),
         (["replay", str(jsonl)], "--game-index"),
         (["replay", str(jsonl), "--game-index", "5"], "0..1"),
@@ -201,3 +214,126 @@ def test_a_truncated_record_is_flagged_at_the_start_and_at_the_end(tmp_path):
     assert lines[1] == warning  # right after the players, before any action
     assert lines[-3] == warning and lines[-1] == f"* referee @ result: {recorded}"  # and again at the end
     assert "turn 100: " in proc.stdout and "turn 101: " not in proc.stdout
+
+
+def test_lines_from_a_pipe_go_to_an_action_and_to_the_end(tmp_path):
+    path, data = recorded_game(tmp_path)
+    count = len(data["actions"])
+    proc = run("replay", str(path), "-w", "-1", input=f"40\n{count + 1}\n-3\n12\ne\ne\n0\nq\n")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line, _ in blocks(proc.stdout)]
+    assert lines[0] == f"* referee @ turn 40: {'BLUE'} plays action {data['actions'][39]}"
+    assert f"no action {count + 1}: this game has {count} actions, give 0..{count}" in proc.stdout
+    assert "unknown key '-3'" in proc.stdout
+    assert lines[1] == f"* referee @ back to turn 12: BLUE plays action {data['actions'][11]}"
+    assert lines[2].startswith(f"* referee @ turn {count}: ")
+    assert proc.stdout.count("* referee @ result: ") == 1 and "already at the end of the game" in proc.stdout
+    assert "back to the start of the game" in proc.stdout and "replay stopped after 0 of" in proc.stdout
+    # The board shown after a jump is the one shown when stepping there.
+    stepped = run("replay", str(path), "-w", "-1", input="\n" * 12 + "q\n")
+    assert blocks(stepped.stdout)[11][1] == blocks(proc.stdout)[1][1]
+
+
+class Terminal:
+    """The replay command on a pseudo-terminal: keys are sent as a person presses them, one write each."""
+
+    def __init__(self, command: str):
+        # A shell runs the replay, then prints the terminal's mode: it must be as the replay found it.
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: the pty is its controlling terminal
+            os.chdir(ROOT)
+            # The shell outlives a Ctrl-C (a trap with a command), to report the exit status and the mode after it.
+            os.execv("/bin/sh", ["sh", "-c", f"trap : INT; {command}; echo exit=$?; stty -a"])
+        self.pid, self.fd, self.seen = pid, fd, ""
+
+    def expect(self, text: str) -> str:
+        """Read until ``text`` appears; returns what came before it and it, and keeps the rest."""
+        while text not in self.seen:
+            ready, _, _ = select.select([self.fd], [], [], 60)  # a safety net, not a timing requirement
+            assert ready, f"no {text!r}; seen: {self.seen[-2000:]!r}"
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:  # EIO: the command ended
+                data = b""
+            assert data, f"the command ended before {text!r}; seen: {self.seen[-2000:]!r}"
+            self.seen += data.decode("utf-8", "replace")
+        before, _, self.seen = self.seen.partition(text)
+        return before + text
+
+    def press(self, keys: bytes, then: str) -> str:
+        """Press ``keys`` (no Enter unless given) and read until ``then``."""
+        os.write(self.fd, keys)
+        return self.expect(then)
+
+    def finish(self) -> str:
+        """Everything printed until the shell ends (after the replay: its exit status and ``stty -a``)."""
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], 60)  # a safety net, not a timing requirement
+            assert ready, f"the command did not end; seen: {self.seen[-2000:]!r}"
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:  # EIO: the shell ended
+                break
+            if not data:
+                break
+            self.seen += data.decode("utf-8", "replace")
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return self.seen
+
+
+PROMPT = re.compile(r"\[(\d+)/(\d+)\] \(")
+
+
+def shown_at(text: str) -> int:
+    """The action the last prompt in ``text`` says is shown."""
+    return int(PROMPT.findall(text)[-1][0])
+
+
+def test_on_a_terminal_each_key_works_at_once(tmp_path):
+    path, data = recorded_game(tmp_path)
+    count = len(data["actions"])
+    term = Terminal(f"{sys.executable} -m referee replay -C {path}")
+    assert "keys: n, Space, Enter or Right: next action" in term.expect("(n next")
+    assert "turn 1: RED plays action" in term.press(b"n", "(n next")
+    assert "turn 2: BLUE plays action" in term.press(b"\x1b[C", "(n next")  # Right arrow
+    assert "turn 3: RED plays action" in term.press(b" ", "(n next")
+    assert "back to turn 2: " in term.press(b"\x1b[D", "(n next")  # Left arrow
+    assert "back to turn 1: " in term.press(b"p", "(n next")
+    # A number, typed key by key (shown as typed), then Enter: that action.
+    assert "go to action: 4" in term.press(b"4", "go to action: 4")
+    shown = term.press(b"2\r", "(n next")
+    assert f"turn 42: BLUE plays action {data['actions'][41]}" in shown and shown_at(shown) == 42
+    shown = term.press(b"97\x7fg", "(n next")  # Backspace takes the 7 back; g goes as Enter does
+    assert f"back to turn 9: RED plays action {data['actions'][8]}" in shown and shown_at(shown) == 9
+    shown = term.press(b"999\r", "(n next")
+    assert f"no action 999: this game has {count} actions, give 0..{count}" in shown and shown_at(shown) == 9
+    shown = term.press(b"e", "Enter or q quits)")
+    assert f"turn {count}: " in shown and "* referee @ result: " in shown and shown_at(shown) == count
+    assert "the end of the game: Enter or q quits" in term.press(b"n", "Enter or q quits)")
+    assert "back to the start of the game" in term.press(b"\x1b[H", "(n next")  # Home
+    assert "already at the start of the game" in term.press(b"b", "(n next")
+    term.press(b"q", f"replay stopped after 0 of {count} actions")
+    rest = term.finish()
+    assert "exit=0" in rest and "Traceback" not in rest
+    # The terminal is as it was: lines edited and echoed again.
+    assert re.search(r"(?<!-)icanon\b", rest) and re.search(r"(?<!-)echo\b", rest), rest
+
+
+def test_on_a_terminal_ctrl_c_quits_and_gives_the_terminal_back(tmp_path):
+    path, _ = recorded_game(tmp_path)
+    term = Terminal(f"{sys.executable} -m referee replay -C {path}")
+    term.expect("(n next")
+    term.press(b"12", "go to action: 12")
+    os.write(term.fd, b"\x03")  # Ctrl-C: SIGINT, as ever (cbreak mode keeps it a signal)
+    rest = term.finish()
+    assert "exit=130" in rest and "interrupted" in rest and "Traceback" not in rest, rest
+    assert re.search(r"(?<!-)icanon\b", rest) and re.search(r"(?<!-)echo\b", rest), rest
+
+
+def test_a_record_written_before_per_action_clocks_still_replays(tmp_path):
+    path, data = recorded_game(tmp_path)
+    old = {key: value for key, value in data.items() if key != "time_used_after"}
+    proc = run("replay", "-", "-w", "0", input=json.dumps(old))
+    assert proc.returncode == 0 and "WARNING" not in proc.stdout, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == f"* referee @ result: {data['winner']} wins ({data['reason']})"
