@@ -190,15 +190,27 @@ def test_with_the_default_sandbox(tmp_path):
     assert record.actions == [] and record.sandbox and record.sandbox["namespaces"]
 
 
-def test_cachex_is_played_too(tmp_path):
-    term = Terminal("--sandbox", "off", "--game", "cachex", "-n", "3", "--record", str(tmp_path / "c.json"), RANDOM)
+def test_cachex_is_played_too_and_resign_gives_the_game_up(tmp_path):
+    record_path = tmp_path / "c.json"
+    term = Terminal("--sandbox", "off", "--game", "cachex", "-n", "3", "--record", str(record_path), RANDOM)
     term.expect(PROMPT)
     assert "centre cell" in term.type("place 1 1")  # a Cachex rule, said as the reason
     assert "RED plays PLACE(0, 1)" in term.type("place 0 1")
-    term.send("q")
+    term.send("resign")
     status, rest = term.finish()
     assert status == 0, rest
-    assert GameRecord.from_dict(json.loads((tmp_path / "c.json").read_text())).game == "cachex"
+    assert "result: BLUE wins (resignation): RED (human) resigned after 2 actions" in rest
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert record.game == "cachex" and (record.winner, record.reason) == ("BLUE", "resignation")
+    # Each side's clock once each action was played: the person's wall clock, the agent's CPU.
+    assert len(record.time_used_after) == 2 and record.time_used_after[0][0] > 0
+    assert record.time_used_after[-1][1] <= record.time_used["BLUE"]
+    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    shown = replay.stdout + replay.stderr
+    assert replay.returncode == 0 and "WARNING" not in shown, shown
+    assert "BLUE wins (resignation): RED (human) resigned after 2 actions" in shown
+    assert "result: BLUE wins (resignation)" in shown
 
 
 CHANCE_TEXT = re.compile(r"chance plays (NO_EVENT|ASTEROID\([^)]*\)|FISH_MARKET\(.*\))\n")

@@ -26,6 +26,7 @@ from referee.games.infinitron.rules import ALL_DEFINES, all_armoured_defines
 from referee.hosting.sandbox import probe
 from referee.records import GameRecord
 from referee.render.frames import build_frames
+from tests.render.test_html_replay import seconds
 from tests.test_human_cli import agents_with_hash_seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,6 +117,11 @@ def test_a_scripted_person_plays_a_whole_game_through_the_api(server):
     assert build_frames(record).warning is None  # the actions lead to the recorded result
     assert bool(record.sandbox and record.sandbox["namespaces"]) == (probe().bwrap is not None)
     assert record.time_used["RED"] > 0
+    # Both clocks once each action was played: they only run on, and end at most at the totals.
+    assert len(record.time_used_after) == len(record.actions)
+    for side, color in enumerate(("RED", "BLUE")):
+        clock = [pair[side] for pair in record.time_used_after]
+        assert clock == sorted(clock) and clock[-1] <= record.time_used[color]
     page = server.get("/replay")
     assert page.startswith("<!DOCTYPE html>") and "agents.random_agent" in page
 
@@ -258,14 +264,37 @@ def test_a_person_plays_by_clicks_in_a_real_browser(server, browser):
     server.post("/api/action", {"action": legal[0]})
     server.get("/api/state?wait=1")
     settled(page, 6)
+    # Resigning asks first, on the page: "no" (or Escape) plays on.
     page.click("#resign")
+    assert page.is_visible("#confirm-resign") and page.is_disabled("#resign")
+    assert page.inner_text("#confirm-text") == "Resign as RED? BLUE wins the game."
+    page.click("#resign-no")
+    assert page.is_hidden("#confirm-resign") and page.is_enabled("#resign")
+    page.click("#resign")
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#confirm-resign")
+    assert server.get("/api/state")["result"] is None  # nothing was sent
+    page.click("#resign")
+    page.click("#resign-yes")
     page.wait_for_selector("#end:not([hidden])")
-    assert "RED (human) resigned after 6 actions" in page.inner_text("#status")
+    assert "BLUE wins (resignation): RED (human) resigned after 6 actions" in page.inner_text("#status")
+    assert page.is_hidden("#confirm-resign") and page.inner_text("#kept") == ""  # no --record: nothing kept
     with page.expect_download() as download:
         page.click("#download")
     record = GameRecord.from_json(Path(download.value.path()).read_text())
-    assert record.winner == "BLUE" and len(record.actions) == 6
+    assert (record.winner, record.reason) == ("BLUE", "resignation") and len(record.actions) == 6
     assert page.get_attribute("#replay", "href") == "/replay"
+    replay = browser.new_page()  # the replay shows each side's figures and clock at the end
+    replay.goto(server.url + "/replay")
+    replay.keyboard.press("End")
+    final = board_of(record.actions)
+    for side, color in (("red", "RED"), ("blue", "BLUE")):
+        power = sum(p for owner, p in final.values() if owner == color)
+        assert replay.inner_text(f"#figures tr.{side} td.power") == str(power)
+        assert replay.inner_text(f"#figures tr.{side} td.clock").startswith(seconds(record.time_used[color]))
+    assert "RED: a person's wall-clock seconds" in replay.inner_text("#clock-note")
+    assert "BLUE wins (resignation) after 6 actions" in replay.inner_text("#result")
+    replay.close()
     page.click("#swap")  # a new game, the person now BLUE: the agent opens
     settled(page, 1)
     state = server.get("/api/state")
@@ -300,10 +329,33 @@ def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, brow
         page.click("#undo")  # takes back the last action, whoever played it
         settled(page, 1)
         assert page.get_attribute('svg#board g.cell[data-r="1"][data-q="0"]', "data-owner") == ""
-        page.click("#resign")  # BLUE, to move, gives up
+        page.click("#resign")  # BLUE, to move, gives up, once it says so
+        assert page.inner_text("#confirm-text") == "Resign as BLUE? RED wins the game."
+        page.click("#resign-yes")
         page.wait_for_selector("#end:not([hidden])")
-        assert "RED wins: BLUE (human) resigned after 1 actions" in page.inner_text("#status")
+        assert "RED wins (resignation): BLUE (human) resigned after 1 actions" in page.inner_text("#status")
+        kept = f"kept as game 1 of {record_path} (python -m referee replay {record_path} --game-index 0)"
+        assert kept in page.inner_text("#end")
         assert GameRecord.from_json(record_path.read_text()).actions == ["PLACE(0, 1)"]
+        # A new game does not replace the first: each game is a line of the file, one left unfinished too.
+        page.click("#new")
+        settled(page, 0)
+        cell(page, 0, 1).click()
+        settled(page, 1)
+        page.click("#new")
+        settled(page, 0)
+        page.click("#new")  # a game with no action is not kept
+        settled(page, 0)
+        first, second = (GameRecord.from_json(line) for line in record_path.read_text().splitlines())
+        assert (first.winner, first.reason) == ("RED", "resignation")
+        assert (second.winner, second.reason, second.actions) == (None, "unfinished", ["PLACE(0, 1)"])
+        assert second.message == "unfinished: a new game was started after 1 actions"
+        proc = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path), "-w", "0"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        assert proc.returncode == 2 and "holds 2 records" in proc.stderr and "--game-index N (0..1" in proc.stderr
+        proc = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path), "--game-index", "1",
+                               "-w", "0"], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        assert proc.returncode == 0 and "result: draw (unfinished)" in proc.stdout, proc.stdout + proc.stderr
     finally:
         page.close()
         status, out, err = seat.stop(signal.SIGTERM)
@@ -438,6 +490,17 @@ def test_bad_arguments_are_usage_errors(args, message):
     proc = subprocess.run([sys.executable, "-m", "referee", "play", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_record_file_that_is_not_one_record_a_line_is_refused_before_the_game(tmp_path):
+    # Adding lines to a record written over several lines (the terminal's play writes one so) would spoil it.
+    spoilt = tmp_path / "terminal.json"
+    spoilt.write_text('{\n "game": "infexion"\n}\n')
+    for path, message in ((spoilt, "line 1 is not a game record on one line"), (tmp_path, "that is a folder")):
+        proc = subprocess.run([sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", "0",
+                               "--record", str(path), RANDOM], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert spoilt.read_text() == '{\n "game": "infexion"\n}\n'
 
 
 def test_a_port_in_use_is_a_usage_error():

@@ -3,8 +3,9 @@
 In the terminal (the loop below) the referee shows the board, reads actions
 typed in the game's text, refuses illegal ones with the reason, lists legal
 actions on ``?``, takes back the last full move on ``undo`` (the agent is
-restarted and replayed to the position: agents have no undo) and saves the
-record on ``q`` or at the end.
+restarted and replayed to the position: agents have no undo), gives the game
+up on ``resign`` (the agent wins by ``resignation``) and saves the record on
+``q`` (``unfinished``: no winner), ``resign`` or at the end.
 With ``--web`` a local page does the same by clicks (:mod:`.web`, the page in
 :mod:`.page`); ``--web --hot-seat`` lets two people share that page.  Either
 way the agent runs hosted, with its limits and sandbox, as in a refereed game
@@ -33,9 +34,9 @@ from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
 from ..match import spec_problem
 from ..play_cli import _non_negative, _seed, _usage_error
-from ..records import UNFINISHED, GameRecord
+from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..termination import report_stop, stop_as_usual, stoppable
-from .session import HUMAN, Session, candidates, legal_listing, read_action
+from .session import HUMAN, Session, candidates, legal_listing, read_action, resignation_message
 
 __all__ = ["HUMAN", "Session", "build_parser", "candidates", "legal_listing", "main", "read_action"]
 
@@ -43,7 +44,10 @@ EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 DEFAULT_RECORD = "human_game.json"
 DEFAULT_PORT = 8765
 SUPPORTED = ("infexion", "cachex", "infinitron")
-PROMPT_HELP = "type an action, '?' for the legal actions, 'undo' to take back your last move, 'q' to save and quit"
+PROMPT_HELP = (
+    "type an action, '?' for the legal actions, 'undo' to take back your last move, "
+    "'resign' to give the game up, 'q' to save and quit (unfinished: no winner)"
+)
 
 
 def _port(text: str) -> int:
@@ -79,8 +83,9 @@ def build_parser(game_name: str) -> ArgumentParser:
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="seal the agent (default auto)")
     parser.add_argument("--seed", type=_seed, default=None, help="seed passed to the agent (kwarg 'seed')")
     parser.add_argument("--record", metavar="PATH", default=None,
-                        help=f"where the record is written at the end or on q (terminal default {DEFAULT_RECORD}; "
-                        "with --web: each finished game, when given)")
+                        help="where the record is written at the end, on resign or q (terminal default "
+                        f"{DEFAULT_RECORD}); with --web, when given: each game is added to it as a line "
+                        "(replay --game-index N)")
     parser.add_argument("--game", default="infexion", choices=SUPPORTED, help="which game (default: infexion)")
     web = parser.add_argument_group("in the browser")
     web.add_argument("--web", action="store_true", help="play on a local web page instead of the terminal")
@@ -194,6 +199,8 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         if command is None or command.lower() in ("q", "quit"):
             quit_message = f"unfinished: {HUMAN} quit after {len(session.actions)} actions"
             record = session.record(None, UNFINISHED, quit_message)
+        elif command.lower() == "resign":
+            record = session.record(agent_name, RESIGNATION, resignation_message(session.human, len(session.actions)))
         elif command == "":
             print(PROMPT_HELP, flush=True)
         elif command == "?" or command.startswith("? "):

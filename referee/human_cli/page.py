@@ -48,8 +48,11 @@ _PAGE = """<!DOCTYPE html>
       <button id="new">new game</button>
       <button id="swap">swap colours</button>
     </div>
+    <p id="confirm-resign" role="alertdialog" aria-labelledby="confirm-text" hidden>
+      <span id="confirm-text"></span>
+      <button id="resign-yes">yes, resign</button> <button id="resign-no">no, play on</button></p>
     <p id="end" hidden><a id="download" href="/api/record" download>download the record</a>
-      &middot; <a id="replay" href="/replay" target="_blank">its HTML replay</a></p>
+      &middot; <a id="replay" href="/replay" target="_blank">its HTML replay</a><span id="kept"></span></p>
     <p id="how" class="legend"></p>
     <p class="legend" id="cell-key"><span class="key legal-key"></span> where you can act
       <span class="key source"></span> the last action's cell
@@ -84,6 +87,9 @@ main > aside { flex: 1 1 18rem; max-width: 30rem; }
 #message.error { color: #b71c1c; }
 #status { font-weight: 600; }
 #controls button[hidden] { display: none; }
+#confirm-resign { margin: .5rem 0; padding: .4rem .6rem; background: #fff3e0; border: 2px solid #e65100;
+  border-radius: 4px; font-weight: 600; }
+#confirm-resign[hidden] { display: none; }
 #text-board { font-size: .8rem; line-height: 1.25; overflow-x: auto; background: #fafafa; padding: .5rem; }
 #command { margin: .5rem 0; }
 #command input { font-family: ui-monospace, monospace; }
@@ -275,16 +281,20 @@ function describe() {
   const aside = moves.parentElement;  // the list scrolls to its end, the window stays where it is
   aside.scrollTop = aside.scrollHeight;
   document.getElementById("end").hidden = !S.result;
+  document.getElementById("kept").textContent = S.kept
+    ? ` \u00b7 kept as game ${S.kept.index + 1} of ${S.kept.file} (python -m referee replay ${S.kept.file} --game-index ${S.kept.index})`
+    : "";
+  if (S.result) askResign(false);  // nothing left to give up
   document.getElementById("steal").hidden = !S.legal.includes("STEAL");
   document.getElementById("undo").disabled = !!S.result || S.thinking;
-  document.getElementById("resign").disabled = !!S.result;
+  document.getElementById("resign").disabled = !!S.result || !document.getElementById("confirm-resign").hidden;
   document.getElementById("swap").hidden = S.hot_seat;
 }
 
 function update(state) {
   const fresh = !S || state.number !== S.number;
   S = state;
-  if (fresh) { build(); shown = S.frames.boards.length - 1; selected = null; }
+  if (fresh) { build(); shown = S.frames.boards.length - 1; selected = null; askResign(false); }
   if (shown > S.frames.boards.length - 1) { shown = S.frames.boards.length - 1; selected = null; }  // an undo
   if (!S.legal.length) selected = null;
   if (S.typed) shown = S.frames.boards.length - 1;  // the text board is the position now: nothing to animate
@@ -360,7 +370,22 @@ document.getElementById("command").onsubmit = async (event) => {
   if (await post("/api/action", {action: text})) input.value = "";
 };
 document.getElementById("undo").onclick = () => post("/api/undo");
-document.getElementById("resign").onclick = () => post("/api/resign");
+// Resigning ends the game at once: the button asks first, on the page (a dialog would stop the page's updates).
+function askResign(show) {
+  const box = document.getElementById("confirm-resign");
+  if (show) {
+    const side = S.hot_seat ? S.turn : S.humans[0];
+    const other = side === "RED" ? "BLUE" : "RED";
+    document.getElementById("confirm-text").textContent = `Resign as ${side}? ${other} wins the game.`;
+  }
+  box.hidden = !show;
+  document.getElementById("resign").disabled = show || !!(S && S.result);
+  if (show) document.getElementById("resign-no").focus();
+}
+document.getElementById("resign").onclick = () => { if (S && !S.result) askResign(true); };
+document.getElementById("resign-no").onclick = () => askResign(false);
+document.getElementById("resign-yes").onclick = async () => { askResign(false); await post("/api/resign"); };
+document.addEventListener("keydown", e => { if (e.key === "Escape") askResign(false); });
 document.getElementById("new").onclick = () => post("/api/new", {as: S.humans[0].toLowerCase()});
 document.getElementById("swap").onclick = () => post("/api/new", {as: S.humans[0] === "RED" ? "blue" : "red"});
 

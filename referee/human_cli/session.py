@@ -23,7 +23,7 @@ from ..hosting.process import HostedAgent
 from ..hosting.sandbox import resolve
 from ..limits import Limits
 from ..match import AgentEntry, MatchSettings, agent_env, _now, call_kwargs, parse_spec
-from ..records import GameRecord
+from ..records import RESIGNATION, GameRecord
 
 HUMAN = "human"
 #: Above this many actions of one kind, ``?`` gives their number and a few, not all (Infinitron's DEFINE: 2,744).
@@ -104,6 +104,12 @@ def mover_name(player: int) -> str | None:
     return None if player == CHANCE else PLAYER_NAMES[player]
 
 
+def resignation_message(loser: int, actions: int) -> str:
+    """The record's message when the person playing ``loser`` resigns after ``actions`` actions."""
+    winner = PLAYER_NAMES[1 - loser]
+    return f"{winner} wins ({RESIGNATION}): {PLAYER_NAMES[loser]} ({HUMAN}) resigned after {actions} actions"
+
+
 def _print(text: str) -> None:
     print(text, flush=True)
 
@@ -127,6 +133,7 @@ class Session:
         self.agent_color: int | None = None if self.entry is None else 1 - self.human
         self.actions: list[str] = []
         self.movers: list[int] = []  # who played each action: RED, BLUE or CHANCE
+        self.clocks: list[list[float]] = []  # both sides' time used once each action was played
         self.state = self.game.new_state()
         self.agent: HostedAgent | None = None
         self.failure: AgentFailure | None = None
@@ -143,6 +150,12 @@ class Session:
     def humans(self) -> tuple[int, ...]:
         """The sides people play: one against an agent, both in a hot-seat game."""
         return (0, 1) if self.agent_color is None else (self.human,)
+
+    def time_used(self, color: int) -> float:
+        """What ``color`` has used so far: a person's wall-clock seconds, the agent's CPU seconds."""
+        if color != self.agent_color:
+            return self.human_used[color]
+        return self.agent.time_used if self.agent is not None else 0.0
 
     def name_of(self, color: int) -> str:
         """Who plays ``color``: ``human`` or the agent's spec."""
@@ -184,6 +197,7 @@ class Session:
         self.state.apply(action)
         self.actions.append(text)
         self.movers.append(player)
+        self.clocks.append([round(self.time_used(0), 4), round(self.time_used(1), 4)])
         self.say(f"{mover or 'chance'} plays {text}")
         if not self.state.is_over:
             self.tell(mover, text)
@@ -240,7 +254,8 @@ class Session:
         mine = [i for i, mover in enumerate(self.movers) if mover in self.humans]
         if not mine:
             return False
-        self.actions, self.movers = self.actions[: mine[-1]], self.movers[: mine[-1]]
+        kept = mine[-1]
+        self.actions, self.movers, self.clocks = self.actions[:kept], self.movers[:kept], self.clocks[:kept]
         self.state = self.game.new_state()
         for text in self.actions:
             self.state.apply(self.state.parse_action(text))
@@ -257,24 +272,25 @@ class Session:
         names = [self.name_of(0), self.name_of(1)]
         agent = self.agent
         moves = {name: self.movers.count(color) for color, name in enumerate(PLAYER_NAMES)}
-        time_used = {PLAYER_NAMES[c]: round(self.human_used[c], 4) for c in self.humans}
+        time_used = {name: round(self.time_used(color), 4) for color, name in enumerate(PLAYER_NAMES)}
         peak = {PLAYER_NAMES[c]: 0.0 for c in self.humans}
         if self.agent_color is not None:
-            agent_name = PLAYER_NAMES[self.agent_color]
-            time_used[agent_name] = round(agent.time_used, 4) if agent else 0.0
-            peak[agent_name] = round(agent.peak_memory_mb, 2) if agent else 0.0
+            peak[PLAYER_NAMES[self.agent_color]] = round(agent.peak_memory_mb, 2) if agent else 0.0
         errors: dict[str, Any] = {"RED": None, "BLUE": None}
         if error and self.agent_color is not None:
             errors[PLAYER_NAMES[self.agent_color]] = error
         human = PLAYER_NAMES[self.human] if self.agent_color is not None else "RED BLUE"
+        extra: dict[str, Any] = {"human": human}
+        if self.human_time is not None:
+            extra["human_time"] = self.human_time  # a person's budget: the replay shows what was left of it
         return GameRecord(
             game=self.game.name, game_options=dict(self.settings.game_options),
             red=names[0], blue=names[1], red_name=names[0], blue_name=names[1],
             winner=winner, reason=reason, message=message, turns=len(self.actions), actions=list(self.actions),
-            moves=moves, time_used={"RED": time_used["RED"], "BLUE": time_used["BLUE"]},
+            moves=moves, time_used=time_used, time_used_after=[list(pair) for pair in self.clocks],
             peak_memory_mb={"RED": peak["RED"], "BLUE": peak["BLUE"]}, error=errors,
             seed=self.settings.seed, time_limit=self.settings.limits.time_limit,
             space_limit=self.settings.limits.space_limit, started_at=self.started_at,
             duration=round(time.monotonic() - self.start, 4), referee_version=__version__,
-            extra={"human": human}, sandbox=self.sandbox.to_json(),
+            extra=extra, sandbox=self.sandbox.to_json(),
         )

@@ -36,12 +36,12 @@ from urllib.parse import parse_qs, urlsplit
 from ..agent_text import inert_line
 from ..games.base import CHANCE, PLAYER_NAMES, Action
 from ..hosting.failures import AgentFailure
-from ..records import UNFINISHED, GameRecord
+from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..render.frames import build_frames
 from ..render.html_replay import replay_html
 from ..termination import report_stop, signals_held, stop_as_usual, stop_like_ctrl_c
 from .page import page_html
-from .session import EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, read_action
+from .session import EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, read_action, resignation_message
 
 EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 #: The longest a ``?wait=1`` request is held (a page asks again; a proxy or browser may give up on longer ones).
@@ -51,6 +51,43 @@ LARGEST_BODY = 64 * 1024
 #: What a click on a cell that starts no legal action asks for, so the refusal carries the rules' reason.
 #: Games not named here are played by typed commands on a text board (Infinitron: several commands a turn).
 CELL_ACTION = {"infexion": "SPAWN({r}, {q})", "cachex": "PLACE({r}, {q})"}
+
+
+class RecordFileError(ValueError):
+    """A ``--record`` file web play cannot add its games to; the message says why."""
+
+
+def records_in(path: str) -> int:
+    """How many game records ``path`` holds, one JSON object a line (0: no such file yet).
+
+    Web play adds each game to the file as a line, as a tournament's
+    ``games.jsonl``: anything else there (a record written over several lines
+    by the terminal's play, another file) would be spoilt, so it is refused.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return 0
+    except IsADirectoryError:
+        raise RecordFileError(f"--record {path}: that is a folder; give a file to keep the games in") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not a text file"
+        raise RecordFileError(f"--record {path}: cannot read it ({why})") from None
+    count = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            raise RecordFileError(
+                f"--record {path}: line {number} is not a game record on one line; web play adds each game to "
+                "the file as a line of JSON, and would spoil this one: give another file (or remove this one)"
+            )
+        count += 1
+    return count
 
 
 class Refused(Exception):
@@ -82,8 +119,10 @@ def click_cells(text: str, side: int) -> list[int]:
 class Table:
     """The server's one game, and the lock that serialises every access to it; :meth:`new_game` starts one."""
 
-    def __init__(self, args: argparse.Namespace, options: dict[str, Any]):
+    def __init__(self, args: argparse.Namespace, options: dict[str, Any], kept: int = 0):
         self.args, self.options = args, options
+        self.kept = kept  # records in the --record file: each game kept is added as a line
+        self.kept_as: int | None = None  # this game's line in it, counted from 0 (replay's --game-index)
         self.changed = threading.Condition()  # its lock guards everything below
         self.number = 0
         self.session: Session | None = None
@@ -104,12 +143,18 @@ class Table:
     # -- changes (each takes the lock) ----------------------------------------------
 
     def new_game(self, side: str) -> None:
-        """Drop the current game (unfinished games are not kept) and start another, the person playing ``side``."""
+        """Start another game, the person playing ``side``; one left in the middle is kept as ``unfinished``."""
         with self.changed:
+            session = self.session
+            if session is not None and self.record is None and session.actions:
+                self._charge_turn(session)
+                record = session.record(None, UNFINISHED,
+                                        f"unfinished: a new game was started after {len(session.actions)} actions")
+                self._keep(record)
             self._abandon()
             args = argparse.Namespace(**{**vars(self.args), "side": side})
             session = Session(args, self.options, say=self._say)
-            self.session, self.record, self.notice = session, None, ""
+            self.session, self.record, self.notice, self.kept_as = session, None, "", None
             self.number += 1
             self._start(session)
             self._next_turn()
@@ -137,11 +182,10 @@ class Table:
             loser = session.human if not self.hot_seat else session.state.current_player
             if self.worker is not None and session.agent is not None:
                 session.agent.interrupt()  # its reply no longer matters; the worker sees the game is over
-            elif loser == session.state.current_player:
-                session.human_used[loser] += time.monotonic() - self.turn_started
-            name = PLAYER_NAMES[loser]
-            message = f"{PLAYER_NAMES[1 - loser]} wins: {name} ({HUMAN}) resigned after {len(session.actions)} actions"
-            self._finish(session, PLAYER_NAMES[1 - loser], UNFINISHED, message)
+            else:
+                self._charge_turn(session)
+            message = resignation_message(loser, len(session.actions))
+            self._finish(session, PLAYER_NAMES[1 - loser], RESIGNATION, message)
 
     def undo(self) -> None:
         """Take back the person's last action (and the agent's reply); Refused when there is none."""
@@ -189,6 +233,33 @@ class Table:
         if self.record is not None:
             raise Refused(HTTPStatus.CONFLICT, "the game is over: " + self.record.message + "; start a new one")
         return session
+
+    def _charge_turn(self, session: Session) -> None:
+        """Put the time since the turn began on the clock of the person to move (a game ends mid-turn)."""
+        color = session.state.current_player
+        if color in session.humans and self.worker is None:
+            session.human_used[color] += time.monotonic() - self.turn_started
+            self.turn_started = time.monotonic()
+
+    def _keep(self, record: GameRecord) -> None:
+        """Add ``record`` to the ``--record`` file as a line of its own (the games before stay)."""
+        path = self.args.record
+        if not path:
+            return
+        try:
+            with open(path, "a+b") as out:
+                out.seek(0, os.SEEK_END)
+                if out.tell():
+                    out.seek(-1, os.SEEK_END)
+                    if out.read(1) != b"\n":
+                        out.write(b"\n")  # a last line left without its end (as an editor may leave it)
+                out.write((record.to_json() + "\n").encode("utf-8"))
+        except OSError as exc:
+            self._say(f"* referee @ could not write {path}: {exc.strerror}")
+            return
+        self.kept_as, self.kept = self.kept, self.kept + 1
+        self._say(f"* referee @ record: game {self.kept_as + 1} of {path} "
+                  f"(python -m referee replay {path} --game-index {self.kept_as})")
 
     def _mover(self) -> str:
         assert self.session is not None
@@ -312,12 +383,7 @@ class Table:
             session.close_agent()
         self._say(f"* referee @ result: {inert_line(message)}")  # it may quote the agent
         self.changed.notify_all()
-        if self.args.record:
-            try:
-                Path(self.args.record).write_text(json.dumps(self.record.to_dict(), indent=1) + "\n", encoding="utf-8")
-                self._say(f"* referee @ record: {self.args.record}")
-            except OSError as exc:
-                self._say(f"* referee @ could not write {self.args.record}: {exc.strerror}")
+        self._keep(self.record)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -393,6 +459,7 @@ class Table:
             "clocks": clocks,
             "result": result,
             "notice": self.notice,
+            "kept": None if self.kept_as is None else {"file": self.args.record, "index": self.kept_as},
             "sandbox": session.sandbox.describe(),
             "frames": frames,
         }
@@ -589,6 +656,11 @@ class PlayServer(ThreadingHTTPServer):
 def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
     """Start the agent and the server, open the page, serve until Ctrl-C; returns the exit status."""
     try:
+        kept = records_in(args.record) if args.record else 0
+    except RecordFileError as exc:
+        print(f"python -m referee play: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
         server = PlayServer(("127.0.0.1", args.port), Handler)
     except OSError as exc:
         print(f"python -m referee play: error: --port {args.port}: {exc.strerror} (--port 0 picks a free port)",
@@ -599,7 +671,7 @@ def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         stop_like_ctrl_c()
-        table = Table(args, options)
+        table = Table(args, options, kept)
         table.new_game(args.side)
         server.table = table
         url = f"http://127.0.0.1:{server.server_address[1]}/"
