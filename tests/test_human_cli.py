@@ -25,14 +25,14 @@ PROMPT = re.compile(r"(RED|BLUE) \(you\) > ")
 WAIT = 120.0  # generous: only a hung command ever reaches it
 
 
-class Terminal:
-    """The play command running on a pseudo-terminal, as a person would see it."""
+class PseudoTerminal:
+    """A command running on a pseudo-terminal (its controlling terminal), as a person would see it."""
 
-    def __init__(self, *args: str):
+    def __init__(self, argv: list[str]):
         pid, fd = pty.fork()
         if pid == 0:  # the child: becomes the command, the pty its controlling terminal
             os.chdir(ROOT)
-            os.execv(sys.executable, [sys.executable, "-m", "referee", "play", *args])
+            os.execv(argv[0], argv)
         self.pid, self.fd = pid, fd
         self.seen = ""  # everything not yet consumed by expect()
 
@@ -53,11 +53,6 @@ class Terminal:
             assert data, f"the command ended before {regex.pattern!r}; seen: {self.seen[-2000:]}"
             self.seen += data.decode("utf-8", "replace").replace("\r\n", "\n")
 
-    def type(self, line: str) -> str:
-        """Type a line and read until the next prompt; returns what was printed in between."""
-        self.send(line)
-        return self.expect(PROMPT)
-
     def send(self, line: str) -> None:
         os.write(self.fd, line.encode() + b"\n")
 
@@ -76,6 +71,18 @@ class Terminal:
         _, status = os.waitpid(self.pid, 0)
         os.close(self.fd)
         return os.waitstatus_to_exitcode(status), self.seen
+
+
+class Terminal(PseudoTerminal):
+    """The play command on a pseudo-terminal."""
+
+    def __init__(self, *args: str):
+        super().__init__([sys.executable, "-m", "referee", "play", *args])
+
+    def type(self, line: str) -> str:
+        """Type a line and read until the next prompt; returns what was printed in between."""
+        self.send(line)
+        return self.expect(PROMPT)
 
 
 def board_of(text: str) -> str:

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import queue
 import re
-import select
 import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
+
+from tests.test_human_cli import PseudoTerminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -234,52 +234,18 @@ def test_lines_from_a_pipe_go_to_an_action_and_to_the_end(tmp_path):
     assert blocks(stepped.stdout)[11][1] == blocks(proc.stdout)[1][1]
 
 
-class Terminal:
+class ReplayTerminal(PseudoTerminal):
     """The replay command on a pseudo-terminal: keys are sent as a person presses them, one write each."""
 
     def __init__(self, command: str):
         # A shell runs the replay, then prints the terminal's mode: it must be as the replay found it.
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: the pty is its controlling terminal
-            os.chdir(ROOT)
-            # The shell outlives a Ctrl-C (a trap with a command), to report the exit status and the mode after it.
-            os.execv("/bin/sh", ["sh", "-c", f"trap : INT; {command}; echo exit=$?; stty -a"])
-        self.pid, self.fd, self.seen = pid, fd, ""
-
-    def expect(self, text: str) -> str:
-        """Read until ``text`` appears; returns what came before it and it, and keeps the rest."""
-        while text not in self.seen:
-            ready, _, _ = select.select([self.fd], [], [], 60)  # a safety net, not a timing requirement
-            assert ready, f"no {text!r}; seen: {self.seen[-2000:]!r}"
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:  # EIO: the command ended
-                data = b""
-            assert data, f"the command ended before {text!r}; seen: {self.seen[-2000:]!r}"
-            self.seen += data.decode("utf-8", "replace")
-        before, _, self.seen = self.seen.partition(text)
-        return before + text
+        # The shell outlives a Ctrl-C (a trap with a command), to report the exit status and the mode after it.
+        super().__init__(["/bin/sh", "-c", f"trap : INT; {command}; echo exit=$?; stty -a"])
 
     def press(self, keys: bytes, then: str) -> str:
         """Press ``keys`` (no Enter unless given) and read until ``then``."""
         os.write(self.fd, keys)
         return self.expect(then)
-
-    def finish(self) -> str:
-        """Everything printed until the shell ends (after the replay: its exit status and ``stty -a``)."""
-        while True:
-            ready, _, _ = select.select([self.fd], [], [], 60)  # a safety net, not a timing requirement
-            assert ready, f"the command did not end; seen: {self.seen[-2000:]!r}"
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:  # EIO: the shell ended
-                break
-            if not data:
-                break
-            self.seen += data.decode("utf-8", "replace")
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        return self.seen
 
 
 PROMPT = re.compile(r"\[(\d+)/(\d+)\] \(")
@@ -293,7 +259,7 @@ def shown_at(text: str) -> int:
 def test_on_a_terminal_each_key_works_at_once(tmp_path):
     path, data = recorded_game(tmp_path)
     count = len(data["actions"])
-    term = Terminal(f"{sys.executable} -m referee replay -C {path}")
+    term = ReplayTerminal(f"{sys.executable} -m referee replay -C {path}")
     assert "keys: n, Space, Enter or Right: next action" in term.expect("(n next")
     assert "turn 1: RED plays action" in term.press(b"n", "(n next")
     assert "turn 2: BLUE plays action" in term.press(b"\x1b[C", "(n next")  # Right arrow
@@ -314,7 +280,7 @@ def test_on_a_terminal_each_key_works_at_once(tmp_path):
     assert "back to the start of the game" in term.press(b"\x1b[H", "(n next")  # Home
     assert "already at the start of the game" in term.press(b"b", "(n next")
     term.press(b"q", f"replay stopped after 0 of {count} actions")
-    rest = term.finish()
+    _, rest = term.finish()
     assert "exit=0" in rest and "Traceback" not in rest
     # The terminal is as it was: lines edited and echoed again.
     assert re.search(r"(?<!-)icanon\b", rest) and re.search(r"(?<!-)echo\b", rest), rest
@@ -322,11 +288,11 @@ def test_on_a_terminal_each_key_works_at_once(tmp_path):
 
 def test_on_a_terminal_ctrl_c_quits_and_gives_the_terminal_back(tmp_path):
     path, _ = recorded_game(tmp_path)
-    term = Terminal(f"{sys.executable} -m referee replay -C {path}")
+    term = ReplayTerminal(f"{sys.executable} -m referee replay -C {path}")
     term.expect("(n next")
     term.press(b"12", "go to action: 12")
     os.write(term.fd, b"\x03")  # Ctrl-C: SIGINT, as ever (cbreak mode keeps it a signal)
-    rest = term.finish()
+    _, rest = term.finish()
     assert "exit=130" in rest and "interrupted" in rest and "Traceback" not in rest, rest
     assert re.search(r"(?<!-)icanon\b", rest) and re.search(r"(?<!-)echo\b", rest), rest
 
