@@ -267,6 +267,8 @@ class _Match:
         self.chance_seed = settings.chance_seed or chance_seed_for(settings.seed)
         self.chance_rng = random.Random(f"chance:{self.chance_seed}")
         self.chance_used = False
+        #: Both agents' CPU seconds used once each action was played (the replay's clocks).
+        self.clocks: list[list[float]] = []
 
     def agent(self, color: int) -> HostedAgent:
         """The hosted agent of ``color``; only called once it was made (its spec could be read)."""
@@ -290,6 +292,10 @@ class _Match:
         assert agent.last_call is not None  # set by every call that returns
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply
+
+    def clock(self) -> list[float]:
+        """Each side's CPU seconds used so far."""
+        return [round(agent.time_used, 4) if agent is not None else 0.0 for agent in self.agents]
 
     def where(self, message: dict[str, Any]) -> str:
         """Which call ``message`` asked for, in words: ``action() on turn 12``."""
@@ -373,6 +379,7 @@ class _Match:
             if mover == CHANCE:
                 text = self.chance()
                 self.actions.append(text)
+                self.clocks.append(self.clock())
                 self.observer.action(CHANCE, text, state)
                 if not state.is_over:
                     self.tell_both(None, text)
@@ -391,6 +398,7 @@ class _Match:
                 raise _Colored(mover, AgentIllegalAction(str(exc))) from None
             text = state.action_to_str(action)
             self.actions.append(text)
+            self.clocks.append(self.clock())
             self.moves[mover] += 1
             self.observer.action(mover, text, state)
             if state.is_over:
@@ -478,6 +486,7 @@ def play_match(
         extra=dict(settings.extra),
         sandbox=match.sandbox.to_json(),
         chance_seed=match.chance_seed if match.chance_used else None,
+        time_used_after=match.clocks,
     )
     observer.finished(record, match.state)
     return record

@@ -272,3 +272,15 @@ def test_agent_options_reach_each_agent_as_keyword_arguments_and_the_record(tmp_
 def test_a_bad_agent_option_is_a_usage_error(option, words):
     done = run("--red-option", option, "agents.random_agent", "agents.random_agent")
     assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_record_keeps_both_clocks_after_every_action(tmp_path):
+    record = tmp_path / "r.json"
+    done = run("-v", "0", "--seed", "4", "--record", str(record), "agents.greedy", RANDOM)
+    assert done.returncode == 0, done.stderr
+    game = json.loads(record.read_text())
+    clocks = game["time_used_after"]
+    assert len(clocks) == len(game["actions"]) > 0
+    for color, side in (("RED", 0), ("BLUE", 1)):
+        times = [pair[side] for pair in clocks]
+        assert times == sorted(times) and times[-1] == game["time_used"][color]
