@@ -70,3 +70,22 @@ class ArgumentParser(argparse.ArgumentParser):
         if problem:
             self.error(problem)
         return super().parse_known_args(args, namespace)
+
+
+def every_games_help(build: Callable[[], argparse.ArgumentParser]) -> type[argparse.Action]:
+    """A ``-h`` action that prints the help of ``build()`` (a parser with every game's own options) and exits.
+
+    A command's parser holds only the chosen game's options; its help should
+    list them all, each game's in a group of its own.
+    """
+
+    class _Help(argparse.Action):
+        def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                     default: str = argparse.SUPPRESS, help: str | None = None):
+            super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+        def __call__(self, parser, namespace, values, option_string=None) -> None:
+            build().print_help()
+            parser.exit()
+
+    return _Help

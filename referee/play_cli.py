@@ -17,7 +17,7 @@ import yaml
 
 from . import __version__
 from .games import game_class, game_names, registration
-from .arguments import ArgumentParser
+from .arguments import ArgumentParser, every_games_help
 from .cli import COMMANDS
 from .games.agent_kwargs import REFEREE_KWARGS
 from .games.base import GameOptionError
@@ -75,18 +75,6 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
 
 
-class _EveryGamesHelp(argparse.Action):
-    """-h: the help of the parser with every game's own options, whichever game was chosen."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS,
-                 help: str | None = None):
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        build_parser(None).print_help()
-        parser.exit()
-
-
 def _game_options(name: str) -> list[str]:
     """The option strings a game adds (``-n``, ``--size``, ...)."""
     scratch = ArgumentParser(add_help=False)
@@ -116,7 +104,10 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
             for option in _game_options(name)
         },
     )
-    parser.add_argument("-h", "--help", action=_EveryGamesHelp, help="show this help (every game's options) and exit")
+    parser.add_argument(
+        "-h", "--help", action=every_games_help(lambda: build_parser(None)),
+        help="show this help (every game's options) and exit",
+    )
     parser.add_argument(
         "red", metavar="RED", help="Red's agent: a package spec module.path[:Class], e.g. agents.minimax"
     )

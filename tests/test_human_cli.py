@@ -349,3 +349,13 @@ def test_the_human_keeps_no_limit_unless_human_time_is_given(tmp_path):
     assert status == 0, rest
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
     assert record.winner == "BLUE" and record.reason == "time_limit" and record.actions == []
+
+
+def test_the_help_lists_every_games_own_options():
+    """play -h (with or without --game) shows each game's flags, each game in a group of its own."""
+    for extra in ([], ["--game", "cachex"]):
+        done = subprocess.run([sys.executable, "-m", "referee", "play", *extra, "-h"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "cachex only (with --game cachex)" in done.stdout and "--size N" in done.stdout
+        assert "infinitron only (with --game infinitron)" in done.stdout and "--chaos" in done.stdout

@@ -27,7 +27,7 @@ import traceback
 from pathlib import Path
 
 from ..agent_text import inert_line
-from ..arguments import ArgumentParser
+from ..arguments import ArgumentParser, every_games_help
 from ..games import game_class, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
@@ -60,14 +60,19 @@ def _port(text: str) -> int:
     return port
 
 
-def build_parser(game_name: str) -> ArgumentParser:
-    """The play command's parser, with ``game_name``'s own options."""
+def build_parser(game_name: str | None) -> ArgumentParser:
+    """The play command's parser, with ``game_name``'s own options (None: every game's, for the help)."""
     parser = ArgumentParser(
         prog="python -m referee play",
+        add_help=False,
         description="Play one game against an agent in this terminal, or with --web in your browser; "
         "the agent runs under its limits as usual.",
         epilog="At the prompt: " + PROMPT_HELP + " (Ctrl-D too). Ctrl-C stops at once, without a record. "
         "With --web, Ctrl-C stops the server and the agent; the API is in docs/play.md.",
+    )
+    parser.add_argument(
+        "-h", "--help", action=every_games_help(lambda: build_parser(None)),
+        help="show this help (every game's options) and exit",
     )
     parser.add_argument("agent", metavar="AGENT", nargs="?", default=None,
                         help="the agent: module.path[:Class], e.g. agents.minimax (none with --hot-seat)")
@@ -93,10 +98,12 @@ def build_parser(game_name: str) -> ArgumentParser:
                      help=f"the page's port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)")
     web.add_argument("--no-open", dest="open", action="store_false", help="print the page's address, open no browser")
     web.add_argument("--hot-seat", action="store_true", help="two people share the page: no AGENT")
-    try:
-        registration(game_name).add_arguments(parser)
-    except (GameOptionError, argparse.ArgumentError):
-        pass  # an unknown game is --game's error
+    for name in [game_name] if game_name else SUPPORTED:
+        own = parser.add_argument_group(f"{name} only (with --game {name})") if game_name is None else parser
+        try:
+            registration(name).add_arguments(own)
+        except (GameOptionError, argparse.ArgumentError):
+            pass  # an unknown game is --game's error
     return parser
 
 
