@@ -359,3 +359,16 @@ def test_the_help_lists_every_games_own_options():
         assert done.returncode == 0, done.stderr
         assert "cachex only (with --game cachex)" in done.stdout and "--size N" in done.stdout
         assert "infinitron only (with --game infinitron)" in done.stdout and "--chaos" in done.stdout
+
+
+@pytest.mark.parametrize("typed, said", [
+    ("spawn 9 9", "cell (9, 9) is off the board"),
+    ("spawn(-1,2)", "cell (-1, 2) is off the board"),
+    ("spread 3 3 2 0", "(2, 0) is not a hex direction"),
+    ("hello", "not an Infexion action: 'hello'"),
+])
+def test_a_typed_action_that_cannot_be_read_says_what_is_wrong(typed, said):
+    from referee.human_cli.session import read_action
+
+    action, error = read_action(game_class("infexion")().new_state(), typed)
+    assert action is None and error.startswith(said), error

@@ -51,18 +51,21 @@ def candidates(text: str) -> list[str]:
 
 def read_action(state: GameState, text: str) -> tuple[Action | None, str]:
     """The action ``text`` names and an empty string, or None and why it cannot be played now."""
-    error = ""
+    errors = []
     for reading in candidates(text):
         try:
             action = state.parse_action(reading)
         except NotationError as exc:
-            error = error or str(exc)
+            errors.append(str(exc))
             continue
         reason = state.illegal_reason(action)
         if reason is not None:
             return None, f"{state.action_to_str(action)} is illegal: {reason}"
         return action, ""
-    return None, error
+    # The rebuilt reading's error says what is wrong with the numbers (off the board, not a
+    # direction); "not an action" only when no reading got that far.
+    specific = [error for error in errors if not error.startswith("not a")]
+    return None, (specific[-1] if specific else errors[0]) if errors else ""
 
 
 def legal_by_kind(state: GameState) -> dict[str, list[Action]]:
