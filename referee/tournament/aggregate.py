@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..games import rule_reasons
@@ -27,6 +27,13 @@ T = TypeVar("T")
 def _per_color(value: Callable[[str], T]) -> tuple[T, T]:
     """``value`` of Red, then of Blue."""
     return value(COLORS[0]), value(COLORS[1])
+
+
+def _code_hash(extra: Mapping[str, Any], name: str) -> str | None:
+    """The fingerprint a record gives for agent ``name`` (None: none, or not a string)."""
+    codes = extra.get("code_hash")
+    code = codes.get(name) if isinstance(codes, dict) else None
+    return code if isinstance(code, str) else None
 
 
 OPPONENT_FAILED = "opponent failed"
@@ -53,6 +60,8 @@ class GameSummary:
     sealed: bool = False
     #: The schedule's round (``extra.round``): rounds 2r and 2r+1 of a pairing swap colours.
     round: int | None = None
+    #: Red's and Blue's code fingerprints (``extra.code_hash``; None: not recorded).
+    code: tuple[str | None, str | None] = (None, None)
 
     @classmethod
     def of(cls, record: GameRecord) -> GameSummary:
@@ -75,6 +84,7 @@ class GameSummary:
             index=record.game_index,
             sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
             round=extra.get("round"),
+            code=_per_color(lambda c: _code_hash(extra, record.name_of(c))),
         )
 
     @property
@@ -105,6 +115,8 @@ class AgentTotals:
     cpu: list[float] = field(default_factory=list)
     moves: int = 0
     peak_memory_mb: float = 0.0
+    #: The code fingerprints its games were played with (one, unless records of other code were kept).
+    code: Counter = field(default_factory=Counter)
 
     @property
     def points(self) -> float:
@@ -243,6 +255,17 @@ class Results:
         return [agent for _, agent in self.ranking()]
 
 
+def one_per_game(games: Iterable[GameSummary]) -> list[GameSummary]:
+    """The first summary of each game index, in order (records of one plan that agree, e.g. after a merge)."""
+    seen: set[int | None] = set()
+    kept = []
+    for game in games:
+        if game.index is None or game.index not in seen:
+            seen.add(game.index)
+            kept.append(game)
+    return kept
+
+
 def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:
     """One summary per (config hash, game index); the choice does not depend on order."""
     keyed: dict[tuple[str, int], GameSummary] = {}
@@ -332,6 +355,8 @@ def aggregate(
             totals.cpu.append(game.cpu[side])
             totals.moves += game.moves[side]
             totals.peak_memory_mb = max(totals.peak_memory_mb, game.memory[side])
+            if game.code[side] is not None:
+                totals.code[game.code[side]] += 1
 
     names = sorted(agents)
     match = None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..match import play_match
+from .agent_code import AgentsChanged, CodeChange
 from .aggregate import Results, aggregate, knockout_champion, round_rows, swiss_standings
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
 from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
@@ -30,11 +31,16 @@ from .tables import LeftOut, read_left_out, write_files
 
 
 class RunError(Exception):
-    """A tournament that cannot run (a bad output folder, agents that cannot load...): one or more problems."""
+    """A tournament that cannot run (a bad output folder, agents that cannot load...): one or more problems.
 
-    def __init__(self, *problems: str):
+    ``changes``: when the problem is agents whose code changed since their
+    games were recorded (run again with ``replay_changed`` or ``fresh``).
+    """
+
+    def __init__(self, *problems: str, changes: tuple[CodeChange, ...] = ()):
         super().__init__("\n".join(problems))
         self.problems: list[str] = list(problems)
+        self.changes = changes
 
 
 class RunObserver:
@@ -119,6 +125,8 @@ def run(
     observer: RunObserver | None = None,
     play: PlayFunction = play_match,
     limit: int | None = None,
+    replay_changed: bool = False,
+    fresh: bool = False,
 ) -> TournamentRun:
     """Run (or continue) the tournament of ``config`` into ``output`` (default the config's); raises :class:`RunError`.
 
@@ -128,16 +136,22 @@ def run(
     folder must hold a run to continue; ``force``: write into a folder that
     holds other files; ``ship_agents``: send the agents' folders to a Dask
     cluster (default the config's); ``limit``: stop after that many new games
-    (benchmarks).  Ctrl-C stops the games (see :func:`.runner.run_plan`); the
+    (benchmarks); ``replay_changed``: play again the recorded games of agents
+    whose code changed since (else they stop the run: :class:`RunError` with
+    ``changes``); ``fresh``: set every recorded game aside and start over.
+    Ctrl-C stops the games (see :func:`.runner.run_plan`); the
     tables are still written, and the returned summary says it was stopped.
     """
+    if fresh and (resume or replay_changed):
+        raise RunError("fresh starts the tournament over; resume and replay_changed continue it: give one of them")
     observer = observer or RunObserver()
     workers = workers or config.workers or os.cpu_count() or 1
     if executor is None:
         with make_executor(config.executor, workers, config.scheduler) as made:
             return run(
                 config, output=output, executor=made, workers=workers, progress=progress, resume=resume, force=force,
-                ship_agents=ship_agents, observer=observer, play=play, limit=limit,
+                ship_agents=ship_agents, observer=observer, play=play, limit=limit, replay_changed=replay_changed,
+                fresh=fresh,
             )
     output = Path(output) if output is not None else config.output
     foreign = [] if force else foreign_contents(output)
@@ -173,7 +187,9 @@ def run(
             broken_meta = [
                 {"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken
             ]
-            done, recorded = folder.open({"config": str(config.path), "broken_agents": broken_meta})
+            done, recorded = folder.open(
+                {"config": str(config.path), "broken_agents": broken_meta}, fresh=fresh, replay_changed=replay_changed
+            )
             for note in folder.notes:
                 observer.note(note)
             observer.starting(plan, config, len(done), where, output)
@@ -185,6 +201,8 @@ def run(
             final = folder.final_records()
             for note in folder.notes[noted:]:
                 observer.note(note)
+    except AgentsChanged as exc:
+        raise RunError(str(exc), changes=exc.changes) from None
     except JournalError as exc:
         raise RunError(str(exc)) from None
 

@@ -27,6 +27,7 @@ from .api import RunError, RunObserver, TournamentRun, make_executor, run
 from ..hosting.sandbox import resolve
 from .executor import stop_resource_tracker
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
+from .journal import SUPERSEDED_FILE
 from .lineup import BrokenAgent
 from .schedule import TournamentPlan
 from .shipping import AgentBundle
@@ -55,10 +56,21 @@ def build_parser() -> ArgumentParser:
     parser.add_argument(
         "--workers", type=_positive, metavar="N", help="games at once (default: the config's, else the number of cores)"
     )
-    parser.add_argument(
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument(
         "--resume", action="store_true",
         help="continue the run in the output folder (an existing folder of the same config is continued anyway; "
         "with --resume, a folder with nothing to continue is an error)",
+    )
+    again.add_argument(
+        "--fresh", action="store_true",
+        help=f"start the tournament over in the output folder: every recorded game is set aside (moved to "
+        f"{SUPERSEDED_FILE}) and the whole schedule played again",
+    )
+    parser.add_argument(
+        "--replay-changed", action="store_true",
+        help=f"play again the recorded games of agents whose code changed since (their old records are moved to "
+        f"{SUPERSEDED_FILE}); without it, such games stop the run, naming the agents",
     )
     parser.add_argument(
         "-o", "--output", metavar="DIR", help="output folder (default: the config's, else results/<name>/)"
@@ -103,8 +115,38 @@ def _config_errors(problems: list[str]) -> int:
     return EXIT_USAGE
 
 
+def _agents_changed(exc: RunError, argv: list[str]) -> int:
+    """Recorded games of agents whose code changed: which, and the two commands that go on."""
+    changes = exc.changes
+    one = len(changes) == 1
+    print(
+        f"error: the code of {len(changes)} agent{'' if one else 's'} changed since {'its' if one else 'their'} "
+        "games were recorded (the fingerprint of the package's files):",
+        file=sys.stderr,
+    )
+    for change in changes:
+        print(f"  {inert_line(change.describe())}", file=sys.stderr)
+    again = ["python", "-m", "referee", "tournament", *argv]
+    fresh = [arg for arg in again if arg != "--resume"]
+    whose = "agent's" if one else "agents'"
+    print(
+        f"Those games were played by other code, so they are not reused. To play the changed {whose} games again "
+        "(the old records are moved to "
+        f"{SUPERSEDED_FILE} in the output folder):\n"
+        f"  {shlex.join([*again, '--replay-changed'])}\n"
+        f"To start the whole tournament over (every record moved there):\n"
+        f"  {shlex.join([*fresh, '--fresh'])}\n"
+        "Nothing was played.",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.fresh and args.replay_changed:
+        parser.error("--fresh plays every game again, --replay-changed only the changed agents': give one of them")
     stop_like_ctrl_c()  # SIGTERM and SIGHUP, too, clean up on the way out
     try:
         return _run(args, argv)
@@ -170,8 +212,11 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
             done = run(
                 config, output=args.output, executor=executor, workers=workers, progress=not args.quiet,
                 resume=args.resume, force=args.force, ship_agents=args.ship_agents, observer=_Console(),
+                replay_changed=args.replay_changed, fresh=args.fresh,
             )
         except RunError as exc:
+            if exc.changes:
+                return _agents_changed(exc, argv)
             return _config_errors(exc.problems)
     return _finish(done, args, argv)
 

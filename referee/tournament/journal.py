@@ -10,14 +10,17 @@ to it.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 
 from ..records import GameRecord, RecordError
 
 GAMES_FILE = "games.jsonl"
+#: Records set aside (an agent's code changed, or ``--fresh``): kept, never read for the tables.
+SUPERSEDED_FILE = "superseded.jsonl"
 LOCK_FILE = ".lock"
 
 
@@ -151,11 +154,49 @@ class GamesFile:
         os.write(fd, after)
         return Trimmed(start - line_start, junk)
 
+    def set_aside(self, into: Path, indices: Container[int] | None = None) -> int:
+        """Move the records of the game ``indices`` (None: every line) to the end of ``into``; returns how many.
+
+        Moved, not deleted: the lines are appended to ``into`` as they were
+        and made durable before this file is replaced by the lines that stay
+        (in their order), so a crash in between leaves them in both files,
+        never in neither.  Call with the folder's lock held, before appending.
+        """
+        if not self.path.exists():
+            return 0
+        moved = 0
+        temporary = self.path.with_suffix(".tmp")
+        with open(self.path, "rb") as source, open(into, "ab") as aside, open(temporary, "wb") as staying:
+            for line in source:
+                if indices is None or _game_index(line) in indices:
+                    aside.write(line)
+                    moved += 1
+                else:
+                    staying.write(line)
+            for file in (aside, staying):
+                file.flush()
+                os.fsync(file.fileno())
+        if moved:
+            os.replace(temporary, self.path)
+        else:
+            temporary.unlink()
+        return moved
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
             self._size = -1
+
+
+def _game_index(line: bytes) -> int | None:
+    """The game index of a line of games.jsonl (None: not a record with one)."""
+    try:
+        extra = json.loads(line).get("extra")
+    except (ValueError, AttributeError):
+        return None
+    index = extra.get("game_index") if isinstance(extra, dict) else None
+    return index if isinstance(index, int) else None
 
 
 class FolderLock:

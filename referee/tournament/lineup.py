@@ -19,6 +19,7 @@ from ..agent_text import inert_line
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from ..termination import kill_child_sessions
+from .agent_code import code_hashes
 from .config import AgentConfig, ConfigError, DiscoverConfig, TournamentConfig
 from .schedule import TournamentPlan
 
@@ -234,4 +235,7 @@ def build_lineup(
             f"{config.where('sprt')}: an SPRT compares exactly two agents; this tournament has {len(kept)}"
         )
 
-    return Lineup(replace(plan, agents=tuple(kept), challenger=challenger), tuple(broken))
+    # Fingerprinted now, as checked: a record of a game says which code played it.
+    return Lineup(
+        replace(plan, agents=tuple(kept), challenger=challenger, code=code_hashes(kept, cwd)), tuple(broken)
+    )

@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -25,11 +26,12 @@ from ..agent_text import inert
 from ..match import play_match
 from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
-from .aggregate import GameSummary
+from .agent_code import AgentsChanged, code_changes, set_aside_for
+from .aggregate import GameSummary, one_per_game
 from .checks import check_records
 from .executor import Executor, PlayFunction
 from .knockout import Bracket
-from .journal import GAMES_FILE, LOCK_FILE, GamesFile, JournalError
+from .journal import GAMES_FILE, LOCK_FILE, SUPERSEDED_FILE, GamesFile, JournalError
 from .schedule import Job, LadderMemo, TournamentPlan, paired_rounds, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
 
@@ -41,6 +43,11 @@ REPAIR_AFTER = (
     "Every game this run played is in the file, but the tables were not written. After the repair, run the same "
     "command again (with --resume): the deleted lines' games are played again and the tables written."
 )
+
+
+def now() -> str:
+    """The time in UTC, ISO 8601 to the second (as records' ``started_at``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def tested_agent(plan: TournamentPlan) -> str:
@@ -129,38 +136,110 @@ class OutputFolder:
     def holds_a_run(self) -> bool:
         return self.meta.exists() or self.games.exists()
 
-    def open(self, extra_meta: dict | None = None) -> tuple[set[int], list[GameSummary]]:
-        """Check the folder belongs to this plan and read what is recorded (call with the lock held)."""
+    def read_meta(self) -> dict[str, Any]:
+        """``tournament.json`` as written ({} if there is none); raises JournalError if it cannot be read."""
+        if not self.meta.exists():
+            return {}
+        try:
+            stored = json.loads(self.meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise JournalError(f"{self.meta}: cannot be read: {exc}") from None
+        return stored if isinstance(stored, dict) else {}
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        temporary = self.meta.with_suffix(".tmp")
+        temporary.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, self.meta)
+
+    def open(
+        self, extra_meta: dict | None = None, *, fresh: bool = False, replay_changed: bool = False
+    ) -> tuple[set[int], list[GameSummary]]:
+        """Check the folder belongs to this plan and read what is recorded (call with the lock held).
+
+        ``fresh``: set every record aside first (the tournament starts over).
+        Records of an agent whose code changed since (:mod:`.agent_code`) are
+        set aside with ``replay_changed``, else :class:`AgentsChanged` is
+        raised and nothing is touched.
+        """
         current = self.plan.describe()
-        if self.meta.exists():
-            try:
-                stored = json.loads(self.meta.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise JournalError(f"{self.meta}: cannot be read: {exc}") from None
-            if stored.get("fingerprint") != self.plan.fingerprint:
-                changes = _differences(stored.get("plan", {}), current) or ["(the stored fingerprint differs)"]
-                raise JournalError(
-                    f"{self.folder} holds games of a different tournament; changed: "
-                    + "; ".join(changes)
-                    + ". Use another output folder (-o DIR), or delete this one to start again."
-                )
+        stored = self.read_meta()
+        if stored and stored.get("fingerprint") != self.plan.fingerprint:
+            changes = _differences(stored.get("plan", {}), current) or ["(the stored fingerprint differs)"]
+            raise JournalError(
+                f"{self.folder} holds games of a different tournament; changed: "
+                + "; ".join(changes)
+                + ". Use another output folder (-o DIR), or delete this one to start again."
+            )
         torn = self.games.trim()
         if torn:
             self.notes.append(
                 f"{self.games.path}: removed an incomplete last line ({torn.describe()}) left by an interrupted run"
             )
+        history = [entry for entry in stored.get("superseded", []) if isinstance(entry, dict)]
+        runs = [entry for entry in stored.get("runs", []) if isinstance(entry, dict)]
+        if fresh and self.games.exists():
+            moved = self._set_aside(None)
+            history.append({"at": now(), "why": "--fresh", "games": moved})
+            runs = []  # the time the set-aside games took is theirs
+            self.notes.append(
+                f"--fresh: the {moved} recorded games were set aside in {self.superseded}; the tournament starts over"
+            )
+        summaries = check_records(self.plan, self.games, REPAIR_BEFORE)
+        stored_code = stored.get("code") if isinstance(stored.get("code"), dict) else None
+        changed, unverified = code_changes(self.plan, summaries, stored_code)
+        if unverified:
+            self.notes.append(
+                f"{self.folder}: its {unverified} games were recorded before the agents' code was fingerprinted, so "
+                "whether an agent changed since cannot be told: they are kept, as games of the agents' code as it is "
+                "now. If an agent changed since they were played, run again with --fresh."
+            )
+        if changed:
+            if not replay_changed:
+                raise AgentsChanged(self.folder, changed)
+            names = {change.name for change in changed}
+            aside = set_aside_for(self.plan, summaries, names)
+            self._set_aside(aside)
+            history.append({
+                "at": now(), "why": "code changed", "games": len(aside),
+                "agents": {c.name: {"then": list(c.recorded), "now": c.current} for c in changed},
+            })
+            theirs = sum(1 for s in one_per_game(summaries) if s.red in names or s.blue in names)
+            later = len(aside) - theirs
+            also = f" and {later} of later rounds, paired from their results," if later else ""
+            whose = "its" if len(names) == 1 else "their"
+            self.notes.append(
+                f"{self.folder}: the code of {', '.join(sorted(names))} changed: {whose} {theirs} recorded games{also} "
+                f"were set aside in {self.superseded} and are played again"
+            )
+            summaries = check_records(self.plan, self.games, REPAIR_BEFORE)
         done: set[int] = set()
-        summaries = []
-        for summary in check_records(self.plan, self.games, REPAIR_BEFORE):
+        kept = []
+        for summary in one_per_game(summaries):
             assert summary.index is not None  # check_records refuses a record without one
-            if summary.index not in done:
-                done.add(summary.index)
-                summaries.append(summary)
-        meta = {"name": self.plan.name, "fingerprint": self.plan.fingerprint, "plan": current, **(extra_meta or {})}
-        temporary = self.meta.with_suffix(".tmp")
-        temporary.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        os.replace(temporary, self.meta)
-        return done, summaries
+            done.add(summary.index)
+            kept.append(summary)
+        meta = {
+            "name": self.plan.name, "fingerprint": self.plan.fingerprint, "plan": current,
+            "code": dict(self.plan.code), **(extra_meta or {}),
+            **({"superseded": history} if history else {}), **({"runs": runs} if runs else {}),
+        }
+        self.write_meta(meta)
+        return done, kept
+
+    @property
+    def superseded(self) -> Path:
+        return self.folder / SUPERSEDED_FILE
+
+    def _set_aside(self, indices: set[int] | None) -> int:
+        """Move those games' records (None: all) to superseded.jsonl, and drop their replays, now of other games."""
+        moved = self.games.set_aside(self.superseded, indices)
+        replays = self.folder / "replays"
+        if replays.is_dir():
+            for page in replays.glob("game-*.html"):
+                number = page.stem.removeprefix("game-")
+                if indices is None or (number.isdigit() and int(number) in indices):
+                    page.unlink()
+        return moved
 
     def record(self, record: GameRecord) -> str | None:
         """Append a finished game; returns a note if a torn line someone else wrote had to be cut off first."""

@@ -56,6 +56,9 @@ class TournamentPlan:
     rounds: int | None = None  # swiss: None means swiss.default_rounds(len(agents))
     budget: int | None = None  # ladder: the games to play (the config's games:)
     batch: int | None = None  # ladder: games per batch; None (or more than fit) means len(agents) // 2
+    #: Each agent's code fingerprint by name (:mod:`.agent_code`), written into every record.  Not part of
+    #: :meth:`describe` or :attr:`fingerprint`: a changed agent invalidates its own games, not the plan.
+    code: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -447,6 +450,9 @@ def _job(
         "pairing": [plan.agents[first].display_name, plan.agents[second].display_name],
     }
     red, blue = colours
+    if plan.code:
+        names = (plan.agents[red].display_name, plan.agents[blue].display_name)
+        extra["code_hash"] = {name: plan.code[name] for name in names}
     return Job(index, plan.agents[red], plan.agents[blue], plan.match_settings(game_seed(plan.seed, index), extra))
 
 

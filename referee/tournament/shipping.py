@@ -52,7 +52,8 @@ def top_level_package(spec: str) -> str:
     return module.split(".", 1)[0]
 
 
-def _files_under(folder: Path) -> list[Path]:
+def package_files(folder: Path) -> list[Path]:
+    """Every file under ``folder`` in a fixed order (sorted, walked depth first), without caches or VCS data."""
     found: list[Path] = []
     for parent, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
@@ -80,7 +81,7 @@ def pack_agents(specs: Iterable[tuple[str, str]], root: Path) -> AgentBundle:
         folder, module = root / package, root / f"{package}.py"
         if folder.is_dir():
             roots.append(package + "/")
-            for path in _files_under(folder):
+            for path in package_files(folder):
                 entries[path.relative_to(root).as_posix()] = path
         elif module.is_file():
             roots.append(package + ".py")

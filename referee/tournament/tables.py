@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from collections.abc import Mapping, Sequence
@@ -20,7 +20,7 @@ from tabulate import tabulate
 
 from ..agent_text import csv_cell, inert_line, markdown_cell
 from ..records import memory_text
-from .aggregate import Results
+from .aggregate import AgentTotals, Results
 from .sprt import ELO_MODEL, SprtSettings
 
 #: Above this many agents the crosstable is only written to files, not printed.
@@ -33,9 +33,21 @@ class Table:
     stem: str  # file name without extension
     headers: list[str]
     rows: list[list[object]]
+    #: Columns written to the files (CSV, Markdown, HTML) but left off the console, which has less room.
+    files_only: tuple[str, ...] = ()
+
+    def on_screen(self) -> Table:
+        """The table without its :attr:`files_only` columns."""
+        if not self.files_only:
+            return self
+        keep = [i for i, header in enumerate(self.headers) if header not in self.files_only]
+        return replace(
+            self, headers=[self.headers[i] for i in keep], rows=[[row[i] for i in keep] for row in self.rows],
+            files_only=(),
+        )
 
 
-TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result")
+TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result", "code")
 
 
 def _tabulate(table: Table, style: str) -> str:
@@ -80,8 +92,13 @@ def standings_table(results: Results) -> Table:
             assert match is not None  # two agents always have one
             los = match.los if agent.name == results.tested else 1 - match.los
             row += [f"{100 * los:.1f}", f"{100 * match.draw_ratio:.1f}"]
-        rows.append(row)
-    return Table("Standings", "standings", headers, rows)
+        rows.append([*row, code_text(agent)])
+    return Table("Standings", "standings", [*headers, "code"], rows, files_only=("code",))
+
+
+def code_text(agent: AgentTotals) -> str:
+    """The fingerprint(s) of the code an agent's games were played with (docs/tournament.md); — if none recorded."""
+    return ", ".join(sorted(agent.code)) or "—"
 
 
 #: Which Swiss ranking to trust (docs/tournament.md, "Which ranking to trust").
@@ -337,7 +354,7 @@ def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequenc
             table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT
         ):
             continue
-        parts.append(f"{table.title}\n{_tabulate(table, 'simple')}")
+        parts.append(f"{table.title}\n{_tabulate(table.on_screen(), 'simple')}")
     parts.append("\n".join(summary_lines(results, sprt)))
     warning = sandbox_warning(results)
     return "\n\n".join(parts + ([warning] if warning else []) + section)

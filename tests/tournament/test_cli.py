@@ -432,6 +432,9 @@ def test_command_line_errors(tmp_path):
     assert proc.returncode == 2 and "holds no tournament to continue" in proc.stderr
     assert not (tmp_path / "empty").exists()
     assert run(str(tmp_path / "missing.yaml")).returncode == 2
+    for both in (["--fresh", "--resume"], ["--fresh", "--replay-changed"]):
+        proc = run(config, *both, "-o", str(tmp_path / "empty"))
+        assert proc.returncode == 2 and ("not allowed with" in proc.stderr or "give one of them" in proc.stderr)
 
 
 def test_an_existing_folder_that_is_not_a_tournaments_is_refused_unless_forced(tmp_path):
@@ -816,3 +819,65 @@ def test_peak_memory_reads_as_memory_above_the_baseline(uninterrupted):
     ), peaks
     assert "peak memory (MB above the interpreter's baseline)" in (out / "results.md").read_text()
     assert "peak MB: memory above the interpreter's baseline" in (out / "report.html").read_text()
+
+
+def printed_command(stderr: str, flag: str) -> list[str]:
+    """The command a message printed (an indented line ending in ``flag``), as arguments for this interpreter."""
+    line = next(line.strip() for line in stderr.splitlines() if line.startswith("  python ") and line.endswith(flag))
+    return [sys.executable, *shlex.split(line)[1:]]
+
+
+def test_an_edited_agent_is_not_reused_until_the_user_says_how(tmp_path):
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob", "carol"):
+        (subs / name).mkdir(parents=True)
+        (subs / name / "__init__.py").write_text(RANDOM_AGENT)
+    (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs}\ngames_per_pair: 2\nseed: 1\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+    def again(*args: str) -> subprocess.CompletedProcess:
+        arguments = list(args) or command("class.yaml", "-o", "out", "-q")
+        return subprocess.run(arguments, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+    out = tmp_path / "out"
+    assert again().returncode == 0
+    first = (out / "games.jsonl").read_text()
+    code = json.loads((out / "tournament.json").read_text())["code"]
+    assert set(code) == {"alice", "bob", "carol"} and len(set(code.values())) == 3
+    for record in records(out):
+        assert record.extra["code_hash"] == {n: code[n] for n in (record.red_name, record.blue_name)}
+    assert {row[1]: row[-1] for row in table(out, "standings")[1:]} == code  # the standings' code column
+    assert code["alice"] in (out / "results.md").read_text() and code["alice"] in (out / "report.html").read_text()
+
+    # alice gets a data file; bob only byte code (not its code). The same command stops, naming alice alone.
+    (subs / "alice" / "book.txt").write_text("opening book\n")
+    (subs / "bob" / "__pycache__").mkdir(exist_ok=True)
+    (subs / "bob" / "__pycache__" / "stale.cpython-311.pyc").write_bytes(b"\0junk")
+    stopped = again()
+    assert stopped.returncode == 2 and "Traceback" not in stopped.stderr
+    assert "error: the code of 1 agent changed since its games were recorded" in stopped.stderr
+    assert f"  alice (subs.alice): code {code['alice']} in 4 recorded games, " in stopped.stderr
+    assert "bob" not in stopped.stderr and "Nothing was played." in stopped.stderr
+    assert (out / "games.jsonl").read_text() == first and not (out / "superseded.jsonl").exists()
+
+    # The printed --replay-changed command plays alice's 4 games again and keeps bob against carol.
+    replayed = again(*printed_command(stopped.stderr, "--replay-changed"))
+    assert replayed.returncode == 0, replayed.stderr
+    assert "the code of alice changed: its 4 recorded games were set aside in out/superseded.jsonl" in replayed.stderr
+    assert "4 games in " in replayed.stdout
+    aside = [GameRecord.from_json(line) for line in (out / "superseded.jsonl").read_text().splitlines()]
+    assert len(aside) == 4 and all("alice" in (r.red_name, r.blue_name) for r in aside)
+    kept = [line for line in first.splitlines() if '"alice"' not in line]
+    assert len(kept) == 2 and all(line in (out / "games.jsonl").read_text() for line in kept)
+    now = json.loads((out / "tournament.json").read_text())["code"]
+    assert now["alice"] != code["alice"] and {n: now[n] for n in ("bob", "carol")} == {"bob": code["bob"],
+                                                                                       "carol": code["carol"]}
+    assert {r.extra["code_hash"].get("alice", now["alice"]) for r in records(out)} == {now["alice"]}
+
+    # The printed --fresh command (from the first message) sets everything aside and plays it all again.
+    (subs / "carol" / "__init__.py").write_text(RANDOM_AGENT + "\n# carol's second try\n")
+    fresh = again(*printed_command(again().stderr, "--fresh"))
+    assert fresh.returncode == 0, fresh.stderr
+    assert "--fresh: the 6 recorded games were set aside" in fresh.stderr and "6 games in " in fresh.stdout
+    assert len((out / "superseded.jsonl").read_text().splitlines()) == 10
+    assert len(records(out)) == 6
