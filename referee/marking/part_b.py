@@ -39,6 +39,7 @@ else :data:`DEFAULT_SCHEME`)::
     game: infexion            # default infexion
     game_options: {}          # the game's options, e.g. {n: 7} for Cachex
     agent: agent              # the submission's agent spec, found in the submission folder
+    nested_agent: true        # use an agent/ found one folder down (a zipped folder); false: refuse it
     time_limit: 180           # CPU seconds per agent per game (0: none)
     space_limit: 250          # MB per agent (0: none)
     call_timeout: 600         # optional: wall seconds any one call may last
@@ -79,11 +80,11 @@ from typing import Any
 
 import yaml
 
-from ..agent_text import inert, inert_line
-from ..games import game_names, load_game
+from ..agent_text import inert_line
+from ..games import game_class, game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
-from ..hosting.sandbox import MODES as SANDBOX_MODES, SandboxUnavailable, resolve
+from ..hosting.sandbox import MODES as SANDBOX_MODES, Sandbox, SandboxUnavailable, resolve
 from ..limits import LimitError, Limits, checked
 from ..match import AgentEntry, MatchSettings, SpecError, check_agent, parse_spec, play_match, spec_problem
 from ..records import GameRecord, memory_text
@@ -92,6 +93,9 @@ from ..tournament.executor import LocalExecutor
 from ..tournament.ratings import bradley_terry
 from ..tournament.schedule import Job, game_seed
 from . import gradescope
+from .feedback import (
+    Side, code_block, code_span, counted, error_text, moves_text, paragraphs, plain, play_command, replay,
+)
 from .gradescope import AutograderResults, LeaderboardEntry, TestResult
 
 PROG = "python -m referee autograde partB"
@@ -122,8 +126,8 @@ checks: {plays_legally: 1, time_limit: 1, space_limit: 1}
 """
 
 TOP_FIELDS = (
-    "game", "game_options", "agent", "time_limit", "space_limit", "call_timeout", "games_per_opponent", "seed",
-    "sandbox", "visibility", "opponents", "checks",
+    "game", "game_options", "agent", "nested_agent", "time_limit", "space_limit", "call_timeout",
+    "games_per_opponent", "seed", "sandbox", "visibility", "opponents", "checks",
 )
 OPPONENT_FIELDS = ("name", "spec", "options", "marks", "bands")
 BAND_FIELDS = ("min_score", "fraction")
@@ -134,6 +138,8 @@ CHECKS = {
 }
 #: The verdicts that fail "loads and plays legally" when the submission gets them.
 UNLAWFUL = ("load_error", "agent_error", "illegal_action", "protocol_error", "agent_crashed")
+#: The verdicts that are the submission's own fault: a game lost so is told before games lost by the rules.
+UNLAWFUL_OR_LIMIT = (*UNLAWFUL, "time_limit", "space_limit")
 #: How each verdict reads in a sentence about the submission.
 VERDICT_WORDS = {
     "load_error": "your agent could not be loaded",
@@ -144,8 +150,11 @@ VERDICT_WORDS = {
     "time_limit": "your agent ran out of time",
     "space_limit": "your agent used too much memory",
 }
-#: At most this many games are described in one test's output.
+#: At most this many games are described in one test's output; the first few with their moves.
 SHOWN_GAMES = 5
+DETAILED_GAMES = 3
+#: At most this many of a submission's files and folders are named when its agent is not found.
+SHOWN_ENTRIES = 12
 
 
 class SchemeError(ValueError):
@@ -190,6 +199,8 @@ class Scheme:
     visibility: str
     opponents: tuple[Opponent, ...]
     checks: Mapping[str, float] = field(default_factory=dict)
+    #: Use an agent package found one folder below the submission's top (the common zip mistake).
+    nested_agent: bool = True
 
 
 # -- the scheme --------------------------------------------------------------------
@@ -333,6 +344,10 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
         parse_spec(agent if isinstance(agent, str) else "")
     except SpecError:
         reader.fail("agent", f"must be the submission's agent spec, e.g. agent, not {shown(agent)}")
+    nested_agent = data.get("nested_agent", True)
+    if not isinstance(nested_agent, bool):
+        reader.fail("nested_agent", f"must be true or false, not {shown(nested_agent)}")
+        nested_agent = True
 
     limits: dict[str, float] = {}
     for name in ("time_limit", "space_limit", "call_timeout"):
@@ -387,7 +402,7 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     return Scheme(
         path=path, game=game, game_options=dict(game_options), agent=agent, limits=Limits(**limits),
         games_per_opponent=games, seed=seed, sandbox=sandbox, visibility=visibility, opponents=tuple(opponents),
-        checks=checks,
+        checks=checks, nested_agent=nested_agent,
     )
 
 
@@ -451,32 +466,135 @@ def _games(scheme: Scheme) -> list[Game]:
     return games
 
 
-def _settings(scheme: Scheme, submission: Path, seed: int | None, extra: Mapping[str, Any]) -> MatchSettings:
+def _settings(scheme: Scheme, folder: Path, seed: int | None, extra: Mapping[str, Any]) -> MatchSettings:
+    # The game's seed goes into its options where the game draws its setup from it (Infinitron's
+    # cities), as in a tournament and as `python -m referee --seed` does: the printed command replays it.
+    options = game_class(scheme.game).seeded_options(scheme.game_options, seed)
     return MatchSettings(
-        game=scheme.game, game_options=scheme.game_options, limits=scheme.limits, seed=seed, extra=dict(extra),
-        agent_dir=str(submission), sandbox=scheme.sandbox,
+        game=scheme.game, game_options=options, limits=scheme.limits, seed=seed, extra=dict(extra),
+        agent_dir=str(folder), sandbox=scheme.sandbox,
     )
 
 
-def _jobs(scheme: Scheme, submission: Path, games: list[Game]) -> Iterator[Job]:
+def _jobs(scheme: Scheme, folder: Path, games: list[Game]) -> Iterator[Job]:
     mine = AgentEntry(scheme.agent, SUBMISSION_NAME)
     for game in games:
         theirs = AgentEntry(game.opponent.spec, game.opponent.name, game.opponent.options)
         red, blue = (mine, theirs) if game.color == "RED" else (theirs, mine)
         extra = {"game_index": game.index, "opponent": game.opponent.name}
-        yield Job(game.index, red, blue, _settings(scheme, submission, game.seed, extra))
+        yield Job(game.index, red, blue, _settings(scheme, folder, game.seed, extra))
 
 
-def play_games(scheme: Scheme, submission: Path, workers: int = 1) -> list[Game]:
-    """Play the whole gauntlet; every game comes back with its record (or the referee's failure)."""
+def play_games(scheme: Scheme, folder: Path, workers: int = 1) -> list[Game]:
+    """Play the whole gauntlet from ``folder``; every game comes back with its record (or the referee's failure)."""
     games = _games(scheme)
     with LocalExecutor(workers) as executor:
-        for finished in executor.run(play_match, _jobs(scheme, submission, games)):
+        for finished in executor.run(play_match, _jobs(scheme, folder, games)):
             index = finished.job.index
             games[index] = Game(
                 index, games[index].opponent, games[index].color, games[index].seed, finished.record, finished.error
             )
     return games
+
+
+# -- where the agent is --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where the submission's agent package is: the folder its games start in."""
+
+    top: str  # the package's top-level name (agent)
+    folder: Path | None  # None: not found, or found only where the scheme does not look
+    nested: str | None = None  # the sub-folder of the submission it was found in, when not at the top
+    elsewhere: tuple[str, ...] = ()  # sub-folders holding one, when none was used
+
+
+def _holds(folder: Path, top: str) -> bool:
+    return (folder / top).is_dir() or (folder / f"{top}.py").is_file()
+
+
+def _subfolders(submission: Path) -> list[Path]:
+    try:
+        # Hidden folders and the __MACOSX folder of a zip made on a Mac hold no one's code.
+        return sorted(p for p in submission.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX")))
+    except OSError:
+        return []
+
+
+def find_agent(scheme: Scheme, submission: Path) -> Found:
+    """Find the agent package at the submission's top, or one folder down (a zip of the folder, not its contents).
+
+    One folder down is used only when the scheme allows it (``nested_agent``)
+    and exactly one sub-folder holds the package; otherwise nothing is
+    played and the feedback names what was found.
+    """
+    module, _ = parse_spec(scheme.agent)
+    top = module.split(".")[0]
+    if _holds(submission, top):
+        return Found(top, submission)
+    inside = tuple(folder.name for folder in _subfolders(submission) if _holds(folder, top))
+    if len(inside) == 1 and scheme.nested_agent:
+        return Found(top, submission / inside[0], nested=inside[0])
+    if not inside and spec_problem(scheme.agent, submission) is None:
+        return Found(top, submission)  # a spec naming an installed package (a scheme tried on a bundled agent)
+    return Found(top, None, elsewhere=inside)
+
+
+@dataclass(frozen=True)
+class Unplayed:
+    """Why no game was played: a clause every test's first line uses, and what the load check adds."""
+
+    why: str  # "your submission has no agent/ folder"
+    details: str = ""  # Markdown
+
+
+def _listing(submission: Path) -> str:
+    """What the submission holds at its top, in a few names."""
+    try:
+        entries = sorted(p for p in submission.iterdir() if not p.name.startswith((".", "__MACOSX")))
+    except OSError:
+        entries = []
+    if not entries:
+        return "Your submission is empty."
+    names = [p.name + ("/" if p.is_dir() else "") for p in entries[:SHOWN_ENTRIES]]
+    more = f" and {len(entries) - SHOWN_ENTRIES} more" if len(entries) > SHOWN_ENTRIES else ""
+    return "Your submission holds: " + ", ".join(code_span(name) for name in names) + more + "."
+
+
+def unplayed(found: Found, submission: Path) -> Unplayed | None:
+    """Why no game can be played for lack of the agent package (None: it was found)."""
+    if found.folder is not None:
+        return None
+    top = found.top
+    fix = (
+        f"Your agent must be the package {code_span(top + '/')} (its {code_span('__init__.py')} and your "
+        f"modules) at the top of your submission: zip the contents of your project folder, not the folder."
+    )
+    if not found.elsewhere:
+        return Unplayed(f"your submission has no {top}/ folder", paragraphs(_listing(submission), fix))
+    if len(found.elsewhere) == 1:
+        where = code_span(f"{found.elsewhere[0]}/{top}/")
+        return Unplayed(
+            f"your submission has no {top}/ folder at its top (it is in {where})",
+            paragraphs(f"This assignment does not look inside folders. {fix}"),
+        )
+    where = ", ".join(code_span(f"{name}/{top}/") for name in found.elsewhere)
+    return Unplayed(
+        f"your submission has no {top}/ folder at its top (there is one in each of {where})",
+        paragraphs(f"Submit one of them. {fix}"),
+    )
+
+
+def nested_note(found: Found) -> str | None:
+    """The note on an agent package found one folder down and used."""
+    if found.nested is None:
+        return None
+    return (
+        f"Note: your submission has no {found.top}/ folder at its top; the one in "
+        f"{code_span(f'{found.nested}/{found.top}/')} was used. Next time zip the contents of "
+        f"{code_span(found.nested + '/')}, not the folder itself."
+    )
 
 
 # -- marking -----------------------------------------------------------------------
@@ -503,62 +621,97 @@ def opponent_problems(scheme: Scheme, submission: Path) -> list[str]:
     return problems
 
 
-def _local_command(scheme: Scheme, game: Game) -> str:
-    red, blue = (scheme.agent, game.opponent.spec) if game.color == "RED" else (game.opponent.spec, scheme.agent)
-    parts = ["python -m referee", red, blue]
-    if scheme.game != "infexion":
-        parts.append(f"--game {scheme.game}")
-    if scheme.limits.time_limit:
-        parts.append(f"-t {_marks(scheme.limits.time_limit)}")
-    if scheme.limits.space_limit:
-        parts.append(f"-s {_marks(scheme.limits.space_limit)}")
-    parts.append(f"--seed {game.seed}")
-    command = " ".join(parts)
-    if scheme.game_options:
-        command += f"  (with the game options {dict(scheme.game_options)})"
-    if game.opponent.options:
-        command += f"  ({game.opponent.name} played with the options {dict(game.opponent.options)})"
-    return command
+@dataclass(frozen=True)
+class Marking:
+    """What the feedback is written from: the scheme, where the games started, the games."""
+
+    scheme: Scheme
+    found: Found
+    games: list[Game]
+    unplayed: Unplayed | None = None
+
+    @property
+    def run_from(self) -> str:
+        """Where a student runs the printed command from."""
+        if self.found.nested:
+            return f"the folder {code_span(self.found.nested + '/')} of your submission (it holds {self.found.top}/)"
+        return "your submission folder"
 
 
-def _story(scheme: Scheme, game: Game, games_file: Path) -> str:
-    """What happened in one game that was not a win, and how to see it again."""
-    if game.record is None:
-        failed = inert(game.failure or "")  # the grader's own traceback; inert all the same
-        return f"Game {game.index} was not played: the grader failed ({failed}); it does not count."
+def play_again(marking: Marking, game: Game) -> str:
+    """The command that plays ``game`` again, as Markdown, and what it cannot repeat."""
+    scheme = marking.scheme
+    mine, theirs = Side(scheme.agent, {}), Side(game.opponent.spec, game.opponent.options)
+    red, blue = (mine, theirs) if game.color == "RED" else (theirs, mine)
+    chance = game.record.chance_seed if game.record is not None else None
+    command, missing = play_command(red, blue, scheme.game, scheme.game_options, scheme.limits, game.seed, chance)
+    text = f"Play it again, from {marking.run_from}:\n\n" + code_block(command, "sh")
+    if missing:
+        text += (
+            "\n\nThe command line cannot set the game's " + ", ".join(code_span(option) for option in missing)
+            + ", so the game it plays does not start as this one did."
+        )
+    return text
+
+
+def headline(marking: Marking, game: Game) -> str:
+    """One line on a game that was not won."""
     record = game.record
+    if record is None:
+        # The grader's own failure (a traceback): its last line says enough, and it does not count.
+        failed = (game.failure or "unknown").strip().splitlines() or ["unknown"]
+        return f"Game {game.index} was not played: the referee failed ({plain(failed[-1])}); it does not count."
     reason = game.lost_by or record.reason
     outcome = "Drew" if record.winner is None else "Lost"
-    words = f" ({VERDICT_WORDS[reason]})" if reason in VERDICT_WORDS and game.lost_by else ""
-    error = record.error.get(game.color)
-    detail = error.get("message") if isinstance(error, dict) else None
-    # The agent's own message, in feedback shown on Gradescope and the console: one inert line.
-    text = (
-        f"{outcome} game {game.index} as {game.color} by {reason}{words} after {record.turns} turns: "
-        f"{inert_line(str(detail or record.message))}."
-    )
+    words = f": {VERDICT_WORDS[reason]}" if game.lost_by in VERDICT_WORDS else ""
     return (
-        f"{text}\n  Replay it: python -m referee replay {shlex.quote(str(games_file))} --game-index {game.index}\n"
-        f"  Play it again from your submission folder: {_local_command(scheme, game)}"
+        f"**{outcome} game {game.index}** as {game.color} against {plain(game.opponent.name)} after "
+        f"{counted(marking.scheme.game, record.turns)}, by {code_span(reason)}{words}."
     )
 
 
-def _stories(scheme: Scheme, games: list[Game], games_file: Path) -> str:
-    told = [_story(scheme, game, games_file) for game in games[:SHOWN_GAMES]]
-    if len(games) > SHOWN_GAMES:
-        told.append(f"... and {len(games) - SHOWN_GAMES} more (all are in {games_file}).")
-    return "\n".join(told)
+def story(marking: Marking, game: Game, moves: bool) -> str:
+    """A game that was not won: what happened, the agent's error, the final position (and the moves), the command."""
+    record = game.record
+    if record is None:
+        return headline(marking, game)
+    parts = [headline(marking, game), error_text(record.error.get(game.color))]
+    replayed = replay(record)
+    if moves:
+        parts.append(f"The moves (you are {game.color}):\n\n" + code_block(moves_text(replayed.turns)))
+    if replayed.board is not None:
+        parts.append(f"The final position, after {counted(marking.scheme.game, record.turns)}:\n\n"
+                     + code_block(replayed.board))
+    parts.append(play_again(marking, game))
+    return paragraphs(*parts)
 
 
-def opponent_test(scheme: Scheme, opponent: Opponent, games: list[Game], games_file: Path) -> TestResult:
+def stories(marking: Marking, games: list[Game], detailed: int = DETAILED_GAMES) -> str:
+    """The first ``detailed`` games in full (moves and all), a few more without their moves, then how many more."""
+    told = [story(marking, game, moves=n < detailed) for n, game in enumerate(games[:SHOWN_GAMES])]
+    rest = games[SHOWN_GAMES:]
+    if rest:
+        told.append(f"... and {len(rest)} more: game{'s' if len(rest) > 1 else ''} "
+                    + ", ".join(str(game.index) for game in rest) + ".")
+    return paragraphs(*told)
+
+
+def opponent_test(marking: Marking, opponent: Opponent) -> TestResult:
     """Marks for the games against one opponent, by the band the score reaches."""
-    mine = [game for game in games if game.opponent is opponent]
+    scheme = marking.scheme
+
+    def result(marks: float, output: str) -> TestResult:
+        return TestResult(f"Against {opponent.name}", marks, opponent.marks, output, scheme.visibility, "md")
+
+    if marking.unplayed is not None:
+        see = " (see Loads and plays legally)" if not marking.unplayed.why.startswith("your submission has") else ""
+        return result(0, f"Not played: {marking.unplayed.why}{see}.")
+    mine = [game for game in marking.games if game.opponent is opponent]
     # A game the grader itself failed to play is left out rather than counted against the student.
     played = [game for game in mine if game.record is not None]
     points = sum(game.points for game in played)
     score = points / len(played) if played else 0.0
     fraction = opponent.fraction(score)
-    marks = opponent.marks * fraction
     if fraction >= 1:
         verdict = "full marks"
     elif fraction <= 0:
@@ -571,22 +724,31 @@ def opponent_test(scheme: Scheme, opponent: Opponent, games: list[Game], games_f
                                            for band in opponent.bands) + ".")
     else:
         lines.append("The marks are in proportion to the score (a win 1, a draw 1/2).")
-    lines.append(_stories(scheme, [game for game in mine if game.points < 1], games_file))
-    return TestResult(f"Against {opponent.name}", marks, opponent.marks, "\n".join(filter(None, lines)),
-                      scheme.visibility)
+    # The games your agent lost by a fault of its own come first: they are the ones to fix.
+    not_won = sorted((game for game in mine if game.points < 1), key=lambda g: (g.lost_by not in UNLAWFUL_OR_LIMIT,
+                                                                                 g.index))
+    lines.append(stories(marking, not_won))
+    return result(opponent.marks * fraction, paragraphs(*lines))
 
 
-def check_tests(scheme: Scheme, games: list[Game], games_file: Path, load_error: str | None) -> list[TestResult]:
+def check_tests(marking: Marking) -> list[TestResult]:
     """The three checks: loads and plays legally, never out of time, never out of memory."""
+    scheme, games = marking.scheme, marking.games
     results = []
+    note = nested_note(marking.found)
     for check, title in CHECKS.items():
         worth = scheme.checks[check]
-        if load_error is not None:
-            output = (
-                f"Your agent could not be loaded, so it played no game: {inert_line(load_error)}"
-                if check == "plays_legally" else "Not tested: your agent could not be loaded."
-            )
-            results.append(TestResult(title, 0, worth, output, scheme.visibility))
+
+        def result(marks: float, output: str, title: str = title, worth: float = worth) -> TestResult:
+            return TestResult(title, marks, worth, output, scheme.visibility, "md")
+
+        if marking.unplayed is not None:
+            why = marking.unplayed.why
+            if check == "plays_legally":
+                output = paragraphs(f"{why[0].upper()}{why[1:]}, so no game was played.", marking.unplayed.details)
+            else:
+                output = f"Not tested: {why}."
+            results.append(result(0, output))
             continue
         reasons = UNLAWFUL if check == "plays_legally" else (check,)
         broke = [game for game in games if game.lost_by in reasons]
@@ -594,11 +756,12 @@ def check_tests(scheme: Scheme, games: list[Game], games_file: Path, load_error:
         played = sum(game.record.moves.get(game.color, 0) for game in games if game.record is not None)
         if broke:
             words = ", ".join(sorted({VERDICT_WORDS[game.lost_by or ""] for game in broke}))
-            output = f"In {len(broke)} of {len(games)} games {words}.\n" + _stories(scheme, broke, games_file)
-            results.append(TestResult(title, 0, worth, output, scheme.visibility))
+            output = paragraphs(f"In {len(broke)} of {len(games)} games {words}.",
+                                # The moves of the first few are under their opponent's test.
+                                note if check == "plays_legally" else None, stories(marking, broke, detailed=0))
+            results.append(result(0, output))
         elif not played:
-            output = "Not shown: your agent did not play a single action in any game."
-            results.append(TestResult(title, 0, worth, output, scheme.visibility))
+            results.append(result(0, "Not shown: your agent did not play a single action in any game."))
         else:
             limit = {
                 "plays_legally": "your agent loaded and played only legal actions",
@@ -607,9 +770,8 @@ def check_tests(scheme: Scheme, games: list[Game], games_file: Path, load_error:
                 "space_limit": f"your agent stayed within {_marks(scheme.limits.space_limit or 0)} MB"
                 if scheme.limits.space_limit else "there was no memory limit",
             }[check]
-            most = _most_used(check, games)
-            output = f"In all {len(games)} games {limit}{most}."
-            results.append(TestResult(title, worth, worth, output, scheme.visibility))
+            output = f"In all {len(games)} games {limit}{_most_used(check, games)}."
+            results.append(result(worth, paragraphs(output, note if check == "plays_legally" else None)))
     return results
 
 
@@ -646,39 +808,71 @@ def submission_elo(games: list[Game]) -> float | None:
     return fit.ratings[SUBMISSION_NAME].elo - sum(others) / len(others)
 
 
-def mark(scheme: Scheme, submission: Path, games_file: Path, workers: int = 1) -> AutograderResults:
-    """Load, play and mark one submission; writes every game's record to ``games_file``."""
+def sandbox_state(sandbox: Sandbox) -> str:
+    """``sealed``, ``partly sealed`` or ``unsealed``: what the agents ran under, in the results' extra data."""
+    if sandbox.sealed:
+        return "sealed"
+    return "partly sealed" if sandbox.namespaces or sandbox.cgroup else "unsealed"
+
+
+def write_games(games: list[Game], games_file: Path) -> None:
+    """Every game's record, one JSON line each, readable by staff whoever runs the grader."""
+    records = [game.record.to_json() for game in games if game.record is not None]
+    games_file.parent.mkdir(parents=True, exist_ok=True)
+    games_file.write_text("".join(line + "\n" for line in records), encoding="utf-8")
+    games_file.chmod(gradescope.RESULTS_MODE)
+
+
+def mark(
+    scheme: Scheme, submission: Path, games_file: Path, workers: int = 1, users: tuple[dict[str, str], ...] = (),
+) -> AutograderResults:
+    """Find, load, play and mark one submission; writes every game's record to ``games_file``."""
     start = time.monotonic()
-    problem = spec_problem(scheme.agent, submission)
-    load_error = problem or check_agent(
-        AgentEntry(scheme.agent, SUBMISSION_NAME), _settings(scheme, submission, scheme.seed, {})
-    )
+    sandbox = resolve(scheme.sandbox)
+    found = find_agent(scheme, submission)
+    why = unplayed(found, submission)
+    if why is None and found.folder is not None:
+        load_error = spec_problem(scheme.agent, found.folder) or check_agent(
+            AgentEntry(scheme.agent, SUBMISSION_NAME), _settings(scheme, found.folder, scheme.seed, {})
+        )
+        if load_error is not None:
+            why = Unplayed("your agent could not be loaded", paragraphs(nested_note(found), code_block(load_error)))
     games = _games(scheme)
-    if load_error is not None:
-        games_file.unlink(missing_ok=True)  # an earlier run's games would not be this submission's
+    if why is None and found.folder is not None:
+        games = play_games(scheme, found.folder, workers)
+        write_games(games, games_file)
     else:
-        games = play_games(scheme, submission, workers)
-        records = [game.record.to_json() for game in games if game.record is not None]
-        games_file.parent.mkdir(parents=True, exist_ok=True)
-        games_file.write_text("".join(line + "\n" for line in records), encoding="utf-8")
-    tests = [opponent_test(scheme, opponent, games, games_file) for opponent in scheme.opponents]
-    tests += check_tests(scheme, games, games_file, load_error)
+        games_file.unlink(missing_ok=True)  # an earlier run's games would not be this submission's
+    marking = Marking(scheme, found, games, why)
+    tests = [opponent_test(marking, opponent) for opponent in scheme.opponents] + check_tests(marking)
     limits = ", ".join(filter(None, [
         f"{_marks(scheme.limits.time_limit)} CPU seconds" if scheme.limits.time_limit else "",
         f"{_marks(scheme.limits.space_limit)} MB" if scheme.limits.space_limit else "",
     ])) or "no limits"
-    output = (
+    lines = [
+        f"No game was played: {why.why}." if why is not None else None,
+        nested_note(found),
         f"Part B: {scheme.games_per_opponent} games of {scheme.game} against each of "
-        f"{', '.join(o.name for o in scheme.opponents)} ({limits} per agent per game)."
-    )
+        f"{', '.join(o.name for o in scheme.opponents)} ({limits} per agent per game).",
+    ]
+    state = sandbox_state(sandbox)
+    # Said to the student too: a game's result holds only as far as its agents were kept apart.
+    if state == "unsealed":
+        lines.append("The games were played unsealed: the agents ran as ordinary processes of the grading "
+                     "machine, not in a sandbox.")
+    elif state == "partly sealed":
+        lines.append(f"The games were played partly sealed ({plain(sandbox.describe().partition(': ')[2])}).")
     leaderboard: tuple[LeaderboardEntry, ...] = ()
-    elo = submission_elo(games) if load_error is None else None
+    elo = submission_elo(games) if why is None else None
     if elo is not None:
-        output += f"\nYour Elo against the reference agents (their mean is 0): {elo:+.0f}."
+        lines.append(f"Your Elo against the reference agents (their mean is 0): {elo:+.0f}.")
         leaderboard = (LeaderboardEntry("Elo", round(elo), "desc"),)
-    if load_error is None:
-        output += f"\nEvery game's record is in {games_file}."
-    return AutograderResults(tuple(tests), time.monotonic() - start, output, leaderboard)
+    extra: dict[str, Any] = {"sandbox": state, "sandbox_layers": sandbox.to_json()}
+    if users:
+        extra["users"] = [dict(user) for user in users]
+    return AutograderResults(
+        tuple(tests), time.monotonic() - start, paragraphs(*lines), leaderboard, output_format="md", extra_data=extra,
+    )
 
 
 # -- the command -------------------------------------------------------------------
@@ -698,6 +892,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"the marking scheme (default {SCHEME_FILE} if it exists, else a built-in one)")
     parser.add_argument("--results", type=Path, default=gradescope.RESULTS_FILE,
                         help=f"where results.json goes (default {gradescope.RESULTS_FILE})")
+    parser.add_argument("--metadata", type=Path, default=gradescope.METADATA_FILE,
+                        help=f"Gradescope's submission metadata, whose users the results name "
+                             f"(default {gradescope.METADATA_FILE}; none there: no names)")
     parser.add_argument("--workers", type=int, default=1, help="games played at once (default 1)")
     return parser
 
@@ -730,14 +927,18 @@ def main(argv: list[str]) -> int:
     except SandboxUnavailable as exc:
         print(f"{PROG}: error: {scheme.path}: sandbox: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    problems = opponent_problems(scheme, submission)
+    problems = opponent_problems(scheme, find_agent(scheme, submission).folder or submission)
     for problem in problems:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
     if problems:
         return EXIT_USAGE
+    users, metadata_problem = gradescope.submission_users(args.metadata)
+    if metadata_problem:
+        print(f"{PROG}: note: {inert_line(metadata_problem)}")
     results_file: Path = args.results
+    games_file = games_file_for(results_file).resolve()
     try:
-        results = mark(scheme, submission, games_file_for(results_file).resolve(), args.workers)
+        results = mark(scheme, submission, games_file, args.workers, users)
         results.write(results_file)
     except OSError as exc:
         print(f"{PROG}: error: cannot write the results: {exc}", file=sys.stderr)
@@ -746,9 +947,13 @@ def main(argv: list[str]) -> int:
         print(f"{PROG}: interrupted; no results written", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(gradescope.feedback_table(results))
-    # The table shows each test's first line; what went wrong, and how to replay it, follows.
+    # The table shows each test's first line; what went wrong, and how to play it again, follows.
     for test in results.tests:
         if test.status == "failed" and "\n" in test.output:
             print(f"\n{test.name}:\n" + "\n".join(f"  {line}" for line in test.output.splitlines()))
+    if games_file.exists():
+        # For staff (Gradescope shows this console to them only): the records students cannot open.
+        print(f"\nEvery game's record is in {games_file}; "
+              f"python -m referee replay {shlex.quote(str(games_file))} --game-index N replays game N.")
     print(f"Results written to {results_file}")
     return 0

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from referee.marking import gradescope
-from referee.marking.part_b import Band, Opponent, SchemeError, games_file_for, main, parse_scheme
+from referee.hosting.sandbox import resolve
+from referee.marking.part_b import Band, Opponent, SchemeError, games_file_for, main, parse_scheme, sandbox_state
 from referee.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,6 +24,14 @@ from agents.greedy import Agent as Greedy
 
 class Agent(Greedy):
     \"\"\"Plays greedily: one ply, the game's evaluation.\"\"\"
+"""
+
+RANDOM = """\
+from agents.random_agent import Agent as Random
+
+
+class Agent(Random):
+    \"\"\"Plays at random, seeded by the referee's seed: a game is the same every time it is played.\"\"\"
 """
 
 BROKEN = """\
@@ -91,33 +102,51 @@ checks: {{plays_legally: 1, time_limit: 2, space_limit: 3}}
 """
 
 
-def submission(tmp_path: Path, program: str) -> Path:
+def submission(tmp_path: Path, program: str, under: str = "") -> Path:
+    """A submission folder whose package agent/ (``under`` a sub-folder, if given) holds ``program``."""
     folder = tmp_path / "submission"
-    (folder / "agent").mkdir(parents=True)
-    (folder / "agent" / "__init__.py").write_text("from .program import Agent as Agent\n")
-    (folder / "agent" / "program.py").write_text(program)
+    package = folder / under / "agent"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from .program import Agent as Agent\n")
+    (package / "program.py").write_text(program)
     return folder
 
 
-def scheme(tmp_path: Path, time_limit: float = 60, space_limit: float = 250) -> Path:
+def scheme_text(time_limit: float = 60, space_limit: float = 250) -> str:
+    return SCHEME.format(time_limit=time_limit, space_limit=space_limit)
+
+
+def scheme(tmp_path: Path, time_limit: float = 60, space_limit: float = 250, text: str | None = None) -> Path:
+    """A scheme file: ``text``, or :data:`SCHEME` with these limits."""
     path = tmp_path / "scheme.yaml"
-    path.write_text(SCHEME.format(time_limit=time_limit, space_limit=space_limit))
+    path.write_text(scheme_text(time_limit, space_limit) if text is None else text)
     return path
 
 
-def grade(tmp_path: Path, program: str, capsys: pytest.CaptureFixture[str], **limits: float) -> dict:
-    """Mark a submission holding ``program``; the results, checked against Gradescope's format."""
+def grade_folder(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str], text: str | None = None, *extra: str,
+    **limits: float,
+) -> dict:
+    """Mark the submission in ``folder``; the results, checked against Gradescope's format."""
     results = tmp_path / "results" / "results.json"
     code = main([
-        "--submission", str(submission(tmp_path, program)), "--scheme", str(scheme(tmp_path, **limits)),
-        "--results", str(results),
+        "--submission", str(folder), "--scheme", str(scheme(tmp_path, text=text, **limits)),
+        "--results", str(results), *extra,
     ])
     out = capsys.readouterr().out
     assert code == 0
     data = json.loads(results.read_text())
     assert gradescope.problems(data) == []
-    assert f"Total: {data['score']:g}/10" in out  # the table a student sees locally
+    assert f"Total: {data['score']:g}/" in out  # the table a student sees locally
+    # Students see the tests' output on Gradescope and nothing else: no path of the grader's in it.
+    assert "results.games.jsonl" not in json.dumps(data)
+    assert data["output_format"] == "md" and all(test["output_format"] == "md" for test in data["tests"])
     return data
+
+
+def grade(tmp_path: Path, program: str, capsys: pytest.CaptureFixture[str], **limits: float) -> dict:
+    """Mark a submission holding ``program``."""
+    return grade_folder(tmp_path, submission(tmp_path, program), capsys, **limits)
 
 
 def marks_by_name(data: dict) -> dict[str, dict]:
@@ -134,6 +163,9 @@ def test_a_good_agent_gets_full_marks_and_an_elo(tmp_path, capsys):
     assert "Against random you scored 2/2 (100%): full marks." in tests["Against random"]["output"]
     [elo] = data["leaderboard"]
     assert elo["name"] == "Elo" and elo["order"] == "desc" and elo["value"] > 0
+    # What the agents ran under, for the cohort's report (sealed wherever this machine can seal).
+    assert data["extra_data"]["sandbox"] == sandbox_state(resolve("auto"))
+    assert "users" not in data["extra_data"]  # no Gradescope metadata here
     # Every game's record is kept beside the results, in the order played, for replays.
     records = [GameRecord.from_json(line) for line in games_file_for(tmp_path / "results" / "results.json")
                .read_text().splitlines()]
@@ -177,18 +209,11 @@ def test_a_slow_agent_fails_the_time_check(tmp_path, capsys):
     tests = marks_by_name(data)
     time_test = tests["Never exceeds the time limit"]
     assert time_test["score"] == 0 and time_test["max_score"] == 2
-    assert "ran out of time" in time_test["output"]
-    assert "Lost game 0 as RED by time_limit (your agent ran out of time)" in time_test["output"]
-    assert "python -m referee replay" in time_test["output"] and "--game-index 0" in time_test["output"]
+    assert time_test["output"].splitlines()[0] == "In 2 of 2 games your agent ran out of time."
+    assert "**Lost game 0** as RED against random after 6 turns, by `time_limit`: your agent ran out of time." \
+        in time_test["output"]
     assert "python -m referee agent agents.random_agent -t 1 -s 250 --seed" in time_test["output"]
-    # The replay command given works as printed.
-    replay = next(line for line in time_test["output"].splitlines() if "Replay it: " in line).split("Replay it: ")[1]
-    argv = shlex.split(replay)
-    assert argv[:3] == ["python", "-m", "referee"]
-    shown = subprocess.run([sys.executable, *argv[1:]], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=120)
-    assert shown.returncode == 0, shown.stderr
-    assert "time_limit" in shown.stdout
+    assert "The final position, after 6 turns:" in time_test["output"]
     assert tests["Never exceeds the memory limit"]["score"] == 3
     assert tests["Loads and plays legally"]["score"] == 1
     assert tests["Against random"]["score"] == 0
@@ -200,7 +225,7 @@ def test_a_memory_hungry_agent_fails_the_memory_check(tmp_path, capsys):
     tests = marks_by_name(data)
     memory = tests["Never exceeds the memory limit"]
     assert memory["score"] == 0 and memory["max_score"] == 3
-    assert "used too much memory" in memory["output"] and "by space_limit" in memory["output"]
+    assert "used too much memory" in memory["output"] and "by `space_limit`" in memory["output"]
     assert tests["Never exceeds the time limit"]["score"] == 2
     assert tests["Loads and plays legally"]["score"] == 1
 
@@ -209,7 +234,7 @@ def test_an_illegal_action_fails_the_legality_check(tmp_path, capsys):
     data = grade(tmp_path, ILLEGAL, capsys)
     legal = marks_by_name(data)["Loads and plays legally"]
     assert legal["score"] == 0
-    assert "by illegal_action" in legal["output"] and "not an action at all" in legal["output"]
+    assert "by `illegal_action`" in legal["output"] and "not an action at all" in legal["output"]
 
 
 def test_an_agent_that_never_gets_an_action_out_earns_no_check(tmp_path, capsys):
@@ -222,14 +247,167 @@ def test_an_agent_that_never_gets_an_action_out_earns_no_check(tmp_path, capsys)
         assert tests[name]["output"] == "Not shown: your agent did not play a single action in any game."
 
 
-def test_a_submission_without_its_package_fails_the_load_check(tmp_path, capsys):
-    folder = tmp_path / "empty"
-    folder.mkdir()
-    results = tmp_path / "results.json"
-    assert main(["--submission", str(folder), "--scheme", str(scheme(tmp_path)), "--results", str(results)]) == 0
-    data = json.loads(results.read_text())
-    assert gradescope.problems(data) == [] and data["score"] == 0
-    assert "no folder agent/" in marks_by_name(data)["Loads and plays legally"]["output"]
+def first_lines(data: dict) -> dict[str, str]:
+    return {test["name"]: test["output"].splitlines()[0] for test in data["tests"]}
+
+
+def test_a_submission_without_an_agent_folder_says_so_first_in_every_test(tmp_path, capsys):
+    folder = tmp_path / "submission"
+    (folder / "src").mkdir(parents=True)
+    (folder / "README.md").write_text("my agent\n")
+    data = grade_folder(tmp_path, folder, capsys)
+    assert data["score"] == 0 and "leaderboard" not in data
+    assert data["output"].splitlines()[0] == "No game was played: your submission has no agent/ folder."
+    assert first_lines(data) == {
+        "Against random": "Not played: your submission has no agent/ folder.",
+        "Loads and plays legally": "Your submission has no agent/ folder, so no game was played.",
+        "Never exceeds the time limit": "Not tested: your submission has no agent/ folder.",
+        "Never exceeds the memory limit": "Not tested: your submission has no agent/ folder.",
+    }
+    load = marks_by_name(data)["Loads and plays legally"]["output"]
+    assert "Your submission holds: `README.md`, `src/`." in load and "zip the contents" in load
+    # Nothing misleading after the first line: no failure of the grader's, no score out of nothing.
+    everything = json.dumps(data)
+    assert "grader failed" not in everything and "None" not in everything and "0/0" not in everything
+
+
+def test_an_agent_one_folder_down_is_found_used_and_noted(tmp_path, capsys):
+    # The common zip mistake: the project folder zipped rather than its contents (a Mac adds __MACOSX).
+    folder = submission(tmp_path, RANDOM, under="comp30024-partb")
+    (folder / "__MACOSX" / "comp30024-partb" / "agent").mkdir(parents=True)
+    data = grade_folder(tmp_path, folder, capsys)
+    note = ("Note: your submission has no agent/ folder at its top; the one in `comp30024-partb/agent/` was used. "
+            "Next time zip the contents of `comp30024-partb/`, not the folder itself.")
+    assert data["output"].splitlines()[0] == note
+    tests = marks_by_name(data)
+    assert tests["Loads and plays legally"]["score"] == 1 and note in tests["Loads and plays legally"]["output"]
+    against = tests["Against random"]["output"]
+    assert "Play it again, from the folder `comp30024-partb/` of your submission (it holds agent/):" in against
+    assert len(games_file_for(tmp_path / "results" / "results.json").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("under, nested, message", [
+    (("comp30024-partb",), "nested_agent: false\n",
+     "your submission has no agent/ folder at its top (it is in `comp30024-partb/agent/`)"),
+    (("mine", "theirs"), "",
+     "your submission has no agent/ folder at its top (there is one in each of `mine/agent/`, `theirs/agent/`)"),
+])
+def test_an_agent_one_folder_down_that_cannot_be_used_is_named(tmp_path, capsys, under, nested, message):
+    for folder in under:
+        folder = submission(tmp_path, RANDOM, under=folder)
+    data = grade_folder(tmp_path, folder, capsys, nested + scheme_text())
+    assert data["score"] == 0
+    assert data["output"].splitlines()[0] == f"No game was played: {message}."
+    assert first_lines(data)["Against random"] == f"Not played: {message}."
+    assert not games_file_for(tmp_path / "results" / "results.json").exists()
+
+
+def test_an_agent_that_does_not_load_plays_no_game_and_says_why_once(tmp_path, capsys):
+    data = grade(tmp_path, BROKEN, capsys)
+    assert first_lines(data) == {
+        "Against random": "Not played: your agent could not be loaded (see Loads and plays legally).",
+        "Loads and plays legally": "Your agent could not be loaded, so no game was played.",
+        "Never exceeds the time limit": "Not tested: your agent could not be loaded.",
+        "Never exceeds the memory limit": "Not tested: your agent could not be loaded.",
+    }
+    assert "a_module_nobody_has" in marks_by_name(data)["Loads and plays legally"]["output"]
+
+
+GAME_SCHEME = """\
+game: {game}
+game_options: {options}
+time_limit: 60
+space_limit: 250
+games_per_opponent: 2
+seed: {seed}
+opponents:
+  - {{name: {name}, spec: {spec}, marks: 4, options: {agent_options}}}
+checks: {{plays_legally: 1, time_limit: 2, space_limit: 3}}
+"""
+#: A told game: its headline's number and the command printed with it.
+TOLD = re.compile(r"\*\*(?:Lost|Drew) game (\d+)\*\*.*?Play it again, from [^\n]*:\n\n```sh\n(.*?)\n```", re.S)
+
+
+def commands(test: dict) -> dict[int, str]:
+    """The play-again command printed for each game a test tells."""
+    return {int(index): command for index, command in TOLD.findall(test["output"])}
+
+
+def play_again(command: str, cwd: Path, tmp_path: Path) -> GameRecord:
+    """Run a printed command as the student would, from ``cwd``; the game it plays."""
+    argv = shlex.split(command)
+    assert argv[:3] == ["python", "-m", "referee"]
+    out = tmp_path / "again.json"
+    done = subprocess.run([sys.executable, *argv[1:], "--record", str(out), "-v", "0"], cwd=cwd,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return GameRecord.from_json(out.read_text())
+
+
+def graded(tmp_path: Path) -> dict[int, GameRecord]:
+    lines = games_file_for(tmp_path / "results" / "results.json").read_text().splitlines()
+    return {record.extra["game_index"]: record for record in map(GameRecord.from_json, lines)}
+
+
+def assert_same_game(again: GameRecord, record: GameRecord) -> None:
+    assert (again.actions, again.winner, again.reason) == (record.actions, record.winner, record.reason)
+    assert again.chance_seed == record.chance_seed
+
+
+@pytest.mark.parametrize("game, options, seed, flags", [
+    ("cachex", "{n: 3}", 3, "--game cachex --size 3 -t 60 -s 250 --seed"),
+    # Chance (chaos events) and the cities, drawn from the game's seed, are played again too.
+    ("infinitron", "{chaos: true}", 1, "--game infinitron --chaos -t 60 -s 250 --seed"),
+])
+def test_the_command_given_plays_the_graded_game_again(tmp_path, capsys, game, options, seed, flags):
+    folder = submission(tmp_path, RANDOM)
+    text = GAME_SCHEME.format(game=game, options=options, seed=seed, name="random", spec="agents.random_agent",
+                              agent_options="{}")
+    data = grade_folder(tmp_path, folder, capsys, text)
+    told = commands(marks_by_name(data)["Against random"])
+    assert told, "the submission won every game: choose another seed"
+    records = graded(tmp_path)
+    for index, command in told.items():
+        assert flags in command and f"--seed {records[index].seed}" in command
+        if game == "infinitron":
+            assert f"--chance-seed {records[index].chance_seed}" in command
+    index, command = min(told.items())  # one is enough: every command is made alike
+    assert_same_game(play_again(command, folder, tmp_path), records[index])
+
+
+def option_flags_exist() -> bool:
+    done = subprocess.run([sys.executable, "-m", "referee", "-h"], capture_output=True, text=True, timeout=60)
+    return "--red-option" in done.stdout
+
+
+def test_the_command_gives_the_opponent_its_options(tmp_path, capsys):
+    folder = submission(tmp_path, RANDOM)
+    text = GAME_SCHEME.format(game="infexion", options="{}", seed=3, name="greedy", spec="agents.greedy",
+                              agent_options="{move_time: 0.25, max_move_time: 0.5}")
+    data = grade_folder(tmp_path, folder, capsys, text)
+    told = commands(marks_by_name(data)["Against greedy"])
+    records = graded(tmp_path)
+    assert sorted(told) == [0, 1]  # a random agent loses both to greedy
+    assert told[0] == (f"python -m referee agent agents.greedy -t 60 -s 250 --seed {records[0].seed} "
+                       "--blue-option move_time=0.25 --blue-option max_move_time=0.5")
+    assert told[1] == (f"python -m referee agents.greedy agent -t 60 -s 250 --seed {records[1].seed} "
+                       "--red-option move_time=0.25 --red-option max_move_time=0.5")
+    if not option_flags_exist():
+        pytest.skip("python -m referee has no --red-option/--blue-option yet: the command was checked, not run")
+    # Greedy searches one ply whatever its clock: with the same seed and options it plays the same game.
+    assert_same_game(play_again(told[1], folder, tmp_path), records[1])
+
+
+def test_unsealed_games_and_the_students_names_are_in_the_results(tmp_path, capsys):
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({"users": [{"name": "Ada Lovelace", "email": "ada@uni.example", "sid": "42"}]}))
+    data = grade_folder(tmp_path, submission(tmp_path, GREEDY), capsys, "sandbox: off\n" + scheme_text(),
+                        "--metadata", str(metadata))
+    assert data["extra_data"]["sandbox"] == "unsealed"
+    assert data["extra_data"]["users"] == [{"name": "Ada Lovelace", "email": "ada@uni.example", "sid": "42"}]
+    assert "The games were played unsealed: the agents ran as ordinary processes" in data["output"]
+    assert stat.S_IMODE((tmp_path / "results" / "results.json").stat().st_mode) == 0o644
+    assert stat.S_IMODE(games_file_for(tmp_path / "results" / "results.json").stat().st_mode) == 0o644
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
