@@ -49,17 +49,20 @@ import shlex
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..agent_text import inert
+from ..agent_text import inert, inert_line
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
 from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
-from .gradescope import RESULTS_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult, feedback_table
+from .gradescope import (
+    METADATA_FILE, RESULTS_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult, feedback_table,
+    submission_users,
+)
 
 EXIT_USAGE = 2
 
@@ -372,6 +375,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"the marking scheme ({SCHEME_FILE})")
     parser.add_argument("--results", type=Path, default=RESULTS_FILE, metavar="FILE",
                         help=f"where to write results.json ({RESULTS_FILE})")
+    parser.add_argument("--metadata", type=Path, default=METADATA_FILE, metavar="FILE",
+                        help=f"Gradescope's submission metadata, whose users the results name ({METADATA_FILE}; "
+                             "none there: no names)")
     return parser
 
 
@@ -387,6 +393,12 @@ def main(argv: list[str]) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     results = autograde(scheme, args.submission, shlex.join(scheme.command))
+    users, problem = submission_users(args.metadata)
+    if problem:
+        print(f"{prog}: note: {inert_line(problem)}")
+    if users:
+        # Who submitted, for the cohort's marks.csv (extra_data is not shown to students).
+        results = replace(results, extra_data={"users": [dict(user) for user in users]})
     try:
         results.write(args.results)
     except OSError as exc:

@@ -41,6 +41,14 @@ if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' 2>/d
     apt-get update
     apt-get install -y python3 python3-pip python3-venv
 fi
+# bubblewrap seals each agent in namespaces of its own (docs/marking.md, "The sandbox on
+# Gradescope"). Whether this container lets it make them is checked at every grading run, and
+# the feedback says "unsealed" when it does not; a failed install leaves the games unsealed.
+if ! command -v bwrap >/dev/null; then
+    apt-get update
+    apt-get install -y --no-install-recommends bubblewrap \
+        || echo "setup.sh: warning: bubblewrap could not be installed: agents will run unsealed" >&2
+fi
 # --system-site-packages: libraries installed for the students' code (e.g.
 # `pip3 install numpy` below) are visible to the agents the referee starts.
 python3 -m venv --system-site-packages "$ROOT/referee-venv"
@@ -49,6 +57,9 @@ python3 -m venv --system-site-packages "$ROOT/referee-venv"
 # Libraries the students may use go here, e.g.:
 # "$ROOT/referee-venv/bin/python3" -m pip install numpy
 "$ROOT/referee-venv/bin/python3" -m referee autograde --help >/dev/null
+# What the agents would run under here (grading may run under other settings: its feedback says).
+"$ROOT/referee-venv/bin/python3" -c \
+    'from referee.hosting.sandbox import resolve; print("sandbox at build time:", resolve("auto").describe())'
 """
 
 RUN_AUTOGRADER = """\
@@ -70,7 +81,8 @@ cd "$ROOT/source"
 exec "$PYTHON" -m referee autograde {part} \\
     --submission "$ROOT/submission" \\
     --results "$ROOT/results/results.json" \\
-    --scheme "$ROOT/source/scheme.yaml"
+    --scheme "$ROOT/source/scheme.yaml" \\
+    --metadata "$ROOT/submission_metadata.json"
 """
 
 SCHEME_A = """\
@@ -103,6 +115,13 @@ time_limit: 180
 space_limit: 250
 # Games against each opponent (even: both colours equally).
 games_per_opponent: 4
+# An agent/ folder one folder down (a zip of the project folder rather than
+# its contents) is used, and the feedback says so; false: such a submission
+# plays no game, and the feedback says where its agent/ is.
+nested_agent: true
+# auto: each agent sealed in a sandbox where the machine can (bubblewrap,
+# installed by setup.sh); required: refuse to grade unsealed; off: never.
+sandbox: auto
 
 opponents:
   # spec: a package with the agent, as in tournaments (options: extra kwargs).

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from referee.hosting.sandbox import resolve
 from referee.marking import gradescope, part_a, part_b, templates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,6 +183,7 @@ def test_run_autograder_calls_the_grader_with_gradescopes_paths(folders, part, t
         "--submission", str(root / "submission"),
         "--results", str(root / "results" / "results.json"),
         "--scheme", str(root / "source" / "scheme.yaml"),
+        "--metadata", str(root / "submission_metadata.json"),
     ]
     # Run from the source folder, never the submission's (it could shadow the referee).
     assert called["cwd"] == str(root / "source")
@@ -212,6 +214,46 @@ def test_run_autograder_prefers_the_environment_setup_sh_made(folders, tmp_path)
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(log.read_text())["argv"][:4] == ["-m", "referee", "autograde", "partB"]
+
+
+SETUP_STUB = """\
+#!{bash}
+# Stands in for {name} while setup.sh runs: logs its arguments; `python3 -m venv DIR` makes DIR/bin/python3.
+echo "{name} $*" >> "$STUB_LOG"
+if [ "$1 $2" = "-m venv" ]; then
+    dir="${{@: -1}}"
+    mkdir -p "$dir/bin" && cp "$0" "$dir/bin/python3"
+fi
+if [ "{name}" = apt-get ] && [ "${{STUB_APT_FAILS:-0}}" = 1 ] && [ "$1" = install ]; then
+    exit 100
+fi
+exit 0
+"""
+
+
+@pytest.mark.parametrize("apt_fails", [False, True])
+def test_setup_sh_installs_bubblewrap_and_goes_on_without_it(folders, tmp_path, apt_fails):
+    # Gradescope's image, stood in for by stubs: no bwrap on PATH, apt-get and python3 that only log.
+    root = tmp_path / "autograder"
+    shutil.copytree(folders["partB"], root / "source")
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    for name in ("apt-get", "python3"):
+        (stubs / name).write_text(SETUP_STUB.format(bash=shutil.which("bash"), name=name))
+        (stubs / name).chmod(0o755)
+    for tool in ("dirname", "mkdir", "cp"):
+        (stubs / tool).symlink_to(shutil.which(tool))
+    log = tmp_path / "calls.log"
+    env = {"PATH": str(stubs), "AUTOGRADER_ROOT": str(root), "STUB_LOG": str(log),
+           "STUB_APT_FAILS": "1" if apt_fails else "0"}
+    proc = subprocess.run([shutil.which("bash"), str(root / "source" / "setup.sh")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    calls = log.read_text().splitlines()
+    assert "apt-get install -y --no-install-recommends bubblewrap" in calls
+    assert any(call.endswith("-m pip install ./referee-src") for call in calls)
+    # A failed install is said, and the image is built all the same: its games say "unsealed".
+    assert ("bubblewrap could not be installed: agents will run unsealed" in proc.stderr) == apt_fails
 
 
 def builder() -> str | None:
@@ -289,21 +331,36 @@ def run_real_autograder(folder: Path, tmp_path: Path, files: dict[str, str]) -> 
     return data
 
 
+#: What Gradescope writes beside the submission (trimmed): who submitted.
+METADATA = json.dumps({
+    "id": 7, "assignment": {"title": "Part B"},
+    "users": [{"email": "ada@uni.example", "id": 1, "name": "Ada Lovelace", "sid": "1234567"}],
+})
+USERS = [{"name": "Ada Lovelace", "email": "ada@uni.example", "sid": "1234567"}]
+
+
 def test_the_part_a_template_marks_a_correct_program_end_to_end(folders, tmp_path):
     data = run_real_autograder(folders["partA"], tmp_path, {
         "submission/search/__init__.py": "",
         "submission/search/__main__.py": SOLVER,
+        "submission_metadata.json": METADATA,
     })
     assert [test["status"] for test in data["tests"]] == ["passed", "passed"]
     assert data["score"] == 2
+    assert data["extra_data"] == {"users": USERS}
 
 
 def test_the_part_b_template_marks_an_agent_end_to_end(folders, tmp_path):
     data = run_real_autograder(folders["partB"], tmp_path, {
         "source/scheme.yaml": SMALL_PART_B_SCHEME,  # the staff's edit: two quick games
         "submission/agent/__init__.py": "from agents.greedy import Agent as Agent\n",
+        "submission_metadata.json": METADATA,
     })
     by_name = {test["name"]: test for test in data["tests"]}
+    assert data["extra_data"]["users"] == USERS
+    assert data["extra_data"]["sandbox"] == part_b.sandbox_state(resolve("auto"))
+    results = tmp_path / "autograder" / "results"
+    assert stat.S_IMODE((results / "results.json").stat().st_mode) == 0o644
     assert len(by_name) == 4 and all(test["max_score"] > 0 for test in by_name.values())
     assert data["leaderboard"][0]["order"] == "desc"
     assert (tmp_path / "autograder" / "results" / "results.games.jsonl").read_text().count("\n") == 2
