@@ -7,6 +7,15 @@ for the total: a histogram of the scores, the mean, the median and how many
 got full marks; self-contained, no network), with a summary table printed.
 A file that cannot be read or is not in Gradescope's format is listed with the
 reason and left out.
+
+Who submitted comes from the results' ``extra_data.users`` (the grader copies
+Gradescope's submission metadata there), else from a
+``submission_metadata.json`` beside the results; when any submission has
+them, ``marks.csv`` gets the columns ``students``, ``sid`` and ``email``
+(several submitters joined by ``; ``).  Part B results say what the agents
+ran under (``extra_data.sandbox``): ``marks.csv`` gets a ``sandbox`` column,
+and submissions graded unsealed or partly sealed are named in the summary
+and the page.
 """
 from __future__ import annotations
 
@@ -20,10 +29,13 @@ from pathlib import Path
 
 from referee.agent_text import csv_cell, inert_line
 from referee.arguments import ArgumentParser
-from referee.marking.gradescope import as_number, problems
+from referee.marking.gradescope import USER_FIELDS, as_number, problems, submission_users
 
 EXIT_USAGE = 2
 RESULTS_NAME = "results.json"
+METADATA_NAME = "submission_metadata.json"
+#: The marks.csv column of each submitter field.
+USER_COLUMNS = {"name": "students", "sid": "sid", "email": "email"}
 #: Scores with at most this many distinct values get a bar each; more are binned.
 MAX_BARS = 12
 
@@ -36,6 +48,12 @@ class Submission:
     total: float
     scores: dict[str, float]
     max_scores: dict[str, float]
+    users: tuple[dict[str, str], ...] = ()  # who submitted: name, email, sid
+    sandbox: str | None = None  # sealed, partly sealed or unsealed (Part B); None: not said
+
+    def user_field(self, key: str) -> str:
+        """One field of every submitter, joined (a group submits once)."""
+        return "; ".join(user[key] for user in self.users if user.get(key))
 
 
 @dataclass(frozen=True)
@@ -90,7 +108,21 @@ def read_submission(name: str, path: Path) -> Submission | str:
         scores[test_name] = float(test.get("score", 0))
         max_scores[test_name] = float(test.get("max_score", test.get("score", 0)))
     total = float(data["score"]) if "score" in data else sum(scores.values())
-    return Submission(name, total, scores, max_scores)
+    extra = data.get("extra_data") or {}
+    users = _users(extra.get("users"))
+    if not users:
+        users, _ = submission_users(path.with_name(METADATA_NAME))
+    sandbox = extra.get("sandbox")
+    return Submission(name, total, scores, max_scores, users, sandbox if isinstance(sandbox, str) else None)
+
+
+def _users(value: object) -> tuple[dict[str, str], ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        {key: str(user[key]) for key in USER_FIELDS if user.get(key) is not None}
+        for user in value if isinstance(user, dict)
+    )
 
 
 def columns(submissions: list[Submission]) -> list[Column]:
@@ -112,15 +144,28 @@ def columns(submissions: list[Submission]) -> list[Column]:
 
 
 def write_csv(submissions: list[Submission], tests: list[str], path: Path) -> None:
-    """``marks.csv``; names (folders) and test names (from files a submission's run wrote) as safe cells."""
+    """``marks.csv``; names, submitters and test names (from files a submission's run wrote) as safe cells.
+
+    The submitters' columns appear when any submission names them, the
+    sandbox's when any says what its agents ran under.
+    """
+    users = [key for key in USER_COLUMNS if any(s.user_field(key) for s in submissions)]
+    sandbox = any(s.sandbox for s in submissions)
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow([csv_cell(cell) for cell in ["name", "total", *tests]])
+        head = ["name", *(USER_COLUMNS[key] for key in users), *(["sandbox"] if sandbox else []), "total", *tests]
+        writer.writerow([csv_cell(cell) for cell in head])
         for submission in submissions:
             writer.writerow([
-                csv_cell(submission.name), as_number(submission.total),
+                csv_cell(submission.name), *(csv_cell(submission.user_field(key)) for key in users),
+                *([csv_cell(submission.sandbox or "")] if sandbox else []), as_number(submission.total),
                 *(as_number(submission.scores[t]) if t in submission.scores else "" for t in tests),
             ])
+
+
+def not_sealed(submissions: list[Submission]) -> list[Submission]:
+    """The submissions whose games were played unsealed or partly sealed (their results are weaker)."""
+    return [s for s in submissions if s.sandbox is not None and s.sandbox != "sealed"]
 
 
 def bars(column: Column) -> list[tuple[str, int]]:
@@ -166,10 +211,13 @@ td, th { padding: 0.2em 0.8em; text-align: left; border-bottom: 1px solid #ddd; 
 svg.histogram rect.bar { fill: #4a7bb7; }
 svg.histogram text { font-size: 11px; text-anchor: middle; fill: #333; }
 .skipped li { color: #a33; }
+.unsealed { color: #a33; }
 """
 
 
-def write_html(cols: list[Column], skipped: list[tuple[str, str]], path: Path) -> None:
+def write_html(
+    cols: list[Column], skipped: list[tuple[str, str]], path: Path, unsealed: list[Submission] | None = None,
+) -> None:
     count = len(cols[0].scores)
     parts = [
         "<!DOCTYPE html>",
@@ -177,6 +225,11 @@ def write_html(cols: list[Column], skipped: list[tuple[str, str]], path: Path) -
         f"<style>{STYLE}</style></head><body>",
         f"<h1>Marks: {count} submission{'s' if count != 1 else ''}</h1>",
     ]
+    if unsealed:
+        parts.append(f'<section class="unsealed"><p>{len(unsealed)} of {count} submissions were graded without '
+                     "a full sandbox: their agents were not kept apart from their opponents and the grader.</p><ul>")
+        parts += [f"<li>{html.escape(s.name)}: {html.escape(s.sandbox or '')}</li>" for s in unsealed]
+        parts.append("</ul></section>")
     parts.append('<table id="summary"><thead><tr><th>test</th><th>max</th><th>mean</th><th>median</th>'
                  "<th>full marks</th><th>submissions</th></tr></thead><tbody>")
     for col in cols:
@@ -246,11 +299,15 @@ def main(argv: list[str]) -> int:
     try:
         args.output.mkdir(parents=True, exist_ok=True)
         write_csv(submissions, [col.name for col in cols[1:]], args.output / "marks.csv")
-        write_html(cols, skipped, args.output / "marks.html")
+        write_html(cols, skipped, args.output / "marks.html", not_sealed(submissions))
     except OSError as exc:
         print(f"autograde report: error: cannot write to {args.output}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(summary_table(cols))
+    unsealed = not_sealed(submissions)
+    if unsealed:
+        print(f"{len(unsealed)} of {len(submissions)} submissions were graded without a full sandbox: "
+              + ", ".join(f"{inert_line(s.name)} ({s.sandbox})" for s in unsealed))
     print(f"{len(submissions)} submissions; left out {len(skipped)}. "
           f"Wrote {args.output / 'marks.csv'} and {args.output / 'marks.html'}.")
     return 0

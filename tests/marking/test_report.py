@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +120,33 @@ def test_nested_folders_and_several_result_dirs_name_submissions_by_their_path(t
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.reader((tmp_path / "out" / "marks.csv").open()))
     assert rows[1:] == [["week1/tutorial-a/s1", "1", "1"], ["week2/s2", "0", "0"]]
+
+
+def test_students_and_the_sandbox_are_columns_when_the_results_say_them(tmp_path):
+    folder = tmp_path / "results"
+    one = (TestResult("Against random", 2, 2),)
+    # The grader copied Gradescope's metadata into the results (a group of two), and the games were sealed.
+    AutograderResults(one, 0, extra_data={"sandbox": "sealed", "users": [
+        {"name": "=Bob", "email": "bob@uni.example", "sid": "1002"},  # a name a spreadsheet would run
+        {"name": "Ada Lovelace", "email": "ada@uni.example", "sid": "1001"},
+    ]}).write(folder / "s1" / "results.json")
+    # Older results: the metadata only beside them; and games played unsealed.
+    AutograderResults(one, 0, extra_data={"sandbox": "unsealed"}).write(folder / "s2" / "results.json")
+    (folder / "s2" / "submission_metadata.json").write_text(
+        json.dumps({"users": [{"name": "Carol", "email": "carol@uni.example", "sid": "1003"}]}))
+    AutograderResults(one, 0).write(folder / "s3" / "results.json")  # says neither
+    proc = report(str(folder), "-o", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.reader((tmp_path / "out" / "marks.csv").open()))
+    assert rows == [
+        ["name", "students", "sid", "email", "sandbox", "total", "Against random"],
+        ["s1", "'=Bob; Ada Lovelace", "1002; 1001", "bob@uni.example; ada@uni.example", "sealed", "2", "2"],
+        ["s2", "Carol", "1003", "carol@uni.example", "unsealed", "2", "2"],
+        ["s3", "", "", "", "", "2", "2"],
+    ]
+    assert "1 of 3 submissions were graded without a full sandbox: s2 (unsealed)" in proc.stdout
+    page = (tmp_path / "out" / "marks.html").read_text()
+    assert '<section class="unsealed">' in page and "<li>s2: unsealed</li>" in page
 
 
 def test_no_results_exits_2_with_a_message(tmp_path):
