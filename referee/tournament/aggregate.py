@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from typing import Any, TypeVar
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
+from ..hosting.sandbox import Sandbox
 from . import swiss
 from .knockout import Bracket
 from .schedule import TournamentPlan, paired_rounds, swiss_state
@@ -27,6 +30,26 @@ T = TypeVar("T")
 def _per_color(value: Callable[[str], T]) -> tuple[T, T]:
     """``value`` of Red, then of Blue."""
     return value(COLORS[0]), value(COLORS[1])
+
+
+#: A record's ``sandbox`` of before sandboxes were recorded.
+NO_SANDBOX_RECORDED = "not recorded (a referee from before sandboxes)"
+
+
+def sandbox_text(recorded: Mapping[str, Any] | None) -> str:
+    """What a record's ``sandbox`` says the agents ran under, in the referee's own words."""
+    if not recorded:
+        return NO_SANDBOX_RECORDED
+    return _sandbox_words(tuple(sorted((k, v) for k, v in recorded.items() if k in _SANDBOX_FIELDS)))
+
+
+_SANDBOX_FIELDS = {f.name for f in fields(Sandbox)}
+
+
+@lru_cache(maxsize=64)
+def _sandbox_words(items: tuple[tuple[str, Any], ...]) -> str:
+    # A handful of distinct values in a whole tournament: described once each.
+    return Sandbox(**dict(items)).describe()
 
 
 def _code_hash(extra: Mapping[str, Any], name: str) -> str | None:
@@ -62,6 +85,11 @@ class GameSummary:
     round: int | None = None
     #: Red's and Blue's code fingerprints (``extra.code_hash``; None: not recorded).
     code: tuple[str | None, str | None] = (None, None)
+    #: The referee version that played it, what its agents ran under (in words), when it started and how long.
+    version: str = ""
+    sandbox: str = ""
+    started_at: str = ""
+    duration: float = 0.0
 
     @classmethod
     def of(cls, record: GameRecord) -> GameSummary:
@@ -85,6 +113,10 @@ class GameSummary:
             sealed=bool(record.sandbox and record.sandbox.get("namespaces") and record.sandbox.get("frozen")),
             round=extra.get("round"),
             code=_per_color(lambda c: _code_hash(extra, record.name_of(c))),
+            version=record.referee_version,
+            sandbox=sandbox_text(record.sandbox),
+            started_at=record.started_at,
+            duration=record.duration,
         )
 
     @property
@@ -205,6 +237,11 @@ class Results:
     #: A knockout: ``rounds`` are its ties, ``champion`` its winner once the final is decided.
     bracket: bool = False
     champion: str | None = None
+    #: Games by the referee version that played them, and by what their agents ran under (in words).
+    versions: Mapping[str, int] = field(default_factory=dict)
+    sandboxes: Mapping[str, int] = field(default_factory=dict)
+    #: When the games were played: the first start and the last end (UTC, ISO 8601); None if not recorded.
+    period: tuple[str, str] | None = None
 
     @property
     def ranked_by(self) -> str:
@@ -407,8 +444,9 @@ def aggregate(
                 sprt_state, pentanomial_llr=pentanomial_llr(paired.counts, sprt.elo0, sprt.elo1), pairs=paired.pairs
             )
 
+    played = [g for g in summaries if g.red != g.blue]
     return Results(
-        games=sum(1 for g in summaries if g.red != g.blue),
+        games=len(played),
         agents=agents,
         pairs=dict(pairs),
         ratings=ratings,
@@ -417,10 +455,29 @@ def aggregate(
         sprt=sprt_state,
         sprt_trajectory=trajectory,
         ending_columns=_ending_columns({g.reason for g in summaries if g.failed is None and g.red != g.blue}),
-        unsealed=sum(1 for g in summaries if g.red != g.blue and not g.sealed),
+        unsealed=sum(1 for g in played if not g.sealed),
         paired=paired,
         unpaired=unpaired,
+        versions=dict(Counter(g.version or "unknown" for g in played)),
+        sandboxes=dict(Counter(g.sandbox for g in played)),
+        period=_period(played),
     )
+
+
+def _period(games: Sequence[GameSummary]) -> tuple[str, str] | None:
+    """The first start and the last end of ``games`` (UTC, to the second), from their records."""
+    spans = []
+    for game in games:
+        try:
+            start = datetime.fromisoformat(game.started_at)
+        except ValueError:
+            continue  # a record without a start time
+        start = start if start.tzinfo else start.replace(tzinfo=timezone.utc)  # records say UTC
+        spans.append((start, start + timedelta(seconds=game.duration)))
+    if not spans:
+        return None
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    return first.isoformat(timespec="seconds"), last.isoformat(timespec="seconds")
 
 
 def swiss_standings(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[SwissRow, ...]:

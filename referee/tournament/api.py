@@ -12,6 +12,7 @@ output and a library caller can stay silent.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
 from .journal import GAMES_FILE, FolderLock, JournalError
 from .lineup import BrokenAgent, build_lineup
 from .report import write_report
-from .runner import META_FILE, OutputFolder, RunSummary, foreign_contents, run_plan, tested_agent
+from .provenance import how_played, run_entry
+from .runner import META_FILE, OutputFolder, RunSummary, foreign_contents, now, run_plan, tested_agent
 from .schedule import TournamentPlan
 from .shipping import AgentBundle, ShippingError
 from .sprt import SprtSettings
@@ -153,6 +155,7 @@ def run(
                 ship_agents=ship_agents, observer=observer, play=play, limit=limit, replay_changed=replay_changed,
                 fresh=fresh,
             )
+    started, clock = now(), time.monotonic()  # the run's wall time: agent checks, games, records
     output = Path(output) if output is not None else config.output
     foreign = [] if force else foreign_contents(output)
     if foreign:
@@ -196,6 +199,8 @@ def run(
             summary = run_plan(
                 plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit
             )
+            if summary.played:
+                folder.add_run(run_entry(started, time.monotonic() - clock, summary.played, where))
             # The tables come from the file, checked again: it may have been written to during the run.
             noted = len(folder.notes)
             final = folder.final_records()
@@ -219,9 +224,13 @@ def run(
     left_out = read_left_out(folder.meta)
     observer.tables(results, config.sprt, left_out)
     title = f"Tournament {plan.name}"
-    written = write_files(results, output, title, config.sprt, left_out)
     try:
-        written += write_report(results, folder.games, output, title, config.sprt, left_out)
+        played = how_played(plan.describe(), config.sprt, folder.read_meta(), results)
+    except JournalError:
+        played = []  # tournament.json was spoilt since: the report goes without its settings block
+    written = write_files(results, output, title, config.sprt, left_out, played)
+    try:
+        written += write_report(results, folder.games, output, title, config.sprt, left_out, played)
     except JournalError as exc:  # the file changed again since it was checked
         raise RunError(str(exc)) from None
     return TournamentRun(results, summary, output, folder.games.path, where, written, left_out)

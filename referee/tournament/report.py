@@ -33,7 +33,8 @@ from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
 from .tables import (
-    LEFT_OUT_NOTE, SWISS_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning, summary_lines,
+    HOW_PLAYED_TITLE, LEFT_OUT_NOTE, SWISS_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning,
+    summary_lines,
 )
 
 REPLAY_LIMIT = 500
@@ -161,6 +162,14 @@ def _left_out_html(left_out: Sequence[LeftOut]) -> str:
     )
 
 
+def _how_played_html(played: Sequence[tuple[str, str]]) -> str:
+    """The settings the games were played under, and the facts of the runs (none without lines)."""
+    if not played:
+        return ""
+    items = "".join(f"<dt>{_cell(label)}</dt><dd>{_cell(text)}</dd>" for label, text in played)
+    return f'<section id="how-played"><h2>{HOW_PLAYED_TITLE}</h2><dl>{items}</dl></section>'
+
+
 def report_html(
     results: Results,
     rows: list[GameRow],
@@ -169,6 +178,7 @@ def report_html(
     games_file: str = "games.jsonl",
     sprt: SprtSettings | None = None,
     left_out: Sequence[LeftOut] = (),
+    played: Sequence[tuple[str, str]] = (),
 ) -> str:
     tables = {t.stem: t for t in all_tables(results)}
     summary = "".join(f"<li>{_cell(line)}</li>" for line in summary_lines(results, sprt))
@@ -218,6 +228,7 @@ def report_html(
 {swiss}
 <h2>Standings</h2>
 {_table_html(tables["standings"])}
+{_how_played_html(played)}
 <h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
 {_crosstable_html(results)}
 <h2>How the games ended <small>(peak MB: memory above the interpreter's baseline)</small></h2>
@@ -247,6 +258,9 @@ code { background: #eee; padding: 0 .3rem; }
 .left-out h2 { margin-top: .6rem; color: #8a4b00; }
 #left_out th, #left_out td { text-align: left; } #left_out td:nth-child(3) { white-space: nowrap; }
 #left_out td:last-child { font-family: monospace; white-space: pre-wrap; }
+#how-played dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; margin: .4rem 0; }
+#how-played dt { font-weight: 600; } #how-played dd { margin: 0; }
+#standings td:last-child { font-family: monospace; }
 .warning { background: #fde7e9; border: 2px solid #c62828; color: #8e0000; padding: .6rem 1rem; font-weight: 600; }
 """
 
@@ -258,14 +272,16 @@ def write_report(
     title: str,
     sprt: SprtSettings | None = None,
     left_out: Sequence[LeftOut] = (),
+    played: Sequence[tuple[str, str]] = (),
 ) -> list[Path]:
     """Write ``report.html`` (and, for a small tournament, the replays).
 
     ``left_out``: the folders that failed to load, from ``tournament.json``
     (:func:`~referee.tournament.tables.read_left_out`): they are not in games.jsonl.
+    ``played``: the lines of "How it was played" (:func:`.provenance.how_played`).
     """
     with_replays = sum(1 for _ in games.records()) <= REPLAY_LIMIT
     rows, total = game_rows(games.records(), folder, with_replays)
     path = folder / "report.html"
-    path.write_text(report_html(results, rows, total, title, str(games.path), sprt, left_out), encoding="utf-8")
+    path.write_text(report_html(results, rows, total, title, str(games.path), sprt, left_out, played), encoding="utf-8")
     return [path]

@@ -226,6 +226,12 @@ class OutputFolder:
         self.write_meta(meta)
         return done, kept
 
+    def add_run(self, entry: dict[str, Any]) -> None:
+        """Add a run (when, how long, where) to ``tournament.json``'s ``runs``, which the report sums up."""
+        meta = self.read_meta()
+        meta["runs"] = [*meta.get("runs", []), entry]
+        self.write_meta(meta)
+
     @property
     def superseded(self) -> Path:
         return self.folder / SUPERSEDED_FILE

@@ -360,10 +360,24 @@ def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequenc
     return "\n\n".join(parts + ([warning] if warning else []) + section)
 
 
+HOW_PLAYED_TITLE = "How it was played"
+
+
+def how_played_markdown(played: Sequence[tuple[str, str]]) -> list[str]:
+    """The report's settings block in Markdown (none without lines)."""
+    if not played:
+        return []
+    return [f"## {HOW_PLAYED_TITLE}", "", *(f"- **{label}**: {markdown_cell(text)}" for label, text in played)]
+
+
 def write_files(
-    results: Results, folder: Path, title: str, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = ()
+    results: Results, folder: Path, title: str, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = (),
+    played: Sequence[tuple[str, str]] = (),
 ) -> list[Path]:
-    """CSV per table, SPRT trajectory, and one Markdown report; returns the paths."""
+    """CSV per table, SPRT trajectory, and one Markdown report; returns the paths.
+
+    ``played``: the lines of "How it was played" (:func:`.provenance.how_played`), after the standings.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     warning = sandbox_warning(results)
@@ -382,6 +396,8 @@ def write_files(
         if table.stem == "swiss":
             markdown += [SWISS_NOTE, ""]
         markdown.append(_tabulate(table, "github"))
+        if table.stem == "standings" and played:
+            markdown += ["", *how_played_markdown(played)]
     if results.sprt_trajectory:
         path = folder / "sprt.csv"
         lower, upper = sprt.bounds if sprt else (None, None)

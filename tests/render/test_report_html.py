@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.hosting.sandbox import Sandbox
 from referee.records import GameRecord
 
 from .test_html_replay import board_after, board_drawn, open_page
@@ -22,6 +24,9 @@ agents:
   - {name: beta, spec: agents.random_agent}
   - {name: gamma, spec: tests.tournament.fixtures.agents.illegal}
 games_per_pair: 2
+time_limit: 20
+space_limit: 250
+call_timeout: 60
 seed: 5
 """
 
@@ -115,3 +120,41 @@ def test_games_are_numbered_by_game_index_as_replay_game_index_is(browser, tourn
         assert board_drawn(replay) == board_after(record, record.turns)
         assert problems == []
         replay.close()
+
+
+def test_the_report_says_how_the_tournament_was_played(browser, tournament):
+    out, records = tournament
+    version = subprocess.run(
+        [sys.executable, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    ).stdout.split()[-1]
+    page, problems, _ = open_page(browser, out / "report.html")
+    terms = page.locator("#how-played dt").all_inner_texts()
+    said = dict(zip(terms, page.locator("#how-played dd").all_inner_texts()))
+    assert terms == ["Game", "Format", "Limits", "Seed", "Played", "Machine", "Referee", "Sandbox", "Agents' code"]
+    assert said["Game"] == "infexion"
+    assert said["Format"] == "round robin: each pair of the 3 agents plays 2 games, both colours equally"
+    assert said["Limits"] == (
+        "20 s of CPU time per agent per game; 250 MB of memory per agent; any one call at most 60 s of wall time "
+        "(call_timeout)"
+    )
+    assert said["Seed"].startswith("5 ")
+    day = min(r.started_at for r in records)[:10]
+    assert said["Played"].startswith(f"{day} ") and " UTC; " in said["Played"] and "in one run" in said["Played"]
+    assert said["Machine"] == f"{os.cpu_count()} cores; games run by 2 workers"
+    assert said["Referee"] == f"version {version} (python -m referee --version)"
+    assert version == records[0].referee_version
+    ran = {Sandbox(**r.sandbox).describe() for r in records}
+    assert said["Sandbox"] == f"auto; the games ran {ran.pop()}" and not ran
+    # The same lines in results.md, after the standings.
+    markdown = (out / "results.md").read_text()
+    assert markdown.index("## Standings") < markdown.index("## How it was played") < markdown.index("## Crosstable")
+    for term, text in said.items():
+        assert f"- **{term}**: {text}" in markdown
+    # The standings end with each agent's code fingerprint, as the records and tournament.json have them.
+    code = json.loads((out / "tournament.json").read_text())["code"]
+    rows = page.locator("#standings tbody tr").evaluate_all(
+        "trs => trs.map(tr => [...tr.cells].map(c => c.textContent))"
+    )
+    assert {row[1]: row[-1] for row in rows} == code
+    assert problems == []
+    page.close()

@@ -1,0 +1,140 @@
+"""How a tournament was played, for the published report: its settings and the facts of its runs.
+
+A reader of ``results.md`` or ``report.html`` should be able to tell, with
+nothing else at hand, what was played and under which rules: the game and
+its options, the format and its settings, the limits, the seed, when the
+games were played and how long that took, on how many cores, by which
+referee version and under which sandbox.  The settings come from the plan
+(as ``tournament.json`` keeps it), the runs from ``tournament.json``'s
+``runs`` (one entry per run that played games, written by :func:`run_entry`)
+and what the games themselves ran under from their records (the
+:class:`~referee.tournament.aggregate.Results`).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from ..games.base import count_of
+from .aggregate import Results
+from .knockout import EXTRA_PAIRS
+from .sprt import ELO_MODEL, SprtSettings
+
+#: (label, text) lines, in the order shown.
+HowPlayed = list[tuple[str, str]]
+
+
+def run_entry(started: str, seconds: float, played: int, where: str) -> dict[str, Any]:
+    """One run of the tournament, as ``tournament.json``'s ``runs`` keeps it."""
+    return {"started": started, "seconds": round(seconds, 1), "played": played, "cores": os.cpu_count(),
+            "where": where}
+
+
+def duration_text(seconds: float) -> str:
+    """``42.5 s``, ``3 min 20 s``, ``2 h 5 min``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    return f"{minutes // 60} h {minutes % 60} min"
+
+
+def _counted(counts: Mapping[str, int]) -> str:
+    """One value alone, or each value with its number of games, most first."""
+    if len(counts) == 1:
+        return next(iter(counts))
+    return "; ".join(f"{value} ({count_of(n, 'game')})" for value, n in sorted(counts.items(), key=lambda i: -i[1]))
+
+
+def _format(plan: Mapping[str, Any], sprt: SprtSettings | None) -> str:
+    n, per_pair, kind = len(plan.get("agents", [])), plan.get("games_per_pair"), plan.get("format")
+    both = f"{per_pair} games, both colours equally"
+    text = {
+        "round_robin": f"round robin: each pair of the {n} agents plays {both}",
+        "gauntlet": f"gauntlet: {plan.get('challenger')} plays each of the {n - 1} others {both}",
+        "swiss": f"Swiss: {plan.get('rounds')} rounds among the {n} agents, each pairing a mini-match of {both}",
+        "ladder": f"ladder: a budget of {plan.get('games')} games among the {n} agents, in batches of "
+                  f"{plan.get('batch')}, each paired from the ratings so far",
+        "knockout": f"knockout: a seeded bracket of the {n} agents, each tie {per_pair} games, then up to "
+                    f"{EXTRA_PAIRS} extra pairs while level, then the higher seed goes through",
+    }.get(str(kind), str(kind))
+    if sprt is not None:
+        text += (
+            f"; SPRT ({ELO_MODEL} Elo) elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, "
+            f"beta {sprt.beta:g}"
+        )
+    return text
+
+
+def _limits(plan: Mapping[str, Any]) -> str:
+    time_limit, space_limit = plan.get("time_limit"), plan.get("space_limit")
+    parts = [
+        f"{time_limit:g} s of CPU time per agent per game" if time_limit else "no time limit",
+        f"{space_limit:g} MB of memory per agent" if space_limit else "no memory limit",
+    ]
+    if plan.get("call_timeout"):
+        parts.append(f"any one call at most {plan['call_timeout']:g} s of wall time (call_timeout)")
+    if "wall_grace" in plan:
+        parts.append(f"wall grace {plan['wall_grace']:g} s beyond the CPU time left")
+    if plan.get("pass_env"):
+        parts.append(f"agents inherit {', '.join(plan['pass_env'])}")
+    return "; ".join(parts)
+
+
+def _when(results: Results, runs: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    if results.period is not None:
+        first, last = (datetime.fromisoformat(t) for t in results.period)
+        end = f"{last:%H:%M}" if last.date() == first.date() else f"{last:%Y-%m-%d %H:%M}"
+        parts.append(f"{first:%Y-%m-%d %H:%M} to {end} UTC")
+    if runs:
+        seconds = sum(float(run.get("seconds", 0)) for run in runs)
+        how = "in one run" if len(runs) == 1 else f"over {len(runs)} runs (resumed)"
+        parts.append(f"{duration_text(seconds)} of wall time {how}")
+    return "; ".join(parts) or "not recorded"
+
+
+def _machine(runs: Sequence[Mapping[str, Any]]) -> str:
+    seen = {f"{run.get('cores')} cores; games run by {run.get('where')}": 1 for run in runs}
+    return "; then ".join(seen) or "not recorded"
+
+
+def _code(superseded: Sequence[Mapping[str, Any]]) -> str:
+    text = "each agent's fingerprint is in the standings' code column"
+    for entry in superseded:
+        games = count_of(entry.get("games", 0), "game")
+        if entry.get("why") == "--fresh":
+            text += f"; started over with --fresh on {entry.get('at')} ({games} set aside)"
+        else:
+            names = ", ".join(sorted(entry.get("agents", {})))
+            text += f"; {games} played again on {entry.get('at')}: the code of {names} changed"
+    if superseded:
+        text += " (the old records are in superseded.jsonl)"
+    return text
+
+
+def how_played(
+    plan: Mapping[str, Any], sprt: SprtSettings | None, meta: Mapping[str, Any], results: Results
+) -> HowPlayed:
+    """The report's "How it was played" lines, from the plan (:meth:`TournamentPlan.describe`), the SPRT,
+    ``tournament.json`` (``meta``: its runs and set-aside records) and the results."""
+    options = plan.get("game_options") or {}
+    game = str(plan.get("game"))
+    if options:
+        game += f" ({', '.join(f'{key}={value}' for key, value in sorted(options.items()))})"
+    runs = [run for run in meta.get("runs", []) if isinstance(run, dict)]
+    superseded = [entry for entry in meta.get("superseded", []) if isinstance(entry, dict)]
+    return [
+        ("Game", game),
+        ("Format", _format(plan, sprt)),
+        ("Limits", _limits(plan)),
+        ("Seed", f"{plan.get('seed')} (each game's seed derives from it and the game's index)"),
+        ("Played", _when(results, runs)),
+        ("Machine", _machine(runs)),
+        ("Referee", f"version {_counted(results.versions) or 'not recorded'} (python -m referee --version)"),
+        ("Sandbox", f"{plan.get('sandbox', 'auto')}; the games ran {_counted(results.sandboxes) or 'not recorded'}"),
+        ("Agents' code", _code(superseded)),
+    ]
