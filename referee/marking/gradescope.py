@@ -253,11 +253,17 @@ def submission_users(path: Path) -> tuple[tuple[dict[str, str], ...], str | None
     users = data.get("users") if isinstance(data, dict) else None
     if not isinstance(users, list):
         return (), f"{path}: has no 'users' list; the results name no student"
-    found = tuple(
+    return user_entries(users), None
+
+
+def user_entries(users: object) -> tuple[dict[str, str], ...]:
+    """The submitters in a ``users`` list (the metadata's, or the results' ``extra_data``): their USER_FIELDS."""
+    if not isinstance(users, list):
+        return ()
+    return tuple(
         {key: str(user[key]) for key in USER_FIELDS if user.get(key) is not None}
         for user in users if isinstance(user, dict)
     )
-    return found, None
 
 
 def feedback_table(results: AutograderResults) -> str:

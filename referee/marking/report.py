@@ -29,7 +29,7 @@ from pathlib import Path
 
 from referee.agent_text import csv_cell, inert_line
 from referee.arguments import ArgumentParser
-from referee.marking.gradescope import USER_FIELDS, as_number, problems, submission_users
+from referee.marking.gradescope import as_number, problems, submission_users, user_entries
 
 EXIT_USAGE = 2
 RESULTS_NAME = "results.json"
@@ -109,20 +109,11 @@ def read_submission(name: str, path: Path) -> Submission | str:
         max_scores[test_name] = float(test.get("max_score", test.get("score", 0)))
     total = float(data["score"]) if "score" in data else sum(scores.values())
     extra = data.get("extra_data") or {}
-    users = _users(extra.get("users"))
+    users = user_entries(extra.get("users"))
     if not users:
         users, _ = submission_users(path.with_name(METADATA_NAME))
     sandbox = extra.get("sandbox")
     return Submission(name, total, scores, max_scores, users, sandbox if isinstance(sandbox, str) else None)
-
-
-def _users(value: object) -> tuple[dict[str, str], ...]:
-    if not isinstance(value, list):
-        return ()
-    return tuple(
-        {key: str(user[key]) for key in USER_FIELDS if user.get(key) is not None}
-        for user in value if isinstance(user, dict)
-    )
 
 
 def columns(submissions: list[Submission]) -> list[Column]:
