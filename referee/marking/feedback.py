@@ -210,7 +210,10 @@ def moves_text(turns: Sequence[Turn]) -> str:
 
 
 def yaml_value(value: Any) -> str:
-    """``value`` written so that YAML reads it back as the same value (``--red-option NAME=VALUE``)."""
+    """``value`` written so that YAML reads it back as the same value (``--red-option NAME=VALUE``).
+
+    Lists and mappings are written as JSON (YAML's flow style), to name them.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -249,12 +252,14 @@ def play_command(
     red: Side, blue: Side, game: str, game_options: Mapping[str, Any], limits: Limits, seed: int | None,
     chance_seed: str | None,
 ) -> tuple[str, list[str]]:
-    """The ``python -m referee`` command that plays a game again, and the game options it cannot give.
+    """The ``python -m referee`` command that plays a game again, and what of the game it cannot give.
 
     ``game_options`` are the options as configured (before the game seed is
-    put in them: the command's ``--seed`` does that again).  An option the
-    command line has no flag for is returned by name (empty: the command
-    repeats the game exactly, as far as the agents are deterministic).
+    put in them: the command's ``--seed`` does that again).  A game option
+    the command line has no flag for, and an agent option that is not a
+    scalar (``--red-option`` reads a list, a mapping or ``null`` as its own
+    text), are returned as ``name=value`` (empty: the command repeats the
+    game exactly, as far as the agents are deterministic).
     """
     argv = ["python", "-m", "referee", red.spec, blue.spec]
     if game != "infexion":
@@ -286,7 +291,10 @@ def play_command(
         argv += ["--chance-seed", chance_seed]
     for flag, side in (("--red-option", red), ("--blue-option", blue)):
         for name, value in side.options.items():
-            argv += [flag, f"{name}={yaml_value(value)}"]
+            if value is None or isinstance(value, (list, dict)):
+                missing.append(f"{flag.removeprefix('--').split('-')[0]}'s option {name}={yaml_value(value)}")
+            else:
+                argv += [flag, f"{name}={yaml_value(value)}"]
     return shlex.join(argv), missing
 
 

@@ -648,8 +648,8 @@ def play_again(marking: Marking, game: Game) -> str:
     text = f"Play it again, from {marking.run_from}:\n\n" + code_block(command, "sh")
     if missing:
         text += (
-            "\n\nThe command line cannot set the game's " + ", ".join(code_span(option) for option in missing)
-            + ", so the game it plays does not start as this one did."
+            "\n\nThe command line cannot give " + ", ".join(code_span(option) for option in missing)
+            + ", so the game it plays may differ from this one."
         )
     return text
 

@@ -134,11 +134,12 @@ def test_the_command_gives_limits_seeds_game_options_and_every_agent_option():
         "--blue-option depth=4 --blue-option max_move_time=0.2 --blue-option 'name=\"4\"'"
     )
     command, missing = play_command(
-        Side("agents.greedy", {"move_time": 1}), Side("agent", {}), "infinitron",
-        {"chaos": True, "armour": False, "cities": [[0, 1]]}, Limits(), 3, "ab12",
+        Side("agents.greedy", {"move_time": 1, "heuristics": {"mobility": 2}, "book": None}), Side("agent", {}),
+        "infinitron", {"chaos": True, "armour": False, "cities": [[0, 1]]}, Limits(), 3, "ab12",
     )
     assert command == (
         "python -m referee agents.greedy agent --game infinitron --chaos --seed 3 --chance-seed ab12 "
         "--red-option move_time=1"
     )
-    assert missing == ["cities=[[0, 1]]"]  # no flag for it: the command would start another game
+    # No flag for the cities (the command would start another game); --red-option takes only scalars.
+    assert missing == ["cities=[[0, 1]]", "red's option heuristics={\"mobility\": 2}", "red's option book=null"]
