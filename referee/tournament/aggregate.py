@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from ..hosting.sandbox import Sandbox
-from . import swiss
+from . import knockout, swiss
 from .knockout import Bracket
 from .schedule import TournamentPlan, paired_rounds, swiss_state
 from ..records import COLORS, GameRecord
@@ -242,6 +242,12 @@ class Results:
     sandboxes: Mapping[str, int] = field(default_factory=dict)
     #: When the games were played: the first start and the last end (UTC, ISO 8601); None if not recorded.
     period: tuple[str, str] | None = None
+    #: The format's official ranking in one line (:data:`RANKING_RULES`); "" for records of no known plan.
+    ranking_rule: str = ""
+    #: (rank, agent) when the format ranks by something else than the games' points or Elo (Swiss, knockout).
+    official: tuple[tuple[int, str], ...] = ()
+    #: A knockout: how far each agent got ("winner", "lost in the final", "in round 2"...).
+    reached: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def ranked_by(self) -> str:
@@ -262,10 +268,14 @@ class Results:
     def ranking(self) -> list[tuple[int, AgentTotals]]:
         """(rank, agent), best first; agents equal on what ranks them share a rank.
 
+        The format's :attr:`official` order when it has one; else:
+
         By points: equal points share a rank, listed by Elo then name.  By Elo:
         Elo as shown (to 0.1, so that ratings equal but for rounding tie), then
         score %, then name; unrated agents last.  By score: score %, then name.
         """
+        if self.official:  # the format's own order; an agent without a game yet (a bye, say) is listed all the same
+            return [(rank, self.agents.get(name) or AgentTotals(name)) for rank, name in self.official]
         ratings, by = self.ratings.ratings, self.ranked_by
 
         def rank_key(agent: AgentTotals) -> tuple:
@@ -512,13 +522,6 @@ def _points(winners: Mapping[int, str | None], games: Sequence[int]) -> str:
     return f"{red:g}-{len(games) - red:g}"
 
 
-def knockout_champion(plan: TournamentPlan, games: Iterable[GameSummary]) -> str | None:
-    """A knockout plan's winner from its records; None until the final is decided."""
-    winners = {game.index: game.winner for game in games if game.index is not None}
-    pairings = paired_rounds(plan, winners)
-    return pairings.champion if isinstance(pairings, Bracket) else None
-
-
 def round_rows(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[RoundRow, ...]:
     """Each Swiss round's, ladder batch's or knockout tie's pairing with its result (and byes), in order, from the
     records; a knockout tie lists the higher seed first.
@@ -551,3 +554,50 @@ def round_rows(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[Roun
         if current.bye is not None:
             rows.append(RoundRow(number + 1, current.bye, None, f"bye +{swiss.BYE_SCORE:g}"))
     return tuple(rows)
+
+
+#: Each format's official ranking, in one line: what the report leads with (docs/tournament.md, "Results").
+RANKING_RULES = {
+    "round_robin": "by points (win 1, draw ½), equal points sharing a rank; while the agents have played different "
+                   "numbers of games (an unfinished run), by Elo, then score %, then name",
+    "gauntlet": "by Elo (the joint fit of every game), then score %, then name: the challenger plays every game, so "
+                "points do not compare it with the others",
+    "swiss": "by Swiss score (each mini-match's share of its points, a bye ½), then Buchholz, then "
+             "Sonneborn-Berger; agents equal on all three share a rank",
+    "ladder": "by Elo (the joint fit of every game), then score %, then name: the ladder pairs agents by their "
+              "results, and they play different numbers of games, so points do not compare them",
+    "knockout": "by the bracket: the winner, the runner-up, then the losers of each earlier round sharing a rank, "
+                "listed by seed",
+}
+
+
+def _shared_ranks(order: Sequence[tuple[str, object]]) -> tuple[tuple[int, str], ...]:
+    """(rank, name) for names in order, each with what ranks it: equals share the rank of the first of them."""
+    ranked: list[tuple[int, str]] = []
+    for position, (name, key) in enumerate(order, start=1):
+        shares = bool(ranked) and order[position - 2][1] == key
+        ranked.append((ranked[-1][0] if shares else position, name))
+    return tuple(ranked)
+
+
+def of_plan(results: Results, plan: TournamentPlan, games: Sequence[GameSummary]) -> Results:
+    """``results`` with what the plan's format adds: its official ranking and its rule, a Swiss's scores, the
+    rounds (batches, ties) and a knockout's bracket; still a function of the records (``games``) alone."""
+    results = replace(results, ranking_rule=RANKING_RULES.get(plan.format, ""))
+    if plan.paired:
+        name = "batch" if plan.format == "ladder" else "round"
+        results = replace(results, rounds=round_rows(plan, games), round_name=name)
+    if plan.format == "swiss":
+        rows = swiss_standings(plan, games)
+        order = [(row.agent, (row.score, row.buchholz, row.sonneborn_berger)) for row in rows]
+        results = replace(results, swiss=rows, official=_shared_ranks(order))
+    if plan.format == "knockout":
+        winners = {game.index: game.winner for game in games if game.index is not None}
+        bracket = paired_rounds(plan, winners)
+        assert isinstance(bracket, Bracket)  # a knockout plan's pairings are its bracket
+        placed = knockout.placings(plan.names, bracket)
+        results = replace(
+            results, bracket=True, champion=bracket.champion, official=tuple((rank, name) for rank, name, _ in placed),
+            reached={name: text for _, name, text in placed},
+        )
+    return results

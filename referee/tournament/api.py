@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..match import play_match
 from .agent_code import AgentsChanged, CodeChange
-from .aggregate import Results, aggregate, knockout_champion, round_rows, swiss_standings
+from .aggregate import Results, aggregate, of_plan
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
 from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
 from .journal import GAMES_FILE, FolderLock, JournalError
@@ -212,14 +212,7 @@ def run(
         raise RunError(str(exc)) from None
 
     results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
-    if plan.format == "swiss":
-        results = replace(results, swiss=swiss_standings(plan, final))
-    if plan.paired:
-        results = replace(
-            results, rounds=round_rows(plan, final), round_name="batch" if plan.format == "ladder" else "round"
-        )
-    if plan.format == "knockout":
-        results = replace(results, bracket=True, champion=knockout_champion(plan, final))
+    results = of_plan(results, plan, final)
     # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
     left_out = read_left_out(folder.meta)
     observer.tables(results, config.sprt, left_out)

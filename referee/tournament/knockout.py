@@ -135,3 +135,39 @@ def state(names: Sequence[str], games_per_pair: int, winners: Mapping[int, str |
         number += 1
     champion = entrants[0] if len(entrants) == 1 else None
     return Bracket(tuple(ties), games, champion)
+
+
+def _stage_name(number: int, total: int) -> str:
+    """Round ``number`` (from 0) of ``total`` by its usual name."""
+    left = total - number
+    return {1: "the final", 2: "the semi-finals", 3: "the quarter-finals"}.get(left, f"round {number + 1}")
+
+
+def placings(names: Sequence[str], bracket: Bracket) -> list[tuple[int, str, str]]:
+    """The bracket as a ranking: (rank, agent, how far it got), best first.
+
+    The winner, the runner-up, then the losers of each earlier round sharing
+    a rank; an agent still in (a bracket not played to the end) ranks above
+    those knocked out in the round it is in.  Agents of one rank are listed
+    by seed.
+    """
+    total = rounds(len(names))
+    stage = {name: (0, True) for name in names}  # the round reached (from 0), and whether still in
+    for tie in bracket.ties:  # round by round, so an agent's last tie decides
+        for name in (tie.high, tie.low):
+            if name is not None:
+                stage[name] = (tie.round, True) if tie.winner is None else (
+                    (tie.round + 1, True) if tie.winner == name else (tie.round, False)
+                )
+    seed = {name: i for i, name in enumerate(names)}
+    order = sorted(names, key=lambda name: (-stage[name][0], not stage[name][1], seed[name]))
+    ranked: list[tuple[int, str, str]] = []
+    for position, name in enumerate(order, start=1):
+        reached, still_in = stage[name]
+        if reached == total:
+            text = "winner"
+        else:
+            text = f"{'in' if still_in else 'lost in'} {_stage_name(reached, total)}"
+        shares = bool(ranked) and stage[ranked[-1][1]] == stage[name]
+        ranked.append((ranked[-1][0] if shares else position, name, text))
+    return ranked

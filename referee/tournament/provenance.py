@@ -134,7 +134,9 @@ def how_played(
         ("Seed", f"{plan.get('seed')} (each game's seed derives from it and the game's index)"),
         ("Played", _when(results, runs)),
         ("Machine", _machine(runs)),
-        ("Referee", f"version {_counted(results.versions) or 'not recorded'} (python -m referee --version)"),
-        ("Sandbox", f"{plan.get('sandbox', 'auto')}; the games ran {_counted(results.sandboxes) or 'not recorded'}"),
+        ("Referee", f"version {_counted(results.versions)} (python -m referee --version)" if results.versions
+         else "no game recorded yet"),
+        ("Sandbox", str(plan.get("sandbox", "auto")) + (f"; the games ran {_counted(results.sandboxes)}"
+                                                        if results.sandboxes else "")),
         ("Agents' code", _code(superseded)),
     ]

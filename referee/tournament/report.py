@@ -33,7 +33,7 @@ from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
 from .tables import (
-    HOW_PLAYED_TITLE, LEFT_OUT_NOTE, SWISS_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning,
+    HOW_PLAYED_TITLE, LEFT_OUT_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning,
     summary_lines,
 )
 
@@ -204,9 +204,6 @@ def report_html(
             "(N: the game column below)"
         )
     note = "".join(f"<p>{n}</p>" for n in notes)
-    swiss = (
-        f'<h2>Swiss standings</h2><p>{_cell(SWISS_NOTE)}</p>{_table_html(tables["swiss"])}' if "swiss" in tables else ""
-    )
     rounds = f'<h2>{_cell(tables["rounds"].title)}</h2>{_table_html(tables["rounds"])}' if "rounds" in tables else ""
     games_table = (
         '<table id="games"><thead><tr><th>game</th><th>RED</th><th>BLUE</th><th>result</th><th>reason</th>'
@@ -225,8 +222,8 @@ def report_html(
 {warning}
 <ul class="summary">{summary}</ul>
 {_left_out_html(left_out)}
-{swiss}
 <h2>Standings</h2>
+<p class="rule" id="ranking-rule">{_cell(tables["standings"].note)}</p>
 {_table_html(tables["standings"])}
 {_how_played_html(played)}
 <h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
@@ -261,6 +258,7 @@ code { background: #eee; padding: 0 .3rem; }
 #how-played dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; margin: .4rem 0; }
 #how-played dt { font-weight: 600; } #how-played dd { margin: 0; }
 #standings td:last-child { font-family: monospace; }
+.rule { font-weight: 600; }
 .warning { background: #fde7e9; border: 2px solid #c62828; color: #8e0000; padding: .6rem 1rem; font-weight: 600; }
 """
 

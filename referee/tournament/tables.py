@@ -35,6 +35,8 @@ class Table:
     rows: list[list[object]]
     #: Columns written to the files (CSV, Markdown, HTML) but left off the console, which has less room.
     files_only: tuple[str, ...] = ()
+    #: A line shown under the title everywhere (the standings: the rule of their ranking).
+    note: str = ""
 
     def on_screen(self) -> Table:
         """The table without its :attr:`files_only` columns."""
@@ -47,7 +49,7 @@ class Table:
         )
 
 
-TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result", "code")
+TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result", "code", "reached")
 
 
 def _tabulate(table: Table, style: str) -> str:
@@ -74,52 +76,70 @@ def _ci(value: float | None, rated: bool) -> str:
     return "±inf" if value is None else f"±{value:.1f}"
 
 
+def _elo_ranks(results: Results) -> dict[str, int]:
+    """Each rated agent's place by Elo (as shown, to 0.1; then name)."""
+    ratings = results.ratings.ratings
+    by_elo = sorted(ratings, key=lambda name: (-round(ratings[name].elo, 1), name))
+    return {name: place for place, name in enumerate(by_elo, 1)}
+
+
+def ranking_note(results: Results) -> str:
+    """The rule the standings are ranked by, in one line: the format's official one, else what the records allow."""
+    if results.ranking_rule:
+        return f"Official ranking: {results.ranking_rule}."
+    notes = PAIRED_RANKING_NOTES if results.rounds else RANKING_NOTES
+    return notes.get(results.ranked_by, POINTS_NOTE)
+
+
 def standings_table(results: Results) -> Table:
+    """The one ranked table: the format's official ranking first, any other ordering as a column of it.
+
+    A Swiss adds its score and tie-breaks, a knockout how far each agent
+    got, and both the agent's place by Elo; with two agents, LOS and the
+    draw ratio; last, the fingerprint of each agent's code.
+    """
     two = results.head_to_head is not None
-    headers = ["rank", "agent", "games", "wins", "draws", "losses", "points", "score %", "Elo", "95% CI"]
+    swiss = {row.agent: row for row in results.swiss}
+    elo_ranks = _elo_ranks(results) if results.official else None
+    headers = ["rank", "agent"]
+    if swiss:
+        headers += ["Swiss score", "byes", "Buchholz", "Sonneborn-Berger"]
+    if results.reached:
+        headers += ["reached"]
+    headers += ["games", "wins", "draws", "losses", "points", "score %", "Elo", "95% CI"]
+    if elo_ranks is not None:
+        headers += ["Elo rank"]
     if two:
         headers += ["LOS %", "draw %"]
     rows = []
     for rank, agent in results.ranking():
         rating = results.ratings.ratings.get(agent.name)
-        row: list[object] = [
-            rank, agent.name, agent.games, agent.wins, agent.draws, agent.losses,
-            f"{agent.points:g}", f"{100 * agent.score:.1f}",
+        row: list[object] = [rank, agent.name]
+        if swiss:
+            mine = swiss[agent.name]
+            row += [f"{mine.score:g}", mine.byes, f"{mine.buchholz:g}", f"{mine.sonneborn_berger:g}"]
+        if results.reached:
+            row.append(results.reached.get(agent.name, ""))
+        row += [
+            agent.games, agent.wins, agent.draws, agent.losses, f"{agent.points:g}", f"{100 * agent.score:.1f}",
             _elo(rating.elo if rating else None), _ci(rating.ci95 if rating else None, rating is not None),
         ]
+        if elo_ranks is not None:
+            row.append(elo_ranks.get(agent.name, "—"))
         if two:
             match = results.head_to_head
             assert match is not None  # two agents always have one
             los = match.los if agent.name == results.tested else 1 - match.los
             row += [f"{100 * los:.1f}", f"{100 * match.draw_ratio:.1f}"]
         rows.append([*row, code_text(agent)])
-    return Table("Standings", "standings", [*headers, "code"], rows, files_only=("code",))
+    return Table(
+        "Standings", "standings", [*headers, "code"], rows, files_only=("code",), note=ranking_note(results)
+    )
 
 
 def code_text(agent: AgentTotals) -> str:
     """The fingerprint(s) of the code an agent's games were played with (docs/tournament.md); — if none recorded."""
     return ", ".join(sorted(agent.code)) or "—"
-
-
-#: Which Swiss ranking to trust (docs/tournament.md, "Which ranking to trust").
-SWISS_NOTE = (
-    "Swiss standings rank by score, then Buchholz, then Sonneborn-Berger, as a chess Swiss does. The Elo rank "
-    "(the joint fit of every game, as in Standings) orders the agents better: trust it where the two differ."
-)
-
-
-def swiss_table(results: Results) -> Table:
-    """The Swiss standings: a mini-match counts 1 (its share of the points), a bye BYE_SCORE; and the Elo rank."""
-    ratings = results.ratings.ratings
-    by_elo = sorted(ratings, key=lambda name: (-round(ratings[name].elo, 1), name))
-    elo_rank = {name: i for i, name in enumerate(by_elo, 1)}
-    headers = ["rank", "agent", "swiss score", "byes", "Buchholz", "Sonneborn-Berger", "Elo rank"]
-    rows: list[list[object]] = [
-        [rank, row.agent, f"{row.score:g}", row.byes, f"{row.buchholz:g}", f"{row.sonneborn_berger:g}",
-         elo_rank.get(row.agent, "—")]
-        for rank, row in enumerate(results.swiss, 1)
-    ]
-    return Table("Swiss standings (score, then Buchholz, then Sonneborn-Berger)", "swiss", headers, rows)
 
 
 def rounds_table(results: Results) -> Table:
@@ -197,7 +217,8 @@ def sandbox_warning(results: Results) -> str | None:
     )
 
 
-#: Why the standings are not by points, by what they are ranked on instead.
+#: How the standings of records of no known format are ranked (by points, or else why not).
+POINTS_NOTE = "Ranked by points (win 1, draw ½), equal points sharing a rank."
 RANKING_NOTES = {
     "Elo": "Ranked by Elo, then score %, then name, since the agents played different numbers of games.",
     "score": "Ranked by score %, then name (no ratings), since the agents played different numbers of games.",
@@ -297,10 +318,6 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
     lines = [f"{results.games} games, {len(results.agents)} agents."]
     if results.champion is not None:
         lines.append(f"Knockout winner: {results.champion}.")
-    if results.rounds and results.ranked_by in PAIRED_RANKING_NOTES:
-        lines.append(PAIRED_RANKING_NOTES[results.ranked_by])
-    elif results.ranked_by in RANKING_NOTES:
-        lines.append(RANKING_NOTES[results.ranked_by])
     match = results.head_to_head
     if match is not None:
         other = next(name for name in results.agents if name != results.tested)
@@ -336,10 +353,9 @@ def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[st
 
 
 def all_tables(results: Results) -> list[Table]:
-    swiss = [swiss_table(results)] if results.swiss else []
     rounds = [rounds_table(results)] if results.rounds else []
     tables = [standings_table(results), crosstable(results), pairs_table(results), endings_table(results)]
-    return [*swiss, *tables, *rounds]
+    return [*tables, *rounds]
 
 
 def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = ()) -> str:
@@ -354,7 +370,8 @@ def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequenc
             table.stem == "crosstable" and len(results.agents) > SCREEN_CROSSTABLE_LIMIT
         ):
             continue
-        parts.append(f"{table.title}\n{_tabulate(table.on_screen(), 'simple')}")
+        note = f"\n{table.note}" if table.note else ""
+        parts.append(f"{table.title}{note}\n{_tabulate(table.on_screen(), 'simple')}")
     parts.append("\n".join(summary_lines(results, sprt)))
     warning = sandbox_warning(results)
     return "\n\n".join(parts + ([warning] if warning else []) + section)
@@ -379,6 +396,8 @@ def write_files(
     ``played``: the lines of "How it was played" (:func:`.provenance.how_played`), after the standings.
     """
     folder.mkdir(parents=True, exist_ok=True)
+    # A Swiss's second ranked table, as runs before the one official ranking wrote it: it would contradict it.
+    (folder / "swiss.csv").unlink(missing_ok=True)
     written = []
     warning = sandbox_warning(results)
     markdown = [f"# {title}", "", *([f"> **{warning}**", ""] if warning else [])]
@@ -392,9 +411,7 @@ def write_files(
             writer.writerow([csv_cell(h) for h in table.headers])
             writer.writerows([csv_cell(cell) for cell in row] for row in table.rows)
         written.append(path)
-        markdown += ["", f"## {table.title}", ""]
-        if table.stem == "swiss":
-            markdown += [SWISS_NOTE, ""]
+        markdown += ["", f"## {table.title}", "", *([f"**{table.note}**", ""] if table.note else [])]
         markdown.append(_tabulate(table, "github"))
         if table.stem == "standings" and played:
             markdown += ["", *how_played_markdown(played)]

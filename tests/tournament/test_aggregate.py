@@ -324,14 +324,15 @@ def test_paired_formats_rank_by_elo_even_with_equal_numbers_of_games():
     records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
     results = replace(aggregate(records), rounds=(RoundRow(1, "a", "b", "1-0"),))
     assert results.ranked_by == "Elo"
-    assert "since the pairings followed the results" in "\n".join(summary_lines(results))
+    assert "since the pairings followed the results" in standings_table(results).note
 
 
 def test_equal_numbers_of_games_rank_by_points():
     # a 1.5 points, c 1, b 0.5, each in two games.
     records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
     results = aggregate(records)
-    assert results.ranked_by == "points" and "Ranked by" not in render(results)
+    assert results.ranked_by == "points" and "Ranked by points (win 1, draw ½)" in render(results)
+    assert "Elo, then score" not in render(results)
     assert [(row[0], row[1], row[6]) for row in standings_table(results).rows] == [
         (1, "a", "1.5"),
         (2, "c", "1"),

@@ -630,8 +630,10 @@ seed: 5
     assert [row["points"] for row in rows] == ["2", "1", "1", "1", "3"]
     # 50% against the challenger rates r1-r3 as the challenger; the score % breaks the tie.
     assert len({row["Elo"] for row in rows[1:]}) == 1 and rows[-1]["score %"] == "37.5"
-    assert "Ranked by Elo, then score %, then name" in proc.stdout
-    assert "Ranked by Elo" in (tmp_path / "out" / "results.md").read_text()
+    # The gauntlet's rule, said once, right under the title of its one ranked table, on screen and in the files.
+    rule = "Official ranking: by Elo (the joint fit of every game), then score %, then name: the challenger plays"
+    assert proc.stdout.startswith(f"Standings\n{rule}")
+    assert f"## Standings\n\n**{rule}" in (tmp_path / "out" / "results.md").read_text()
 
 
 def test_unsealed_games_are_flagged_in_every_output_and_sealed_ones_are_not(tmp_path):

@@ -11,7 +11,7 @@ from referee.tournament import load_config, run
 from referee.tournament.checks import RecordsRefused, check_records
 from referee.tournament.config import ConfigError, parse_config
 from referee.tournament.journal import GamesFile
-from referee.tournament.knockout import EXTRA_PAIRS, bracket, state, tie_games, total_games
+from referee.tournament.knockout import EXTRA_PAIRS, bracket, placings, state, tie_games, total_games
 from referee.tournament.lineup import build_lineup
 
 from .test_cli import table
@@ -91,6 +91,19 @@ sandbox: off
 """
 
 
+def test_the_bracket_ranks_by_the_round_reached_sharing_ranks_listed_by_seed():
+    names = list("abcdef")  # 8 slots: a and b have byes into the semi-finals
+    winners: dict[int, str | None] = {}
+    for _ in range(3):  # round by round, the higher seed (Red in a tie's even games) wins every game
+        for index, (red, blue, _round) in state(names, 2, winners).games.items():
+            winners.setdefault(index, "RED" if names.index(red) < names.index(blue) else "BLUE")
+    assert placings(names, state(names, 2, winners)) == [
+        (1, "a", "winner"), (2, "b", "lost in the final"), (3, "c", "lost in the semi-finals"),
+        (3, "d", "lost in the semi-finals"), (5, "e", "lost in the quarter-finals"),
+        (5, "f", "lost in the quarter-finals"),
+    ]
+
+
 def test_a_knockout_stopped_by_limit_resumes_and_lists_its_bracket(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     path = tmp_path / "ko.yaml"
@@ -99,6 +112,9 @@ def test_a_knockout_stopped_by_limit_resumes_and_lists_its_bracket(tmp_path, mon
     out = tmp_path / "out"
     first = run(config, output=out, limit=1)
     assert first.summary.played == 1 and first.results.champion is None
+    # Unfinished, the bracket ranks who is still in where: a (the bye) in the final, b and c in their semi-final.
+    assert first.results.reached == {"a": "in the final", "b": "in the semi-finals", "c": "in the semi-finals"}
+    assert [(rank, agent.name) for rank, agent in first.results.ranking()] == [(1, "a"), (2, "b"), (2, "c")]
     done = run(config, output=out)  # checks the first run's record against the bracket, then goes on
     records = [GameRecord.from_json(line) for line in done.games_file.read_text().splitlines()]
     winners = {r.game_index: r.winner for r in records if r.game_index is not None}
@@ -107,6 +123,17 @@ def test_a_knockout_stopped_by_limit_resumes_and_lists_its_bracket(tmp_path, mon
     assert sorted(winners) == sorted(bracket_now.games) and len(winners) == len(records)
     assert bracket_now.champion is not None and done.results.champion == bracket_now.champion
     assert [(t.round, t.high, t.low) for t in bracket_now.ties][:2] == [(0, "a", None), (0, "b", "c")]
+    # The official ranking is the bracket's: how far each got, then Elo as a column.
+    header, *standings = table(out, "standings")
+    assert header[:4] == ["rank", "agent", "reached", "games"] and "Elo rank" in header
+    finalist = next(name for name in (bracket_now.ties[-1].high, bracket_now.ties[-1].low)
+                    if name != bracket_now.champion)
+    semi_loser = ({"b", "c"} - {bracket_now.ties[-1].low}).pop()
+    assert [row[:3] for row in standings] == [
+        ["1", bracket_now.champion, "winner"], ["2", finalist, "lost in the final"],
+        ["3", semi_loser, "lost in the semi-finals"],
+    ]
+    assert "Official ranking: by the bracket: the winner, the runner-up" in (out / "results.md").read_text()
     header, *rows = table(out, "rounds")
     assert header == ["round", "higher seed", "lower seed", "result", "games"]
     assert rows[0][:4] == ["1", "a", "—", "bye"] and rows[1][:3] == ["1", "b", "c"]

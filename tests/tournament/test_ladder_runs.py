@@ -99,7 +99,8 @@ def test_a_ladder_spends_its_budget_in_batches_and_lists_them(whole):
     ]
     assert all(r[3] in ("1-0", "0.5-0.5", "0-1") for r in rows)
     markdown = (whole.output / "results.md").read_text()
-    assert "## Batches: pairings and results" in markdown and "since the pairings followed the results" in markdown
+    assert "## Batches: pairings and results" in markdown
+    assert "**Official ranking: by Elo (the joint fit of every game), then score %, then name: the ladder" in markdown
     report = (whole.output / "report.html").read_text()
     assert '<table id="rounds">' in report and "Batches: pairings and results" in report
 

@@ -1,6 +1,7 @@
 """``format: swiss`` played for real: random agents in real processes, round by round."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import subprocess
@@ -86,12 +87,27 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
     assert sorted(row.agent for row in swiss) == list("abcde")
     assert sum(row.byes for row in swiss) == 3
     assert sum(row.score for row in swiss) == pytest.approx(2 * 3 + 0.5 * 3)  # 2 mini-matches a round + byes
+    # One ranked table, by the Swiss's own rule: score, Buchholz, Sonneborn-Berger; Elo is a column of it.
+    header, *standings = table(done.output, "standings")
+    assert header == [
+        "rank", "agent", "Swiss score", "byes", "Buchholz", "Sonneborn-Berger", "games", "wins", "draws", "losses",
+        "points", "score %", "Elo", "95% CI", "Elo rank", "code",
+    ]
+    assert [row[1] for row in standings] == [row.agent for row in swiss]
+    def key(row: list[str]) -> tuple[float, ...]:
+        return float(row[2]), float(row[4]), float(row[5])  # Swiss score, Buchholz, Sonneborn-Berger
+
+    for above, below in zip(standings, standings[1:]):
+        assert key(above) >= key(below) and (below[0] == above[0]) == (key(above) == key(below))
+    ratings = done.results.ratings.ratings
+    by_elo = sorted(ratings, key=lambda name: (-round(ratings[name].elo, 1), name))
+    assert {row[1]: int(row[14]) for row in standings} == {name: by_elo.index(name) + 1 for name in ratings}
+    assert not (done.output / "swiss.csv").exists()
     text = (done.output / "results.md").read_text()
-    assert "Swiss standings" in text and "Buchholz" in text and "Sonneborn-Berger" in text
-    assert (done.output / "swiss.csv").read_text().startswith(
-        "rank,agent,swiss score,byes,Buchholz,Sonneborn-Berger,Elo rank"
-    )
-    assert "The Elo rank" in text and "trust it where the two differ" in text
+    rule = "Official ranking: by Swiss score (each mini-match's share of its points, a bye ½), then Buchholz, then"
+    assert text.count("## Standings") == 1 and f"**{rule}" in text
+    assert "Swiss standings" not in text and "trust it" not in text
+    assert text.index(rule) < text.index("rank |")
     # Each round listed: its mini-matches (first Red, first Blue, points, game indices) and its bye.
     header, *listed = table(done.output, "rounds")
     assert header == ["round", "Red", "Blue", "result", "games"]
@@ -112,7 +128,8 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
         assert [({r[1]}, r[3]) for r in rows if r[2] == "—"] == [(idle, "bye +0.5")]
     assert "## Rounds: pairings and results" in text
     report = (done.output / "report.html").read_text()
-    assert '<table id="rounds">' in report and '<table id="swiss">' in report and "bye +0.5" in report
+    assert '<table id="rounds">' in report and '<table id="swiss">' not in report and "bye +0.5" in report
+    assert html.escape(rule) in report and report.count("<h2>Standings</h2>") == 1 and "Swiss standings" not in report
 
 
 def test_a_stopped_swiss_run_resumes_with_the_same_pairings(config, tmp_path):
@@ -148,11 +165,11 @@ def test_a_killed_swiss_run_resumes_with_the_same_pairings_and_tables(config, tm
     assert 2 <= recorded < GAMES
     resumed = run_command(str(config.path), "-o", str(out), "--resume", "--workers", "2", "-q")
     assert resumed.returncode == 0, resumed.stderr
-    assert "Swiss standings" in resumed.stdout and "Sonneborn-Berger" in resumed.stdout
+    assert "Official ranking: by Swiss score" in resumed.stdout and "Sonneborn-Berger" in resumed.stdout
     records = _records(out / "games.jsonl")
     assert sorted(r.game_index for r in records) == list(range(GAMES))
     assert _pairings(records) == _pairings(_records(whole.games_file))
-    for name in ("swiss", "standings", "pairs"):
+    for name in ("standings", "pairs"):
         assert table(out, name) == table(whole.output, name), name
 
 
