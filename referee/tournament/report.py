@@ -21,6 +21,8 @@ so a resumed run only adds the new games'.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +60,84 @@ def _score_colour(score: float) -> str:
 def _table_html(table: Table) -> str:
     head = "".join(f"<th>{_cell(h)}</th>" for h in table.headers)
     body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in table.rows)
-    return f'<table id="{table.stem}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<table id="{table.stem}" class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+#: Sorting the tables by any column (click a header; again to reverse) and finding agents in the standings
+#: by name.  Inline and self-contained: the page works offline, from a file, with nothing fetched.  Without
+#: scripts the tables are shown as written (the search box stays hidden).
+_SCRIPT = r"""
+"use strict";
+const ASCENDING_FIRST = new Set(["rank", "Elo rank", "game", "round", "agent", "opponent", "RED", "BLUE", "Red",
+  "Blue", "code", "reached", "higher seed", "lower seed", "result", "reason", "folder"]);
+function sortKey(text) {
+  const t = text.trim().replace(/^[\u00b1+]/, "");
+  if (t === "" || t === "\u2014") return null;
+  if (t === "inf") return Infinity;
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  return t.toLowerCase();
+}
+function compare(a, b) {
+  if (typeof a === typeof b) return a < b ? -1 : a > b ? 1 : 0;
+  return typeof a === "number" ? -1 : 1;
+}
+for (const table of document.querySelectorAll("table.sortable")) {
+  const body = table.tBodies[0];
+  const rows = Array.from(body.rows);
+  rows.forEach((row, i) => { row.dataset.order = i; });
+  const heads = Array.from(table.tHead.rows[0].cells);
+  heads.forEach((th, column) => {
+    if (!th.textContent.trim()) return;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "sort";
+    button.textContent = th.textContent;
+    button.title = "sort by " + th.textContent;
+    th.textContent = "";
+    th.appendChild(button);
+    th.setAttribute("aria-sort", "none");
+    button.addEventListener("click", () => {
+      const was = th.getAttribute("aria-sort");
+      const first = ASCENDING_FIRST.has(button.textContent) ? "ascending" : "descending";
+      const now = was === "none" ? first : was === "ascending" ? "descending" : "ascending";
+      heads.forEach(h => h.setAttribute("aria-sort", "none"));
+      th.setAttribute("aria-sort", now);
+      const sign = now === "ascending" ? 1 : -1;
+      const text = row => row.cells[column] ? row.cells[column].textContent : "";
+      const keyed = Array.from(body.rows, row => [sortKey(text(row)), row]);
+      keyed.sort(([a, ra], [b, rb]) => {
+        // Empty cells last either way; equal keys keep the table's own order.
+        if (a === null || b === null) return (a === null) - (b === null) || ra.dataset.order - rb.dataset.order;
+        return sign * compare(a, b) || ra.dataset.order - rb.dataset.order;
+      });
+      for (const [, row] of keyed) body.appendChild(row);
+    });
+  });
+}
+const search = document.getElementById("standings-search");
+const standings = document.getElementById("standings");
+const titles = standings ? Array.from(standings.tHead.rows[0].cells, th => th.textContent) : [];
+const column = titles.indexOf("agent");
+if (search && column >= 0) {
+  const count = document.getElementById("standings-count");
+  const total = standings.tBodies[0].rows.length;
+  const filter = () => {
+    const wanted = search.value.trim().toLowerCase();
+    let shown = 0;
+    for (const row of standings.tBodies[0].rows) {
+      const hit = row.cells[column].textContent.toLowerCase().includes(wanted);
+      row.hidden = !hit;
+      shown += hit;
+    }
+    count.textContent = wanted ? `${shown} of ${total} agents` : `${total} agents`;
+  };
+  search.addEventListener("input", filter);
+  document.getElementById("find").hidden = false;
+  filter();
+}
+"""
+#: The page's policy allows this script and no other, inline or fetched.
+_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
 
 
 def _crosstable_html(results: Results) -> str:
@@ -206,14 +285,15 @@ def report_html(
     note = "".join(f"<p>{n}</p>" for n in notes)
     rounds = f'<h2>{_cell(tables["rounds"].title)}</h2>{_table_html(tables["rounds"])}' if "rounds" in tables else ""
     games_table = (
-        '<table id="games"><thead><tr><th>game</th><th>RED</th><th>BLUE</th><th>result</th><th>reason</th>'
-        f"<th>actions</th><th></th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
+        '<table id="games" class="sortable"><thead><tr><th>game</th><th>RED</th><th>BLUE</th><th>result</th>'
+        f"<th>reason</th><th>actions</th><th></th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy"
+ content="default-src 'none'; style-src 'unsafe-inline'; script-src '{_SCRIPT_HASH}'">
 <title>{_cell(title)}</title>
 <style>{_STYLE}</style>
 </head>
@@ -224,6 +304,8 @@ def report_html(
 {_left_out_html(left_out)}
 <h2>Standings</h2>
 <p class="rule" id="ranking-rule">{_cell(tables["standings"].note)}</p>
+<p id="find" hidden><label>Find an agent <input type="search" id="standings-search" autocomplete="off"></label>
+<span id="standings-count"></span> <small>(click a column's title to sort by it, again to reverse)</small></p>
 {_table_html(tables["standings"])}
 {_how_played_html(played)}
 <h2>Crosstable <small>(row agent's points / games against the column agent)</small></h2>
@@ -236,6 +318,7 @@ def report_html(
 <h2>Games</h2>
 {note}
 {games_table}
+<script>{_SCRIPT}</script>
 </body>
 </html>
 """
@@ -258,6 +341,10 @@ code { background: #eee; padding: 0 .3rem; }
 #how-played dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; margin: .4rem 0; }
 #how-played dt { font-weight: 600; } #how-played dd { margin: 0; }
 #standings td:last-child { font-family: monospace; }
+button.sort { font: inherit; font-weight: 600; background: none; border: 0; padding: 0; cursor: pointer; }
+th[aria-sort="ascending"] button.sort::after { content: " \\25B2" / ""; }
+th[aria-sort="descending"] button.sort::after { content: " \\25BC" / ""; }
+#find input { font: inherit; width: 16rem; }
 .rule { font-weight: 600; }
 .warning { background: #fde7e9; border: 2px solid #c62828; color: #8e0000; padding: .6rem 1rem; font-weight: 600; }
 """

@@ -158,3 +158,84 @@ def test_the_report_says_how_the_tournament_was_played(browser, tournament):
     assert {row[1]: row[-1] for row in rows} == code
     assert problems == []
     page.close()
+
+
+def _standings(page) -> list[list[str]]:
+    """The standings' rows a reader sees, top to bottom (hidden rows left out)."""
+    return page.locator("#standings tbody tr").evaluate_all(
+        "trs => trs.filter(tr => !tr.hidden).map(tr => [...tr.cells].map(c => c.textContent))"
+    )
+
+
+def _sort_by(page, table: str, column: str) -> None:
+    """Click the title of ``table``'s column ``column``."""
+    page.locator(f"#{table} thead").get_by_role("button", name=column, exact=True).click()
+
+
+def test_the_standings_sort_by_any_column_and_find_agents_by_name(browser, tournament):
+    out, _ = tournament
+    page, problems, requests = open_page(browser, out / "report.html")
+    first = _standings(page)
+    headers = page.locator("#standings thead th").all_inner_texts()
+    column = {name: i for i, name in enumerate(headers)}
+    assert page.locator("#find").is_visible() and page.locator("#standings-count").inner_text() == "3 agents"
+    page.locator("#standings-search").fill("AMM")  # any part of the name, any case
+    assert [row[1] for row in _standings(page)] == ["gamma"]
+    assert page.locator("#standings-count").inner_text() == "1 of 3 agents"
+    page.locator("#standings-search").fill("")
+    assert _standings(page) == first
+    # A column's title sorts by it (numbers as numbers), again reverses; rank puts the ranking back.
+    _sort_by(page, "standings", "agent")
+    assert [row[1] for row in _standings(page)] == ["alpha", "beta", "gamma"]
+    assert page.locator("#standings th[aria-sort=ascending]").inner_text().startswith("agent")
+    _sort_by(page, "standings", "agent")
+    assert [row[1] for row in _standings(page)] == ["gamma", "beta", "alpha"]
+    _sort_by(page, "standings", "losses")
+    losses = [int(row[column["losses"]]) for row in _standings(page)]
+    assert losses == sorted(losses, reverse=True) and losses[0] == 4  # gamma plays illegally: loses all four
+    _sort_by(page, "standings", "rank")
+    assert _standings(page) == first
+    # The games sort too: by result, then back by game index.
+    _sort_by(page, "games", "reason")
+    reasons = page.locator("#games tbody tr td:nth-child(5)").all_inner_texts()
+    assert reasons == sorted(reasons)
+    _sort_by(page, "games", "game")
+    assert page.locator("#games tbody tr td:nth-child(1)").all_inner_texts() == [str(i) for i in range(6)]
+    assert problems == [] and requests == [(out / "report.html").as_uri()]  # the script is the page's own
+    page.close()
+
+
+def test_a_300_agent_report_sorts_and_searches(browser, tmp_path):
+    from referee.tournament.aggregate import aggregate
+    from referee.tournament.report import report_html
+    from tests.tournament.fakes import make_record
+
+    names = [f"agent-{i:03d}" for i in range(299)] + ["<b>bold</b>"]
+    records = [
+        make_record(names[i], names[(i + step) % 300], ("RED", None, "BLUE")[(i * step) % 3])
+        for i in range(300) for step in (1, 7)
+    ]
+    path = tmp_path / "report.html"
+    path.write_text(report_html(aggregate(records), [], 0, "300 agents"), encoding="utf-8")
+    page, problems, _ = open_page(browser, path)
+    headers = page.locator("#standings thead th").all_inner_texts()
+    column = {name: i for i, name in enumerate(headers)}
+    assert len(_standings(page)) == 300 and page.locator("#standings-count").inner_text() == "300 agents"
+    page.locator("#standings-search").fill("agent-12")
+    assert sorted(row[1] for row in _standings(page)) == [f"agent-{i}" for i in range(120, 130)]
+    assert page.locator("#standings-count").inner_text() == "10 of 300 agents"
+    page.locator("#standings-search").fill("<b>")  # shown as text, found as text
+    assert [row[1] for row in _standings(page)] == ["<b>bold</b>"]
+    page.locator("#standings-search").fill("")
+    _sort_by(page, "standings", "score %")
+    scores = [float(row[column["score %"]]) for row in _standings(page)]
+    assert len(scores) == 300 and scores == sorted(scores, reverse=True)
+    _sort_by(page, "standings", "95% CI")  # "±12.3": the number after the sign
+    _sort_by(page, "standings", "95% CI")
+    widths = [float(row[column["95% CI"]].lstrip("±")) for row in _standings(page)]
+    assert widths == sorted(widths)
+    _sort_by(page, "standings", "Elo")
+    elos = [float(row[column["Elo"]]) for row in _standings(page)]
+    assert elos == sorted(elos, reverse=True) and elos[0] > elos[-1]
+    assert problems == []
+    page.close()
