@@ -50,7 +50,8 @@ def _positive(text: str) -> int:
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m referee tournament",
-        description="Run a round-robin or gauntlet tournament described by a YAML file (see docs/tournament.md).",
+        description="Run a tournament (round robin, gauntlet, Swiss, ladder or knockout) described by a YAML file "
+        "(see docs/tournament.md).",
     )
     parser.add_argument("config", metavar="CONFIG.yaml", help="the tournament's config")
     parser.add_argument(

@@ -690,7 +690,22 @@ def load_config(path: Path | str, *, agents_from: Path | None = None) -> Tournam
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
+        meant = _config_meant(path)
+        raise ConfigError(f"{path}: no such file" + (f" (did you mean {meant}?)" if meant else "")) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from None
     return parse_config(text, path, agents_from=agents_from)
+
+
+def _config_meant(path: Path) -> Path | None:
+    """The config beside a missing ``path`` that it most likely meant: the other YAML suffix, or a close name."""
+    folder = path.parent
+    try:
+        configs = sorted(p.name for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    except OSError:
+        return None
+    for suffix in (".yaml", ".yml"):
+        if path.with_suffix(suffix).name in configs:
+            return path.with_suffix(suffix)
+    close = difflib.get_close_matches(path.name, configs, n=1)
+    return folder / close[0] if close else None

@@ -883,3 +883,22 @@ def test_an_edited_agent_is_not_reused_until_the_user_says_how(tmp_path):
     assert "--fresh: the 6 recorded games were set aside" in fresh.stderr and "6 games in " in fresh.stdout
     assert len((out / "superseded.jsonl").read_text().splitlines()) == 10
     assert len(records(out)) == 6
+
+
+def test_a_missing_config_names_the_one_beside_it_that_was_meant(tmp_path):
+    (tmp_path / "quick.yaml").write_text("name: q\n")
+    (tmp_path / "other.yml").write_text("name: o\n")
+    said = {
+        typed: run(str(tmp_path / typed)).stderr.strip()
+        for typed in ("quick.yml", "quik.yaml", "other.yaml", "nothing-like-it.yaml")
+    }
+    assert said == {
+        "quick.yml": f"error: {tmp_path}/quick.yml: no such file (did you mean {tmp_path}/quick.yaml?)",
+        "quik.yaml": f"error: {tmp_path}/quik.yaml: no such file (did you mean {tmp_path}/quick.yaml?)",
+        "other.yaml": f"error: {tmp_path}/other.yaml: no such file (did you mean {tmp_path}/other.yml?)",
+        "nothing-like-it.yaml": f"error: {tmp_path}/nothing-like-it.yaml: no such file",
+    }
+
+
+def test_the_help_names_every_format():
+    assert "(round robin, gauntlet, Swiss, ladder or knockout)" in " ".join(run("-h").stdout.split())
