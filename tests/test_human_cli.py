@@ -35,6 +35,7 @@ class PseudoTerminal:
             os.execv(argv[0], argv)
         self.pid, self.fd = pid, fd
         self.seen = ""  # everything not yet consumed by expect()
+        self.shown = ""  # everything consumed so far, in order
 
     def expect(self, pattern: re.Pattern[str] | str) -> str:
         """Read until ``pattern`` appears; returns the text up to and including it."""
@@ -43,6 +44,7 @@ class PseudoTerminal:
             match = regex.search(self.seen)
             if match:
                 before, self.seen = self.seen[: match.end()], self.seen[match.end():]
+                self.shown += before
                 return before
             ready, _, _ = select.select([self.fd], [], [], WAIT)
             assert ready, f"no {regex.pattern!r} after {WAIT} s; seen: {self.seen[-2000:]}"
@@ -94,7 +96,7 @@ def board_of(text: str) -> str:
 
 
 def legal_actions(text: str) -> list[str]:
-    line = next(line for line in text.splitlines() if line.startswith("legal actions: "))
+    line = next(line for line in text.splitlines() if line.startswith("* referee @ legal actions: "))
     return re.findall(r"[A-Z]+\([-\d, ]+\)", line)
 
 
@@ -123,6 +125,10 @@ def test_question_mark_illegal_entry_undo_and_quit_with_a_record(tmp_path):
     assert record.red == "human" and record.blue == RANDOM
     assert record.actions[0] == "SPAWN(2, 2)" and len(record.actions) == 2  # the undone move is gone
     assert record.winner is None and record.reason == "unfinished"
+    # Every line the referee printed carries its prefix, the board's too; the others are the prompts and what was typed.
+    lines = (term.shown + rest).splitlines()
+    assert [line for line in lines if not PROMPT.match(line) and not line.startswith("* referee @ ")] == []
+    assert sum(line.startswith("* referee @                   r=6") for line in lines) == 4
     replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     # A quit game is not over by the rules, and says so without calling the record cut short or edited.

@@ -141,6 +141,11 @@ def test_each_verbosity_shows_what_its_help_says(tmp_path):
     assert "plays action" in shown[1] and "RED | thinking out loud" not in shown[1] and "r=3" not in shown[1]
     assert "RED | thinking out loud" in shown[2] and "r=3" in shown[2] and "ms CPU" not in shown[2]
     assert "ms CPU" in shown[3]
+    # Every line is the referee's, with its prefix (the board's lines too), or what an agent printed, after its colour.
+    for level, text in shown.items():
+        strays = [line for line in text.splitlines() if not line.startswith(("* referee @ ", "  RED | ", "  BLUE | "))]
+        assert strays == [], level
+    assert "* referee @                   r=6" in shown[2]
 
 
 def run_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:

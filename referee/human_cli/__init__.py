@@ -36,7 +36,7 @@ from ..match import spec_problem
 from ..play_cli import _non_negative, _seed, _usage_error
 from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..termination import report_stop, stop_as_usual, stoppable
-from .session import HUMAN, Session, candidates, legal_listing, read_action, resignation_message
+from .session import HUMAN, Session, candidates, legal_listing, read_action, resignation_message, say
 
 __all__ = ["HUMAN", "Session", "build_parser", "candidates", "legal_listing", "main", "read_action"]
 
@@ -159,7 +159,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
     """The game loop; returns the exit status once the record is written."""
     session.start_agent()
     human, agent_name = PLAYER_NAMES[session.human], PLAYER_NAMES[1 - session.human]
-    print(f"You play {human} against {session.name_of(1 - session.human)}; {PROMPT_HELP}.", flush=True)
+    say(f"You play {human} against {session.name_of(1 - session.human)}; {PROMPT_HELP}.")
     record: GameRecord | None = None
     shown = -1
     while record is None:
@@ -184,7 +184,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
                 session.agent_move()
             except AgentFailure as failure:
                 message = f"{agent_name} agent: {failure.message}"  # kept as it is in the record
-                print(f"* referee @ {inert_line(message)}", flush=True)
+                say(inert_line(message))
                 error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
                          "output_tail": failure.output or None}
                 record = session.record(human, failure.reason, message, error)
@@ -209,9 +209,9 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         elif command.lower() == "resign":
             record = session.record(agent_name, RESIGNATION, resignation_message(session.human, len(session.actions)))
         elif command == "":
-            print(PROMPT_HELP, flush=True)
+            say(PROMPT_HELP)
         elif command == "?" or command.startswith("? "):
-            print(legal_listing(state, command[1:].strip()), flush=True)
+            say(legal_listing(state, command[1:].strip()))
         elif command.lower() == "undo":
             try:
                 undone = session.undo()
@@ -219,27 +219,27 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
                 session.failure = failure
                 continue
             if undone:
-                print("took back your last move", flush=True)
+                say("took back your last move")
                 shown = -1
             else:
-                print("nothing to undo: you have not moved yet", flush=True)
+                say("nothing to undo: you have not moved yet")
         else:
             action, problem = read_action(state, command)
             if action is None:
-                print(problem, flush=True)
+                say(problem)
             else:
                 try:
                     session.play(action)
                 except AgentFailure as failure:  # told of the move, the agent failed: it forfeits
                     session.failure = failure
     session.close_agent()
-    print(f"* referee @ result: {inert_line(record.message)}", flush=True)  # it may quote the agent
+    say(f"result: {inert_line(record.message)}")  # it may quote the agent
     try:
         Path(record_path).write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         print(f"* referee @ could not write {record_path}: {exc.strerror}", file=sys.stderr)
         return EXIT_INTERNAL
-    print(f"* referee @ record: {record_path}", flush=True)
+    say(f"record: {record_path}")
     return EXIT_DONE
 
 

@@ -24,6 +24,7 @@ from ..hosting.sandbox import resolve
 from ..limits import Limits
 from ..match import AgentEntry, MatchSettings, agent_env, _now, call_kwargs, parse_spec
 from ..records import RESIGNATION, GameRecord
+from ..render.terminal import PREFIX
 
 HUMAN = "human"
 #: Above this many actions of one kind, ``?`` gives their number and a few, not all (Infinitron's DEFINE: 2,744).
@@ -113,7 +114,13 @@ def resignation_message(loser: int, actions: int) -> str:
     return f"{winner} wins ({RESIGNATION}): {PLAYER_NAMES[loser]} ({HUMAN}) resigned after {actions} actions"
 
 
-def _print(text: str) -> None:
+def say(text: str) -> None:
+    """Print the referee's commentary on the terminal, each line after the referee's prefix."""
+    print("\n".join(PREFIX + line for line in text.splitlines() or [""]), flush=True)
+
+
+def quote(text: str) -> None:
+    """Print what an agent printed, as prepared (each line after its colour, inert): no referee prefix."""
     print(text, flush=True)
 
 
@@ -122,10 +129,16 @@ class Session:
 
     ``args`` carries the play command's options: ``game``, ``agent`` (None for
     two people), ``side``, ``time``, ``space``, ``seed``, ``sandbox``, ``human_time``.
-    ``say`` receives the running commentary (the terminal prints it).
+    ``say`` receives the running commentary and ``quote`` what the agent printed (the terminal prints both).
     """
 
-    def __init__(self, args: argparse.Namespace, options: dict[str, Any], say: Callable[[str], None] = _print):
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        options: dict[str, Any],
+        say: Callable[[str], None] = say,
+        quote: Callable[[str], None] = quote,
+    ):
         self.settings = MatchSettings(
             game=args.game, game_options=options, limits=Limits(time_limit=args.time, space_limit=args.space),
             seed=args.seed, sandbox=args.sandbox,
@@ -147,7 +160,7 @@ class Session:
         # Chance (Infinitron's chaos) draws from a secret of this session and
         # the action's number: an undo draws the same event again, not a new one.
         self.chance_secret = secrets.token_hex(16)
-        self.say = say
+        self.say, self.quote = say, quote
 
     @property
     def humans(self) -> tuple[int, ...]:
@@ -218,7 +231,7 @@ class Session:
             # Inert, and each line after the agent's colour, as in a refereed game: a line it prints
             # cannot pass for the referee's (``* referee @ result: ...``) nor move the cursor.
             label = PLAYER_NAMES[self.agent_color]
-            self.say("\n".join(f"  {label} | {line}" for line in inert(output.rstrip()).splitlines()))
+            self.quote("\n".join(f"  {label} | {line}" for line in inert(output.rstrip()).splitlines()))
         if reply.action is None:
             raise AgentProtocolError("the reply to action() carried no action")
         try:

@@ -41,7 +41,9 @@ from ..render.frames import build_frames
 from ..render.html_replay import replay_html
 from ..termination import report_stop, signals_held, stop_as_usual, stop_like_ctrl_c
 from .page import page_html
-from .session import EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, read_action, resignation_message
+from .session import (
+    EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, quote, read_action, resignation_message, say,
+)
 
 EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 #: The longest a ``?wait=1`` request is held (a page asks again; a proxy or browser may give up on longer ones).
@@ -153,7 +155,7 @@ class Table:
                 self._keep(record)
             self._abandon()
             args = argparse.Namespace(**{**vars(self.args), "side": side})
-            session = Session(args, self.options, say=self._say)
+            session = Session(args, self.options, say=self._say, quote=quote)
             self.session, self.record, self.notice, self.kept_as = session, None, "", None
             self.number += 1
             self._start(session)
@@ -217,7 +219,7 @@ class Table:
     # -- inside the lock ---------------------------------------------------------------
 
     def _say(self, text: str) -> None:
-        print(text, flush=True)
+        say(text)  # the terminal's commentary, as in terminal play
 
     def _start(self, session: Session) -> None:
         """Start the agent (in the starter thread) and tell it the game so far; if it fails, it forfeits."""
@@ -255,10 +257,10 @@ class Table:
                         out.write(b"\n")  # a last line left without its end (as an editor may leave it)
                 out.write((record.to_json() + "\n").encode("utf-8"))
         except OSError as exc:
-            self._say(f"* referee @ could not write {path}: {exc.strerror}")
+            self._say(f"could not write {path}: {exc.strerror}")
             return
         self.kept_as, self.kept = self.kept, self.kept + 1
-        self._say(f"* referee @ record: game {self.kept_as + 1} of {path} "
+        self._say(f"record: game {self.kept_as + 1} of {path} "
                   f"(python -m referee replay {path} --game-index {self.kept_as})")
 
     def _mover(self) -> str:
@@ -358,7 +360,7 @@ class Table:
         name = PLAYER_NAMES[agent_color]
         message = f"{name} agent: {failure.message}"
         self.notice = message  # the page shows it as text (escaped there)
-        self._say(f"* referee @ {inert_line(message)}")  # the terminal: the agent's message, inert
+        self._say(f"{inert_line(message)}")  # the terminal: the agent's message, inert
         error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
                  "output_tail": failure.output or None}
         self._finish(session, PLAYER_NAMES[1 - agent_color], failure.reason, message, error)
@@ -381,7 +383,7 @@ class Table:
         self.record = session.record(winner, reason, message, error)
         if self.worker is None:
             session.close_agent()
-        self._say(f"* referee @ result: {inert_line(message)}")  # it may quote the agent
+        self._say(f"result: {inert_line(message)}")  # it may quote the agent
         self.changed.notify_all()
         self._keep(self.record)
 

@@ -123,7 +123,7 @@ class ConsoleObserver(MatchObserver):
     def board(self, state: GameState) -> None:
         """The board and the standing (verbosity 2 and up)."""
         if self.verbosity >= 2:
-            self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode), prefix=False)
+            self.emit(2, state.render(use_color=self.use_color, use_unicode=self.use_unicode))
             summary = state.summary()
             if summary:
                 self.emit(2, summary)

@@ -52,8 +52,10 @@ def blocks(stdout: str) -> list[tuple[str, str]]:
         prompt_free = re.sub(r"^\(.*?\) ", "", line)
         if prompt_free.startswith("* referee @ ") and ("plays action" in prompt_free or "back to" in prompt_free):
             board = []
-            for following in lines[i + 1:]:
-                if following.startswith("* referee @ ") or following.startswith("("):
+            for following in lines[i + 1:]:  # the board's lines carry the prefix too, up to the next action
+                if following.startswith("(") or not following.startswith("* referee @ ") or any(
+                    word in following for word in ("plays action", "back to", "replay stopped")
+                ):
                     break
                 board.append(following)
             shown.append((prompt_free, "\n".join(board)))
