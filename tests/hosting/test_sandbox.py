@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.hosting.sandbox import CGROUP_ENV, _module_paths
+from referee.hosting.mounts import _module_paths
+from referee.hosting.sandbox import CGROUP_ENV
 from tests.hosting.test_isolation import assert_nothing_left
 from tests.sandboxing import require_sandbox
 
