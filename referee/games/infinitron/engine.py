@@ -38,7 +38,8 @@ from .rules import (
     template_of,
 )
 from .setup import Setup, default_cities, neutral_cities_from_seed, uniform_index
-from .state import BLUE_CAPTURES, BLUE_ON_SCORE, DRAW_ON_SCORE, RED_CAPTURES, RED_ON_SCORE, InfinitronState
+from .position import BLUE_CAPTURES, BLUE_ON_SCORE, DRAW_ON_SCORE, RED_CAPTURES, RED_ON_SCORE
+from .state import InfinitronState
 
 __all__ = [
     "ABILITY", "ABILITY_AMOUNTS", "ABILITY_NAMES", "ABILITY_PRICES", "ALL_DEFINES", "ARTILLERY", "ASTEROID",

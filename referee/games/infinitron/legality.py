@@ -8,11 +8,12 @@ check of the command's kind, found in :data:`CHECKS`.  Each check returns
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from ..base import PLAYER_NAMES
 from .geometry import BLOCKERS, CELL_COUNT, DISTANCE, STEPS
 from .notation import cell_text, is_well_formed
+from .position import InfinitronPosition
 from .rules import (
     ABILITY,
     ABILITY_NAMES,
@@ -52,15 +53,12 @@ from .rules import (
     define_problem,
 )
 
-if TYPE_CHECKING:
-    from .state import InfinitronState
-
 Action = tuple[int, ...]
 #: ``check(state, action, player)``: why the command is illegal, or None.
-Check = Callable[["InfinitronState", Action, int], "str | None"]
+Check = Callable[[InfinitronPosition, Action, int], "str | None"]
 
 
-def illegal_reason(state: InfinitronState, action: object) -> str | None:
+def illegal_reason(state: InfinitronPosition, action: object) -> str | None:
     """Why ``action`` is illegal in ``state``, or None when it is legal."""
     if not is_well_formed(action):
         return f"not an Infinitron action: {action!r}"
@@ -90,7 +88,7 @@ def _occupied(occupant: int, where: str) -> str:
     return f"cell {where} holds {PLAYER_NAMES[occupant & 1]} unit {occupant >> 1}"
 
 
-def check_define(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_define(state: InfinitronPosition, a: Action, p: int) -> str | None:
     me = PLAYER_NAMES[p]
     if len(a) == 7 and not state.setup.armour:
         return "armour layouts need the game option armour, which is off in this game"
@@ -105,7 +103,7 @@ def check_define(state: InfinitronState, a: Action, p: int) -> str | None:
     return None
 
 
-def check_build(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_build(state: InfinitronPosition, a: Action, p: int) -> str | None:
     me = PLAYER_NAMES[p]
     t, cell = a[1], a[2]
     where = f"({cell_text(cell)})"
@@ -127,7 +125,7 @@ def check_build(state: InfinitronState, a: Action, p: int) -> str | None:
     return None
 
 
-def check_terrain(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_terrain(state: InfinitronPosition, a: Action, p: int) -> str | None:
     me = PLAYER_NAMES[p]
     cell = a[2]
     where = f"({cell_text(cell)})"
@@ -154,7 +152,7 @@ def check_terrain(state: InfinitronState, a: Action, p: int) -> str | None:
     return None
 
 
-def check_claim(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_claim(state: InfinitronPosition, a: Action, p: int) -> str | None:
     me = PLAYER_NAMES[p]
     city, cell = a[1], a[2]
     where = f"({cell_text(cell)})"
@@ -192,7 +190,7 @@ class _UnitCommand(NamedTuple):
     template: Template
 
 
-def _unit_command(state: InfinitronState, a: Action, p: int) -> _UnitCommand | str:
+def _unit_command(state: InfinitronPosition, a: Action, p: int) -> _UnitCommand | str:
     """The unit command ``a`` of ``p``, or why its unit cannot be commanded at all now."""
     uid, cell = a[1], a[2]
     if uid not in state.units[p]:
@@ -203,17 +201,17 @@ def _unit_command(state: InfinitronState, a: Action, p: int) -> _UnitCommand | s
     return _UnitCommand(uid, cell, PLAYER_NAMES[p], f"({cell_text(cell)})", unit_cell, state.templates[p][t])
 
 
-def _of_unit(check: Callable[[InfinitronState, _UnitCommand, int], str | None]) -> Check:
+def _of_unit(check: Callable[[InfinitronPosition, _UnitCommand, int], str | None]) -> Check:
     """A unit command's check, first asking whether its unit can be commanded at all."""
 
-    def checked(state: InfinitronState, a: Action, p: int) -> str | None:
+    def checked(state: InfinitronPosition, a: Action, p: int) -> str | None:
         command = _unit_command(state, a, p)
         return command if isinstance(command, str) else check(state, command, p)
 
     return checked
 
 
-def check_move(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
+def check_move(state: InfinitronPosition, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
     if DISTANCE[ucell * CELL_COUNT + cell] != 1:
         return (
@@ -233,7 +231,7 @@ def check_move(state: InfinitronState, command: _UnitCommand, p: int) -> str | N
     return None
 
 
-def check_attack(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
+def check_attack(state: InfinitronPosition, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
     if not tm.damage:
         return f"{me} unit {uid}'s template has no attack (dmg 0)"
@@ -260,7 +258,7 @@ def check_attack(state: InfinitronState, command: _UnitCommand, p: int) -> str |
     return None
 
 
-def check_ability(state: InfinitronState, command: _UnitCommand, p: int) -> str | None:
+def check_ability(state: InfinitronPosition, command: _UnitCommand, p: int) -> str | None:
     uid, cell, me, where, ucell, tm = command
     ab = tm.ability
     if ab == NONE:
@@ -282,17 +280,17 @@ def check_ability(state: InfinitronState, command: _UnitCommand, p: int) -> str 
     return None
 
 
-def check_no_event(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_no_event(state: InfinitronPosition, a: Action, p: int) -> str | None:
     return None
 
 
-def check_asteroid(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_asteroid(state: InfinitronPosition, a: Action, p: int) -> str | None:
     if a[1] not in state.setup.asteroid_cells:
         return f"an asteroid falls at distance >= 3 from both capitals; ({cell_text(a[1])}) is not"
     return None
 
 
-def check_fish_market(state: InfinitronState, a: Action, p: int) -> str | None:
+def check_fish_market(state: InfinitronPosition, a: Action, p: int) -> str | None:
     free = state._fish_cells()
     wanted = min(FISH_TOKENS, len(free))
     if len(a) - 1 != wanted:

@@ -11,10 +11,9 @@ side's RP, templates and units with template and HP.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..base import BLUE, PLAYER_NAMES, RED, count_of
 from .geometry import CELLS, INDEX, RADIUS
+from .position import InfinitronPosition
 from .rules import (
     ABILITY_NAMES,
     BLOCK,
@@ -32,8 +31,6 @@ from .rules import (
 )
 from .notation import action_to_str
 
-if TYPE_CHECKING:
-    from .state import InfinitronState
 
 _RED = "\033[1;31m"
 _BLUE = "\033[1;34m"
@@ -58,7 +55,7 @@ def template_text(tm: Template) -> str:
     return f"{define} cost {tm.cost}: {tm.max_hp} HP, Move {tm.move}, {attack}, {ABILITY_NAMES[tm.ability]}{armour}"
 
 
-def render_state(state: InfinitronState, use_color: bool = False, use_unicode: bool = False) -> str:
+def render_state(state: InfinitronPosition, use_color: bool = False, use_unicode: bool = False) -> str:
     setup = state.setup
     glyphs = _GROUND_UNICODE if use_unicode else _GROUND_ASCII
     side_color = (_RED, _BLUE)
