@@ -68,7 +68,6 @@ players of a game.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import shlex
 import sys
@@ -78,8 +77,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..agent_text import inert_line
 from ..games import game_class, game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
@@ -88,10 +85,10 @@ from ..hosting.sandbox import MODES as SANDBOX_MODES, Sandbox, SandboxUnavailabl
 from ..limits import LimitError, Limits, checked
 from ..match import AgentEntry, MatchSettings, SpecError, check_agent, parse_spec, play_match, spec_problem
 from ..records import GameRecord, memory_text
-from ..tournament.config import shown
 from ..tournament.executor import LocalExecutor
 from ..tournament.ratings import bradley_terry
 from ..tournament.schedule import Job, game_seed
+from ..yaml_file import Document, YamlFileError, in_file_order, read_text, shown, unknown_fields
 from . import gradescope
 from .feedback import (
     Side, code_block, code_span, counted, error_text, moves_text, paragraphs, plain, play_command, replay,
@@ -157,12 +154,8 @@ DETAILED_GAMES = 3
 SHOWN_ENTRIES = 12
 
 
-class SchemeError(ValueError):
-    """A marking scheme that cannot be used: one or more problems, each naming the file and the field."""
-
-    def __init__(self, *problems: str):
-        super().__init__("\n".join(problems))
-        self.problems = list(problems)
+class SchemeError(YamlFileError):
+    """A marking scheme that cannot be used: one or more problems, each naming the file, line and field."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +171,7 @@ class Opponent:
     options: Mapping[str, Any]
     marks: float
     bands: tuple[Band, ...]  # highest min_score first; empty: marks in proportion to the score
+    where: str = ""  # "file:line: opponents[i]" for messages after loading
 
     def fraction(self, score: float) -> float:
         """The fraction of the marks a score (0..1) earns."""
@@ -201,62 +195,64 @@ class Scheme:
     checks: Mapping[str, float] = field(default_factory=dict)
     #: Use an agent package found one folder below the submission's top (the common zip mistake).
     nested_agent: bool = True
+    #: "file:line: field" for each top-level field, for messages after loading.
+    places: Mapping[str, str] = field(default_factory=dict)
+
+    def where(self, name: str) -> str:
+        """``file:line: field`` of a top-level field, for a problem found after loading."""
+        return self.places.get(name, f"{self.path}: {name}")
 
 
 # -- the scheme --------------------------------------------------------------------
 
 
 class _Reader:
-    """Collects every problem of a scheme, each as ``FILE: field: message``."""
+    """Collects every problem of a scheme, each as ``file:line: field: message`` (see :mod:`referee.yaml_file`)."""
 
-    def __init__(self, path: str):
-        self.path = path
-        self.problems: list[str] = []
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.problems: list[str] = list(doc.problems)  # fields given twice
 
-    def fail(self, where: str, message: str) -> None:
-        self.problems.append(f"{self.path}: {where}: {message}")
+    def fail(self, path: tuple[Any, ...], message: str) -> None:
+        self.problems.append(self.doc.problem(path, message))
 
-    def fields(self, where: str, mapping: Mapping[Any, Any], allowed: tuple[str, ...]) -> None:
-        for key in mapping:
-            if key not in allowed:
-                close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(allowed)})"
-                self.fail(f"{where}.{key}" if where else str(key), f"unknown field{hint}")
+    def fields(self, path: tuple[Any, ...], mapping: Mapping[Any, Any], allowed: tuple[str, ...]) -> None:
+        self.problems.extend(unknown_fields(self.doc, path, mapping, allowed))
 
-    def number(self, where: str, value: Any, low: float = 0.0, high: float | None = None) -> float:
+    def number(self, path: tuple[Any, ...], value: Any, low: float = 0.0, high: float | None = None) -> float:
         if not gradescope.is_number(value) or value < low or (high is not None and value > high):
             bounds = f"from {low:g} to {high:g}" if high is not None else f"of {low:g} or more"
-            self.fail(where, f"must be a number {bounds}, not {shown(value)}")
+            self.fail(path, f"must be a number {bounds}, not {shown(value)}")
             return low
         return float(value)
 
-    def options(self, where: str, value: Any) -> dict[str, Any]:
+    def options(self, path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.fail(where, f"must be a mapping of keyword arguments, not {shown(value)}")
+            self.fail(path, f"must be a mapping of keyword arguments, not {shown(value)}")
             return {}
         for key in value:
             if not isinstance(key, str) or not key.isidentifier():
-                self.fail(f"{where}.{key}", "an option's name must be a Python identifier")
+                self.fail(path + (key,), "an option's name must be a Python identifier")
             elif key in REFEREE_KWARGS:
-                self.fail(f"{where}.{key}", f"{key!r} is passed by the referee itself and cannot be an option")
+                self.fail(path + (key,), f"{key!r} is passed by the referee itself and cannot be an option")
         try:
             json.dumps(value)
         except (TypeError, ValueError):
-            self.fail(where, "must hold plain values (numbers, strings, lists, mappings)")
+            self.fail(path, "must hold plain values (numbers, strings, lists, mappings)")
         return dict(value)
 
 
-def _bands(reader: _Reader, where: str, value: Any) -> tuple[Band, ...]:
+def _bands(reader: _Reader, path: tuple[Any, ...], value: Any) -> tuple[Band, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not value:
-        reader.fail(where, f"must be a list of {{min_score, fraction}}, not {shown(value)}")
+        reader.fail(path, f"must be a list of {{min_score, fraction}}, not {shown(value)}")
         return ()
     bands = []
     for index, item in enumerate(value):
-        here = f"{where}[{index}]"
+        here = path + (index,)
         if not isinstance(item, dict):
             reader.fail(here, f"must be a mapping {{min_score, fraction}}, not {shown(item)}")
             continue
@@ -265,88 +261,87 @@ def _bands(reader: _Reader, where: str, value: Any) -> tuple[Band, ...]:
             if name not in item:
                 reader.fail(here, f"needs '{name}' (a number from 0 to 1)")
         bands.append(Band(
-            reader.number(f"{here}.min_score", item.get("min_score", 0), 0, 1),
-            reader.number(f"{here}.fraction", item.get("fraction", 0), 0, 1),
+            reader.number(here + ("min_score",), item.get("min_score", 0), 0, 1),
+            reader.number(here + ("fraction",), item.get("fraction", 0), 0, 1),
         ))
     return tuple(sorted(bands, key=lambda band: -band.min_score))
 
 
 def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -> Opponent | None:
-    where = f"opponents[{index}]"
+    path = ("opponents", index)
     if not isinstance(item, dict):
-        reader.fail(where, f"must be a mapping {{name, spec, options, marks, bands}}, not {shown(item)}")
+        reader.fail(path, f"must be a mapping {{name, spec, options, marks, bands}}, not {shown(item)}")
         return None
-    reader.fields(where, item, OPPONENT_FIELDS)
+    reader.fields(path, item, OPPONENT_FIELDS)
     spec = item.get("spec")
     if not isinstance(spec, str):
-        reader.fail(f"{where}.spec", f"must be an agent's package spec such as agents.greedy, not {shown(spec)}")
+        reader.fail(path + ("spec",), f"must be an agent's package spec such as agents.greedy, not {shown(spec)}")
         return None
     try:
         parse_spec(spec)
     except SpecError as exc:
-        reader.fail(f"{where}.spec", str(exc))
+        reader.fail(path + ("spec",), str(exc))
         return None
     problem = spec_problem(spec, submission) if submission is not None else None
     if problem:
-        reader.fail(f"{where}.spec", problem)
+        reader.fail(path + ("spec",), problem)
     name = item.get("name", spec.partition(":")[0].replace("/", ".").split(".")[-1])
     if not isinstance(name, str) or not name.strip():
-        reader.fail(f"{where}.name", f"must be a name, not {shown(name)}")
+        reader.fail(path + ("name",), f"must be a name, not {shown(name)}")
         name = spec
     elif name.strip() == SUBMISSION_NAME:
-        reader.fail(f"{where}.name", f"{SUBMISSION_NAME!r} is the submission's name in the records; choose another")
+        reader.fail(path + ("name",), f"{SUBMISSION_NAME!r} is the submission's name in the records; choose another")
     if "marks" not in item:
-        reader.fail(where, "needs 'marks': what beating this opponent is worth")
+        reader.fail(path, "needs 'marks': what beating this opponent is worth")
     return Opponent(
         name=name.strip(),
         spec=spec,
-        options=reader.options(f"{where}.options", item.get("options")),
-        marks=reader.number(f"{where}.marks", item.get("marks", 0)),
-        bands=_bands(reader, f"{where}.bands", item.get("bands")),
+        options=reader.options(path + ("options",), item.get("options")),
+        marks=reader.number(path + ("marks",), item.get("marks", 0)),
+        bands=_bands(reader, path + ("bands",), item.get("bands")),
+        where=reader.doc.where(*path),
     )
 
 
 def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme:
-    """Read and check a scheme; raises :class:`SchemeError` listing every problem.
+    """Read and check a scheme; raises :class:`SchemeError` listing every problem, in the file's order.
 
     With ``submission``, each opponent's spec must name a module found from
     that folder (where the games start).
     """
     try:
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{path}:{mark.line + 1}" if mark else path
-        raise SchemeError(f"{where}: not valid YAML: {exc.problem or exc.context}") from None
-    except yaml.YAMLError as exc:
-        raise SchemeError(f"{path}: not valid YAML: {exc}") from None
+        doc = Document(path, text, kind="a marking scheme", guide="docs/marking.md")
+    except YamlFileError as exc:
+        raise SchemeError(*exc.problems) from None
+    data = doc.data
     if not isinstance(data, dict):
-        raise SchemeError(f"{path}: a marking scheme is a mapping of fields (see docs/marking.md), "
-                          f"not {shown(data)}")
-    reader = _Reader(path)
-    reader.fields("", data, TOP_FIELDS)
+        raise SchemeError(*doc.problems, doc.problem(
+            (), f"a marking scheme is a mapping of fields (see docs/marking.md), not {shown(data)}"
+        ))
+    reader = _Reader(doc)
+    reader.fields((), data, TOP_FIELDS)
 
     game = data.get("game", "infexion")
     game_options = data.get("game_options") or {}
     if game not in game_names():
-        reader.fail("game", f"must be one of {', '.join(game_names())}, not {shown(game)}")
+        reader.fail(("game",), f"must be one of {', '.join(game_names())}, not {shown(game)}")
     elif not isinstance(game_options, dict):
-        reader.fail("game_options", f"must be a mapping, not {shown(game_options)}")
+        reader.fail(("game_options",), f"must be a mapping, not {shown(game_options)}")
         game_options = {}
     else:
         try:
             load_game(game, **game_options)
         except (GameOptionError, TypeError) as exc:
-            reader.fail("game_options", str(exc))
+            reader.fail(("game_options",), str(exc))
 
     agent = data.get("agent", "agent")
     try:
         parse_spec(agent if isinstance(agent, str) else "")
     except SpecError:
-        reader.fail("agent", f"must be the submission's agent spec, e.g. agent, not {shown(agent)}")
+        reader.fail(("agent",), f"must be the submission's agent spec, e.g. agent, not {shown(agent)}")
     nested_agent = data.get("nested_agent", True)
     if not isinstance(nested_agent, bool):
-        reader.fail("nested_agent", f"must be true or false, not {shown(nested_agent)}")
+        reader.fail(("nested_agent",), f"must be true or false, not {shown(nested_agent)}")
         nested_agent = True
 
     limits: dict[str, float] = {}
@@ -355,54 +350,55 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
             try:
                 limits[name] = checked(name, data[name])
             except LimitError as exc:
-                reader.fail(name, str(exc).removeprefix(f"{name} "))
+                reader.fail((name,), str(exc).removeprefix(f"{name} "))
 
     games = data.get("games_per_opponent", 4)
     if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
-        reader.fail("games_per_opponent", f"must be an even whole number of 2 or more (both colours equally), "
+        reader.fail(("games_per_opponent",), "must be an even whole number of 2 or more (both colours equally), "
                     f"not {shown(games)}")
         games = 2
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        reader.fail("seed", f"must be a whole number, not {shown(seed)}")
+        reader.fail(("seed",), f"must be a whole number, not {shown(seed)}")
         seed = 0
     sandbox = data.get("sandbox", "auto")
     if sandbox is False:  # YAML 1.1 reads a bare `off` as false
         sandbox = "off"
     if sandbox not in SANDBOX_MODES:
-        reader.fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
+        reader.fail(("sandbox",), f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
     visibility = data.get("visibility", "visible")
     if visibility not in gradescope.VISIBILITIES:
-        reader.fail("visibility", f"must be one of {', '.join(gradescope.VISIBILITIES)}, not {shown(visibility)}")
+        reader.fail(("visibility",),
+                    f"must be one of {', '.join(gradescope.VISIBILITIES)}, not {shown(visibility)}")
 
     opponents: list[Opponent] = []
     items = data.get("opponents")
     if not isinstance(items, list) or not items:
-        reader.fail("opponents", f"must be a list of at least one opponent, not {shown(items)}")
+        reader.fail(("opponents",), f"must be a list of at least one opponent, not {shown(items)}")
     else:
         for index, item in enumerate(items):
             opponent = _opponent(reader, index, item, submission)
             if opponent is None:
                 continue
             if any(other.name == opponent.name for other in opponents):
-                reader.fail(f"opponents[{index}].name", f"two opponents are named {opponent.name!r}; "
+                reader.fail(("opponents", index, "name"), f"two opponents are named {opponent.name!r}; "
                             "give one a different 'name'")
             opponents.append(opponent)
 
     checks_data = data.get("checks") or {}
     checks: dict[str, float] = {}
     if not isinstance(checks_data, dict):
-        reader.fail("checks", f"must be a mapping of {', '.join(CHECKS)} to marks, not {shown(checks_data)}")
+        reader.fail(("checks",), f"must be a mapping of {', '.join(CHECKS)} to marks, not {shown(checks_data)}")
     else:
-        reader.fields("checks", checks_data, tuple(CHECKS))
-        checks = {name: reader.number(f"checks.{name}", checks_data.get(name, 1)) for name in CHECKS}
+        reader.fields(("checks",), checks_data, tuple(CHECKS))
+        checks = {name: reader.number(("checks", name), checks_data.get(name, 1)) for name in CHECKS}
 
     if reader.problems:
-        raise SchemeError(*reader.problems)
+        raise SchemeError(*in_file_order(reader.problems, path))
     return Scheme(
         path=path, game=game, game_options=dict(game_options), agent=agent, limits=Limits(**limits),
         games_per_opponent=games, seed=seed, sandbox=sandbox, visibility=visibility, opponents=tuple(opponents),
-        checks=checks, nested_agent=nested_agent,
+        checks=checks, nested_agent=nested_agent, places={name: doc.where(name) for name in TOP_FIELDS},
     )
 
 
@@ -413,11 +409,9 @@ def load_scheme(path: Path | None, submission: Path | None = None) -> Scheme:
             return parse_scheme(DEFAULT_SCHEME, "the default scheme", submission)
         path = SCHEME_FILE
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SchemeError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SchemeError(f"{path}: cannot be read: {exc}") from None
+        text = read_text(path)
+    except YamlFileError as exc:
+        raise SchemeError(*exc.problems) from None
     return parse_scheme(text, str(path), submission)
 
 
@@ -616,7 +610,8 @@ def opponent_problems(scheme: Scheme, submission: Path) -> list[str]:
         problem = check_agent(entry, _settings(scheme, submission, scheme.seed, {}))
         if problem:
             problems.append(
-                f"{scheme.path}: opponents[{index}]: {opponent.name} cannot be loaded: {inert_line(problem)}"
+                f"{opponent.where or f'{scheme.path}: opponents[{index}]'}: {opponent.name} cannot be loaded: "
+                f"{inert_line(problem)}"
             )
     return problems
 
@@ -925,7 +920,7 @@ def main(argv: list[str]) -> int:
     try:
         resolve(scheme.sandbox)
     except SandboxUnavailable as exc:
-        print(f"{PROG}: error: {scheme.path}: sandbox: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {scheme.where('sandbox')}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     problems = opponent_problems(scheme, find_agent(scheme, submission).folder or submission)
     for problem in problems:

@@ -13,7 +13,9 @@ import pytest
 
 from referee.marking import gradescope
 from referee.hosting.sandbox import resolve
-from referee.marking.part_b import Band, Opponent, SchemeError, games_file_for, main, parse_scheme, sandbox_state
+from referee.marking.part_b import (
+    PROG, Band, Opponent, SchemeError, games_file_for, main, parse_scheme, sandbox_state,
+)
 from referee.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -428,17 +430,70 @@ def test_the_command_marks_a_submission(tmp_path):
     assert len((folder / "out" / "results.games.jsonl").read_text().splitlines()) == 2
 
 
-def test_a_bad_scheme_is_refused_naming_the_file_and_field(tmp_path):
+def test_a_bad_scheme_is_refused_naming_the_file_line_and_field(tmp_path):
+    # Every problem at once, in the file's order, each with its line: one run finds them all.
     folder = submission(tmp_path, GREEDY)
     bad = tmp_path / "bad.yaml"
-    bad.write_text("games_per_opponent: 3\nopponents:\n  - {spec: agents.random_agent, marks: -1}\n")
+    bad.write_text(
+        "games_per_opponent: 3\n"
+        "opponents:\n"
+        "  - {spec: agents.random_agent, marks: -1}\n"
+        "  - spec: agents.greedy\n"
+        "    mark: 2\n"
+        "time_limt: 5\n"
+        "seed: 1\n"
+        "seed: 2\n"
+    )
     done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
                    cwd=tmp_path)
     assert done.returncode == 2
-    assert f"{bad}: games_per_opponent: must be an even whole number" in done.stderr
-    assert f"{bad}: opponents[0].marks: must be a number of 0 or more, not -1" in done.stderr
-    assert "Traceback" not in done.stderr
+    error = f"{PROG}: error: {bad}"
+    assert done.stderr.splitlines() == [
+        f"{error}:1: games_per_opponent: must be an even whole number of 2 or more (both colours equally), not 3",
+        f"{error}:3: opponents[0].marks: must be a number of 0 or more, not -1",
+        f"{error}:4: opponents[1]: needs 'marks': what beating this opponent is worth",
+        f"{error}:5: opponents[1].mark: unknown field (did you mean 'marks'?)",
+        f"{error}:6: time_limt: unknown field (did you mean 'time_limit'?)",
+        f"{error}:8: seed: given twice",
+    ]
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_scheme_that_is_not_yaml_is_placed_at_its_line_and_column(tmp_path):
+    folder = submission(tmp_path, GREEDY)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\nopponents: [{spec: agents.greedy, marks: 1}}]\ngames_per_opponent: 2\n")
+    done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line == f"{PROG}: error: {bad}:2:44: not valid YAML: expected ',' or ']', but got '}}'"
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_an_alias_bomb_scheme_is_refused_before_it_is_expanded(tmp_path):
+    # A few hundred bytes standing for 10**9 values: refused while reading, in well under the test's timeout.
+    bomb = "lol: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"lol{n}: &{chr(ord('a') + n)} [" + ", ".join([f"*{chr(ord('a') + n - 1)}"] * 10) + "]\n"
+        for n in range(1, 9)
+    )
+    folder = submission(tmp_path, GREEDY)
+    bad = tmp_path / "bomb.yaml"
+    bad.write_text(bomb + "opponents: [{spec: agents.greedy, marks: 1, options: {depth: *i}}]\n")
+    done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"{PROG}: error: {bad}:")
+    assert "values once its aliases (*name) are expanded; a marking scheme never needs so many" in line
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_missing_scheme_names_the_one_meant(tmp_path, capsys):
+    (tmp_path / "scheme.yml").write_text(scheme_text())
+    assert main(["--submission", str(tmp_path), "--scheme", str(tmp_path / "scheme.yaml")]) == 2
+    meant = f"{tmp_path / 'scheme.yaml'}: no such file (did you mean {tmp_path / 'scheme.yml'}?)"
+    assert meant in capsys.readouterr().err
 
 
 def test_an_opponent_that_cannot_load_is_the_schemes_fault(tmp_path):
@@ -449,7 +504,7 @@ def test_an_opponent_that_cannot_load_is_the_schemes_fault(tmp_path):
     done = run_cli("--submission", str(folder), "--scheme", str(bad), "--results", str(tmp_path / "r.json"),
                    cwd=tmp_path)
     assert done.returncode == 2
-    assert f"{bad}: opponents[0]: greedy cannot be loaded" in done.stderr and "max_move_tme" in done.stderr
+    assert f"{bad}:2: opponents[0]: greedy cannot be loaded" in done.stderr and "max_move_tme" in done.stderr
     assert not (tmp_path / "r.json").exists()
 
 
