@@ -24,10 +24,10 @@ from referee.marking.part_b import (
     Marking,
     Unplayed,
     check_tests,
-    code_block,
     opponent_test,
     parse_scheme,
 )
+from referee.marking.feedback import code_block
 from referee.records import GameRecord
 from referee.search.grader import ProgramRun, judge
 from referee.tournament.aggregate import aggregate
