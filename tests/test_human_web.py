@@ -33,15 +33,18 @@ ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "agents.random_agent"
 SLEEPER = "tests.hosting.fixture_agents.misbehave:Sleeps"  # thinks for ten minutes
 WAIT = 120.0  # generous: only a hung server ever reaches it
+STEAL = 'button[data-action="STEAL"]'  # an action without a cell to click is a button
+NIM = "nim=tests.fixtures.nim.registration"  # docs/adding-a-game.md's game, from outside the package
 
 
 class Server:
     """``python -m referee play --web --no-open --port 0 ...`` as a subprocess, and requests to it."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, games: str | None = None):
+        env = dict(os.environ, REFEREE_GAMES=games) if games else None  # games: a plug-in game (REFEREE_GAMES)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", "0", *args],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )
         assert self.proc.stdout is not None
         self.lines: list[str] = []
@@ -315,14 +318,14 @@ def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, brow
         assert state["humans"] == ["RED", "BLUE"] and state["hot_seat"] and state["players"]["BLUE"] == "human"
         page.goto(seat.url + "/")
         settled(page, 0)
-        assert page.is_hidden("#steal") and page.is_hidden("#swap")  # no STEAL on the first move; no sides to swap
+        assert page.is_hidden(STEAL) and page.is_hidden("#swap")  # no STEAL on the first move; no sides to swap
         cell(page, 1, 1).click()
         page.wait_for_selector("#message.error")
         assert "centre cell" in page.inner_text("#message") and seat.get("/api/state")["actions"] == []
         cell(page, 0, 1).click()
         settled(page, 1)
         assert page.inner_text("#status") == "BLUE to move"
-        page.click("#steal")
+        page.click(STEAL)
         settled(page, 2)
         assert seat.get("/api/state")["actions"] == ["PLACE(0, 1)", "STEAL"]
         assert page.get_attribute('svg#board g.cell[data-r="1"][data-q="0"]', "data-owner") == "blue"  # mirrored
@@ -553,3 +556,41 @@ def test_a_person_wins_a_whole_game_by_clicks(browser):
         page.close()
     finally:
         seat.stop()
+
+
+def test_a_game_whose_registration_alone_supplies_the_clicks_is_played_in_a_real_browser(browser):
+    # Nim lives in tests/fixtures/nim, named only in REFEREE_GAMES: its registration says which stone a
+    # person clicks for each TAKE, and nothing of the web server names it. The person (Red) plays the
+    # winning line by clicks against the random agent: always leave a multiple of 4 stones.
+    seat = Server("--game", "nim", "--stones", "7", "--max-take", "3", "--seed", "2", RANDOM, games=NIM)
+    try:
+        page = browser.new_page()
+        page.goto(seat.url + "/")
+        settled(page, 0)
+        state = seat.get("/api/state")
+        assert not state["typed"] and state["how"].startswith("Click a stone") and page.is_visible("svg#board")
+        assert page.inner_text("#how") == state["how"] and page.is_hidden(STEAL)
+        legal = page.eval_on_selector_all("svg#board g.cell", "gs => gs.map(g => g.classList.contains('legal'))")
+        assert legal == [False] * 4 + [True] * 3  # the three stones one click can take, from the right
+        cell(page, 0, 0).click()  # would take 7: more than a turn may
+        page.wait_for_selector("#message.error")
+        assert "No legal action starts" in page.inner_text("#message") and seat.get("/api/state")["actions"] == []
+        for _ in range(7):
+            state = seat.get("/api/state?wait=1")
+            if state["result"]:
+                break
+            settled(page, len(state["actions"]))
+            heap = 7 - sum(int(a[len("TAKE("):-1]) for a in state["actions"])
+            take = heap % 4
+            cell(page, 0, heap - take).click()  # that stone and the ones right of it
+            page.wait_for_selector(f'body:not([data-shown="{len(state["actions"])}"])')
+            assert seat.get("/api/state?wait=1")["actions"][len(state["actions"])] == f"TAKE({take})"
+        assert (state["result"]["winner"], state["result"]["reason"]) == ("RED", "last_stone")
+        settled(page, len(state["actions"]))
+        page.wait_for_selector("#end:not([hidden])")
+        assert "Game over" in page.inner_text("#status")
+        assert page.eval_on_selector_all("svg#board text.power", "ts => ts.map(t => t.textContent)") == [""] * 7
+        page.close()
+    finally:
+        status, out, err = seat.stop()
+    assert status == 130 and "Traceback" not in err, err

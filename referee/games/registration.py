@@ -100,6 +100,31 @@ class GameOption:
         return value is not None, value
 
 
+#: The cells a person clicks to play one legal action: ``(state, action's text) -> cell indexes``.
+ClickCells = Callable[[Any, str], "list[int]"]
+
+
+@dataclass(frozen=True)
+class WebPlay:
+    """How a person plays the game on the page of ``python -m referee play --web``.
+
+    ``clicks`` is ``module:function`` of a :data:`ClickCells`: the cells
+    (indexes in the cell list of the game's replay frames, which the page
+    draws) a person clicks to play a legal action in a position: one, or two
+    (a cell, then a second one, as Infexion's SPREAD); none makes the action a
+    button (Cachex's STEAL).  Without ``clicks`` the game is played by typed
+    commands on its text board.  ``cell_action`` is what a click on a cell that
+    starts no legal action asks for (``{r}`` and ``{q}`` are the cell's), so
+    the refusal carries the rules' reason; ``how`` tells a person how to play;
+    ``power`` says whether a cell's power is written on it.
+    """
+
+    clicks: str | None = None
+    cell_action: str = ""
+    how: str = ""
+    power: bool = True
+
+
 def load(path: str) -> Any:
     """The object a ``module:attribute`` path names, or the module a plain path names."""
     module_name, _, attribute = path.partition(":")
@@ -115,9 +140,12 @@ class Registration:
     the action objects agents see (with ``to_engine_action`` and
     ``from_engine_action``); ``legacy`` ``module:object`` of a
     :class:`LegacyAdapter`; ``frames`` ``module:function`` building the HTML
-    replay's frames; ``heuristics`` ``module:Class`` of the search agents'
-    heuristics (the referee never imports it).  The game's verdict reasons
-    are its class's ``reasons``.
+    replay's frames; ``web`` how a person plays it in the browser (a
+    :class:`WebPlay`; None: by typed commands); ``heuristics`` ``module:Class`` of the search agents'
+    heuristics (the referee never imports it).  ``agent_surfaces``: the
+    modules of the course's packages the game's agents import (its 2022
+    ``referee.board``, say), which a sealed agent is shown.  The game's
+    verdict reasons are its class's ``reasons``.
     """
 
     name: str
@@ -127,6 +155,8 @@ class Registration:
     legacy: str | None = None
     frames: str | None = None
     heuristics: str | None = None
+    agent_surfaces: tuple[str, ...] = ()
+    web: WebPlay | None = None
 
     def game_class(self) -> type[Game]:
         """The rules' class; raises GameOptionError if it cannot be imported."""
@@ -151,9 +181,13 @@ class Registration:
         """The function building this game's replay frames, if it has a replay viewer."""
         return None if self.frames is None else load(self.frames)
 
+    def click_cells(self) -> ClickCells | None:
+        """The function giving the cells a person clicks for an action on the web page, if the game has one."""
+        return None if self.web is None or self.web.clicks is None else load(self.web.clicks)
+
     def modules(self) -> list[str]:
         """Every module this registration names (an agent's sandbox must show a plug-in's)."""
-        paths = [self.game, self.agent_types, *(p for p in (self.legacy, self.frames) if p)]
+        paths = [self.game, self.agent_types, *(p for p in (self.legacy, self.frames) if p), *self.agent_surfaces]
         return list(dict.fromkeys(path.partition(":")[0] for path in paths))
 
     def add_arguments(self, parser: Any) -> None:

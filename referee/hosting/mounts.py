@@ -17,14 +17,13 @@ from pathlib import Path
 
 #: The referee's own package: which of its parts an agent's process may see.
 REFEREE_ROOT = Path(__file__).absolute().parents[1]
+#: The agent-side code every game's agents need; the course packages a game's
+#: agents import come from the games' registrations (``agent_surfaces``).
 AGENT_SIDE = (
     "__init__.py",
     "agentkit.py",
-    "board.py",  # the 2022 referee's referee.board, which 2022 Cachex agents import
-    "game",
+    "game",  # referee.game.player: the colour type the agent host hands every game's agents
     "games",
-    "cachex",
-    "infinitron",
     "hosting/__init__.py",
     "hosting/agent_host.py",
     "hosting/wire.py",
@@ -94,6 +93,37 @@ def locate_module(workdir: Path, module: str) -> tuple[Path, int]:
     root = _import_root(workdir, module)
     found = _walk_module(root, module)[1]
     return root.joinpath(*module.split(".")[:found]), found
+
+
+def course_surfaces() -> list[str]:
+    """The course packages the bundled games' agents import, which every sealed agent is shown.
+
+    Every agent sees all of them, whichever game it plays, as one agent may
+    play several games (the bundled ones do).
+    """
+    from ..games import GAMES, registration  # only here: sealing an agent, not importing hosting, reads them
+    from ..games.base import GameOptionError
+
+    found: list[str] = []
+    for name in GAMES:
+        try:
+            found += registration(name).agent_surfaces
+        except GameOptionError:
+            continue  # a game that cannot be loaded shows nothing (and cannot be played)
+    return list(dict.fromkeys(found))
+
+
+def _shown_of(workdir: Path, module: str) -> list[Path]:
+    """What to show of ``module`` (see :func:`_walk_module`).
+
+    A module of the referee's own package is found under :data:`REFEREE_ROOT`,
+    whose modules count as top-level ones: ``referee.board`` shows
+    ``board.py`` alone, never the whole package.
+    """
+    top, _, rest = module.partition(".")
+    if top == REFEREE_ROOT.name and rest:
+        return [REFEREE_ROOT / "__init__.py", *_module_paths(REFEREE_ROOT, rest)]
+    return _module_paths(_import_root(workdir, module), module)
 
 
 def _import_root(workdir: Path, module: str) -> Path:
@@ -229,8 +259,8 @@ def bwrap_command(
     for bundled in {referee_root.parent / "agents", _import_root(workdir, "agents") / "agents"}:
         if (bundled / "common").is_dir():
             shown += [bundled / part for part in BUNDLED_AGENTS]
-    for module in [agent_module, *extra_modules]:
-        shown += _module_paths(_import_root(workdir, module), module)
+    for module in [agent_module, *course_surfaces(), *extra_modules]:
+        shown += _shown_of(workdir, module)
     # A `common` package beside the agent's is library code its neighbours
     # share (as agents/common is for the bundled agents): shown read-only.
     own = _module_paths(_import_root(workdir, agent_module), agent_module)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..agent_text import inert_line
 from ..arguments import ArgumentParser, every_games_help
-from ..games import game_class, registration
+from ..games import game_class, game_names, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
@@ -43,7 +43,6 @@ __all__ = ["HUMAN", "Session", "build_parser", "candidates", "legal_listing", "m
 EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 DEFAULT_RECORD = "human_game.json"
 DEFAULT_PORT = 8765
-SUPPORTED = ("infexion", "cachex", "infinitron")
 PROMPT_HELP = (
     "type an action, '?' for the legal actions, 'undo' to take back your last move, "
     "'resign' to give the game up, 'q' to save and quit (unfinished: no winner)"
@@ -91,14 +90,14 @@ def build_parser(game_name: str | None) -> ArgumentParser:
                         help="where the record is written at the end, on resign or q (terminal default "
                         f"{DEFAULT_RECORD}); with --web, when given: each game is added to it as a line "
                         "(replay --game-index N)")
-    parser.add_argument("--game", default="infexion", choices=SUPPORTED, help="which game (default: infexion)")
+    parser.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
     web = parser.add_argument_group("in the browser")
     web.add_argument("--web", action="store_true", help="play on a local web page instead of the terminal")
     web.add_argument("--port", type=_port, default=None,
                      help=f"the page's port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)")
     web.add_argument("--no-open", dest="open", action="store_false", help="print the page's address, open no browser")
     web.add_argument("--hot-seat", action="store_true", help="two people share the page: no AGENT")
-    for name in [game_name] if game_name else SUPPORTED:
+    for name in [game_name] if game_name else game_names():
         own = parser.add_argument_group(f"{name} only (with --game {name})") if game_name is None else parser
         try:
             registration(name).add_arguments(own)

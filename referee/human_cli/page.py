@@ -42,7 +42,7 @@ _PAGE = """<!DOCTYPE html>
     </form>
     <p id="legal-note" class="legend" hidden></p>
     <div id="controls">
-      <button id="steal" hidden>STEAL</button>
+      <span id="buttons"></span>
       <button id="undo" title="take back your last move (and the reply)">undo</button>
       <button id="resign">resign</button>
       <button id="new">new game</button>
@@ -67,7 +67,7 @@ _PAGE = """<!DOCTYPE html>
     <ol id="moves"></ol>
   </aside>
 </main>
-<footer class="legend">Infexion and Cachex are played by clicks; Infinitron by typed commands (several a turn; chaos events are drawn by the referee).
+<footer class="legend">A game is played by clicks on its board when its registration says how (Infexion, Cachex); else by typed commands (Infinitron: several a turn; chaos events are drawn by the referee).
   The agent runs in its own process under its limits and sandbox, as in a refereed game.</footer>
 <script>__SCRIPT__</script>
 </body>
@@ -165,11 +165,7 @@ function build() {
   document.getElementById("text-board").hidden = !S.typed;
   document.getElementById("command").hidden = !S.typed;
   legalKey = "";
-  document.getElementById("how").textContent = S.typed
-    ? "Type a command in the game's text (case and commas are free: define 3 2 1 melee none, build 0 3 -2), or pick one from the list; your turn lasts until END_TURN."
-    : S.game === "cachex"
-    ? "Click an empty cell to PLACE a stone; STEAL (a button) takes the opponent's first stone on your first move."
-    : "Click an empty cell to SPAWN; click one of your stacks, then one of the highlighted neighbours, to SPREAD that way (the board wraps around its edges).";
+  document.getElementById("how").textContent = S.how;  // the game's registration says how it is played
 }
 
 let legalKey = "";  // which legal actions the command list holds
@@ -191,6 +187,24 @@ function fillCommands() {
   const note = document.getElementById("legal-note");
   note.hidden = !unlisted.length;
   note.textContent = unlisted.map(([word, n]) => `${n} legal ${word} commands: too many to suggest, type one`).join("; ");
+}
+
+let buttonsKey = null;  // which actions the buttons play
+function fillButtons() {
+  // A legal action with no cell to click (Cachex's STEAL) is a button.
+  const actions = S.typed ? [] : S.legal.filter(a => !S.clicks[a].length);
+  const key = actions.join("\n");
+  if (key === buttonsKey) return;
+  buttonsKey = key;
+  const box = document.getElementById("buttons");
+  while (box.firstChild) box.removeChild(box.firstChild);
+  for (const a of actions) {
+    const button = document.createElement("button");
+    button.textContent = a;
+    button.dataset.action = a;
+    button.onclick = () => send(a);
+    box.append(button, " ");
+  }
 }
 
 function firstClicks() {
@@ -223,7 +237,7 @@ function paint() {
     else if (targets.has(i)) cls += " target";
     else if (selected === null && starts.has(i)) cls += " legal";
     g.setAttribute("class", cls);
-    g.querySelector("text.power").textContent = owner && S.game !== "cachex" ? String(power) : "";
+    g.querySelector("text.power").textContent = owner && S.power ? String(power) : "";
   });
   document.querySelectorAll("#moves li").forEach((li, i) => li.classList.toggle("current", i === shown - 1));
   const idle = !animation && !S.thinking && !sending && shown === F.boards.length - 1;
@@ -285,7 +299,7 @@ function describe() {
     ? ` \u00b7 kept as game ${S.kept.index + 1} of ${S.kept.file} (python -m referee replay ${S.kept.file} --game-index ${S.kept.index})`
     : "";
   if (S.result) askResign(false);  // nothing left to give up
-  document.getElementById("steal").hidden = !S.legal.includes("STEAL");
+  fillButtons();
   document.getElementById("undo").disabled = !!S.result || S.thinking;
   document.getElementById("resign").disabled = !!S.result || !document.getElementById("confirm-resign").hidden;
   document.getElementById("swap").hidden = S.hot_seat;
@@ -356,11 +370,11 @@ function clickCell(i) {
   const single = S.legal.find(a => is(a, [i]));
   if (single) { send(single); return; }
   // No legal action starts here: ask anyway, so the rules themselves say why not.
+  if (!S.cell_action) { say("No legal action starts on that cell.", true); return; }
   const c = S.frames.cells[i];
   send(S.cell_action.replace("{r}", c.r).replace("{q}", c.q));
 }
 
-document.getElementById("steal").onclick = () => send("STEAL");
 document.getElementById("command").onsubmit = async (event) => {
   event.preventDefault();
   const input = document.getElementById("command-text");

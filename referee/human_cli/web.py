@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import re
 import signal
 import sys
 import threading
@@ -34,7 +32,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..agent_text import inert_line
+from ..games import registration
 from ..games.base import CHANCE, PLAYER_NAMES, Action
+from ..games.registration import WebPlay
 from ..hosting.failures import AgentFailure
 from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..render.frames import build_frames
@@ -50,9 +50,8 @@ EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 LONGEST_WAIT = 25.0
 #: The largest request body read: an action is a few dozen bytes.
 LARGEST_BODY = 64 * 1024
-#: What a click on a cell that starts no legal action asks for, so the refusal carries the rules' reason.
-#: Games not named here are played by typed commands on a text board (Infinitron: several commands a turn).
-CELL_ACTION = {"infexion": "SPAWN({r}, {q})", "cachex": "PLACE({r}, {q})"}
+#: What the page says of a game whose registration tells nothing of how to play it in the browser.
+TYPED_HOW = "Type a command in the game's text, or pick one from the list."
 
 
 class RecordFileError(ValueError):
@@ -99,23 +98,6 @@ class Refused(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-def click_cells(text: str, side: int) -> list[int]:
-    """The cells (indexes in the board's cell list, row ``r`` by row) a person clicks to play ``text``.
-
-    ``WORD(r, q)`` is one click on that cell; ``WORD(r, q, dr, dq)`` (Infexion's
-    SPREAD) is the cell then its neighbour in that direction, across the
-    board's wrapped edges; an action without a cell (Cachex's STEAL) is a button: no cells.
-    """
-    numbers = [int(n) for n in re.findall(r"-?\d+", text)]
-    if len(numbers) < 2:
-        return []
-    r, q = numbers[0], numbers[1]
-    cells = [r * side + q]
-    if len(numbers) == 4:
-        cells.append(((r + numbers[2]) % side) * side + (q + numbers[3]) % side)
-    return cells
 
 
 class Table:
@@ -405,7 +387,6 @@ class Table:
         record = self.record or session.record(None, UNFINISHED, "")
         frames = build_frames(record).to_json_data()
         frames.pop("warning", None)  # an unfinished game is not a cut-short record
-        side = math.isqrt(len(frames["cells"]))
         final = frames["boards"][-1]
         cells = []
         for i, cell in enumerate(frames["cells"]):
@@ -419,7 +400,9 @@ class Table:
         # A kind with very many (Infinitron with --armour: 386,938 DEFINEs) gives a few; legal_counts says how many.
         legal = [state.action_to_str(a) for group in kinds.values()
                  for a in (group if len(group) <= LISTED_IN_FULL else group[:EXAMPLES])]
-        clickable = session.game.name in CELL_ACTION
+        # What the game's registration says of playing it by clicks (none: by typed commands).
+        web = registration(session.game.name).web or WebPlay()
+        click_cells = registration(session.game.name).click_cells()
         clocks = {}
         for color, name in enumerate(PLAYER_NAMES):
             if color in session.humans:
@@ -455,9 +438,11 @@ class Table:
             "actions": list(session.actions),
             "legal": legal,
             "legal_counts": {word: len(group) for word, group in kinds.items()},
-            "clicks": {text: click_cells(text, side) if clickable else [] for text in legal},
-            "typed": not clickable,
-            "cell_action": CELL_ACTION.get(session.game.name, ""),
+            "clicks": {text: click_cells(state, text) if click_cells else [] for text in legal},
+            "typed": click_cells is None,
+            "cell_action": web.cell_action,
+            "how": web.how or TYPED_HOW,
+            "power": web.power,
             "clocks": clocks,
             "result": result,
             "notice": self.notice,

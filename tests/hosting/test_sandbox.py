@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.hosting.mounts import _module_paths
+from referee.games import game_names, registrations
+from referee.hosting.mounts import AGENT_SIDE, REFEREE_ROOT, _module_paths, bwrap_command
 from referee.hosting.sandbox import CGROUP_ENV
 from tests.hosting.test_isolation import assert_nothing_left
 from tests.sandboxing import require_sandbox
@@ -142,6 +143,35 @@ def test_a_top_level_module_file_is_shown_alone_and_a_missing_one_not_at_all(tmp
     make_tree(tmp_path, ["lone.py", "other.py"])
     assert _module_paths(tmp_path, "lone") == [tmp_path / "lone.py"]
     assert _module_paths(tmp_path, "nothing.here") == []
+
+
+def shown_to(tmp_path: Path, extra_modules: list[str]) -> list[str]:
+    """The folders and files a sealed ``agents.random_agent`` is shown (read-only views)."""
+    args = bwrap_command("bwrap", ["true"], tmp_path, "agents.random_agent", extra_modules)
+    return [args[i + 2] for i, arg in enumerate(args) if arg == "--ro-bind"]
+
+
+def test_the_sandbox_names_no_game_the_registrations_name_the_course_surfaces(tmp_path):
+    # AGENT_SIDE holds the agent-side code of every game; a game's course
+    # packages (2022's referee.board, referee.cachex...) come from its registration.
+    surfaces = [m for r in registrations() for m in r.agent_surfaces]
+    assert {"referee.board", "referee.cachex", "referee.infinitron"} <= set(surfaces)
+    named = {part.split("/")[0].removesuffix(".py") for part in AGENT_SIDE}
+    assert not named & {*game_names(), "board", "cachex", "infinitron"}
+    # Every sealed agent is shown all of them, whichever game it plays...
+    shown = shown_to(tmp_path, [])
+    for part in ("board.py", "cachex", "infinitron", "game"):
+        assert str(REFEREE_ROOT / part) in shown
+    # ...and never the referee's package whole (a module of it is shown alone).
+    assert str(REFEREE_ROOT) not in shown
+    assert str(REFEREE_ROOT / "match.py") not in shown
+
+
+def test_a_plugin_registrations_surfaces_are_shown_to_its_agents_only_what_they_name(tmp_path):
+    shown = shown_to(tmp_path, ["referee.limits", "referee.games.cachex.engine"])
+    assert str(REFEREE_ROOT / "limits.py") in shown and str(REFEREE_ROOT) not in shown
+    assert str(REFEREE_ROOT / "games" / "cachex") in shown
+    assert str(REFEREE_ROOT / "limits.py") not in shown_to(tmp_path, [])
 
 
 @pytest.mark.parametrize("mode", ["bogus", "yes"])
