@@ -163,13 +163,17 @@ class Document:
             for index, item in enumerate(node.value):
                 self._walk(item, path + (index,))
 
-    def where(self, *path: Any) -> str:
-        """``file:line: field`` (the line of the nearest enclosing field known)."""
+    def place(self, *path: Any) -> str:
+        """``file:line`` of the field at ``path`` (or of the nearest enclosing field known)."""
         probe = tuple(path)
         while probe not in self.lines and probe:
             probe = probe[:-1]
         line = self.lines.get(probe)
-        location = f"{self.path}:{line}" if line else str(self.path)
+        return f"{self.path}:{line}" if line else str(self.path)
+
+    def where(self, *path: Any) -> str:
+        """``file:line: field`` (the line of the nearest enclosing field known)."""
+        location = self.place(*path)
         return f"{location}: {field_path(path)}" if path else location
 
     def problem(self, path: tuple[Any, ...], message: str) -> str:

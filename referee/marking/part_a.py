@@ -37,7 +37,8 @@ winning sequence or the program ran out of time.  A crash after printing a
 winning sequence is marked on the sequence, with the crash reported.  A bad
 scheme (an unknown or missing field, a bad value, an unreadable or
 unwinnable board, an optimum the solver cannot find within its budget) is
-refused before anything runs, with one line naming the file and the field,
+refused before anything runs, with one line naming the file, the line and
+the field (the file is read as a tournament config is: :mod:`referee.yaml_file`),
 and exit status 2.  Exit status 0 whenever results were written, whatever
 the marks.
 """
@@ -53,12 +54,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..agent_text import inert, inert_line
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
 from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
+from ..yaml_file import Document, YamlFileError, field_path
 from .gradescope import (
     METADATA_FILE, RESULTS_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult, feedback_table,
     submission_users,
@@ -108,16 +108,26 @@ class Scheme:
     boards: tuple[Board, ...]
 
 
-def _unknown(keys: Iterable[object], allowed: tuple[str, ...], where: str) -> None:
+def _at(doc: Document, path: tuple[Any, ...], key: object = None) -> str:
+    """``FILE:line`` of ``key`` in the mapping at ``path`` (or of the mapping), then the mapping's name if it is
+    not the top: ``FILE:7: boards[0]``."""
+    place = doc.place(*path) if key is None else doc.place(*path, key)
+    return f"{place}: {field_path(path)}" if path else place
+
+
+def _unknown(doc: Document, path: tuple[Any, ...], keys: Iterable[object], allowed: tuple[str, ...]) -> None:
     for key in keys:
         if key not in allowed:
             close = difflib.get_close_matches(str(key), allowed, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise SchemeError(f"{where}: unknown field {key!r}{hint}; the fields are {', '.join(allowed)}")
+            fields = ", ".join(allowed)
+            raise SchemeError(f"{_at(doc, path, key)}: unknown field {key!r}{hint}; the fields are {fields}")
 
 
-def _number(data: dict[str, Any], key: str, default: float | None, where: str, low: float, high: float | None,
-            strict_low: bool = False) -> float:
+def _number(doc: Document, path: tuple[Any, ...], data: dict[str, Any], key: str, default: float | None, low: float,
+            high: float | None, strict_low: bool = False) -> float:
+    """``data[key]`` (the mapping at ``path``) as a number within bounds."""
+    where = _at(doc, path, key)
     value = data.get(key, default)
     if value is None:
         raise SchemeError(f"{where}: '{key}' is missing")
@@ -132,73 +142,90 @@ def _number(data: dict[str, Any], key: str, default: float | None, where: str, l
 
 
 def load_scheme(path: Path) -> Scheme:
-    """Read and check a scheme; raises :class:`SchemeError` naming ``path`` and the field."""
+    """Read and check a scheme; raises :class:`SchemeError` naming ``path``, the line and the field.
+
+    The file is read as every settings file is (:mod:`referee.yaml_file`: no
+    alias bombs, bad YAML placed at its line and column); the first problem
+    found is the one reported.
+    """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SchemeError(f"{path}: cannot read the marking scheme: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise SchemeError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise SchemeError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    try:
+        doc = Document(path, text, kind="a marking scheme", guide="docs/marking.md")
+    except YamlFileError as exc:
+        raise SchemeError(exc.problems[0]) from None
+    if doc.problems:  # a field given twice
+        raise SchemeError(doc.problems[0])
+    data = doc.data
     if not isinstance(data, dict):
         raise SchemeError(f"{path}: the marking scheme must be a mapping with a 'boards' list")
-    _unknown(data, _TOP_FIELDS, str(path))
+    _unknown(doc, (), data, _TOP_FIELDS)
     command_text = data.get("command", DEFAULT_COMMAND)
     if not isinstance(command_text, str):
-        raise SchemeError(f"{path}: 'command' must be a string, not {command_text!r}")
+        raise SchemeError(f"{_at(doc, (), 'command')}: 'command' must be a string, not {command_text!r}")
     try:
         command = shlex.split(command_text)
     except ValueError as exc:
-        raise SchemeError(f"{path}: 'command' cannot be split into words: {exc}") from None
+        raise SchemeError(f"{_at(doc, (), 'command')}: 'command' cannot be split into words: {exc}") from None
     if not command:
-        raise SchemeError(f"{path}: 'command' is empty")
-    time_limit = _number(data, "time_limit", DEFAULT_TIME_LIMIT, str(path), 0, None, strict_low=True)
-    valid_marks = _number(data, "valid_marks", DEFAULT_VALID_MARKS, str(path), 0, 1)
-    budget = _number(data, "optimum_budget", DEFAULT_OPTIMUM_BUDGET, str(path), 1, None)
+        raise SchemeError(f"{_at(doc, (), 'command')}: 'command' is empty")
+    time_limit = _number(doc, (), data, "time_limit", DEFAULT_TIME_LIMIT, 0, None, strict_low=True)
+    valid_marks = _number(doc, (), data, "valid_marks", DEFAULT_VALID_MARKS, 0, 1)
+    budget = _number(doc, (), data, "optimum_budget", DEFAULT_OPTIMUM_BUDGET, 1, None)
     entries = data.get("boards")
     if not isinstance(entries, list) or not entries:
-        raise SchemeError(f"{path}: 'boards' must be a non-empty list of boards ({{file: ..., marks: ...}})")
+        raise SchemeError(f"{_at(doc, (), 'boards')}: 'boards' must be a non-empty list of boards "
+                          "({file: ..., marks: ...})")
     boards = tuple(
-        _board(entry, f"{path}: boards[{index}]", path.parent, valid_marks, int(budget))
-        for index, entry in enumerate(entries)
+        _board(doc, index, entry, path.parent, valid_marks, int(budget)) for index, entry in enumerate(entries)
     )
     return Scheme(tuple(command), time_limit, boards)
 
 
-def _board(entry: object, where: str, base: Path, valid_marks: float, budget: int) -> Board:
+def _board(doc: Document, index: int, entry: object, base: Path, valid_marks: float, budget: int) -> Board:
+    at = ("boards", index)
+
+    def where(key: str | None = None) -> str:
+        return _at(doc, at, key)
+
     if not isinstance(entry, dict):
-        raise SchemeError(f"{where}: a board must be a mapping with 'file' and 'marks', not {entry!r}")
-    _unknown(entry, _BOARD_FIELDS, where)
+        raise SchemeError(f"{where()}: a board must be a mapping with 'file' and 'marks', not {entry!r}")
+    _unknown(doc, at, entry, _BOARD_FIELDS)
     file = entry.get("file")
     if not isinstance(file, str) or not file:
-        raise SchemeError(f"{where}: 'file' must be a board file's path (relative to the scheme)")
+        raise SchemeError(f"{where('file')}: 'file' must be a board file's path (relative to the scheme)")
     path = base / file
     try:
         text = path.read_text(encoding="utf-8")
         cells = parse_board(text, str(path))
     except OSError as exc:
-        raise SchemeError(f"{where}: 'file' {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+        raise SchemeError(f"{where('file')}: 'file' {str(path)!r} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise SchemeError(f"{where}: 'file' {str(path)!r} is not UTF-8 text ({exc.reason})") from None
+        raise SchemeError(f"{where('file')}: 'file' {str(path)!r} is not UTF-8 text ({exc.reason})") from None
     except BoardError as exc:
-        raise SchemeError(f"{where}: 'file' is not a Part A board: {exc}") from None
-    marks = _number(entry, "marks", None, where, 0, None)
-    own_valid = _number(entry, "valid_marks", valid_marks, where, 0, 1)
+        raise SchemeError(f"{where('file')}: 'file' is not a Part A board: {exc}") from None
+    marks = _number(doc, at, entry, "marks", None, 0, None)
+    own_valid = _number(doc, at, entry, "valid_marks", valid_marks, 0, 1)
     name = entry.get("name", Path(file).name)
     if not isinstance(name, str) or not name.strip():
-        raise SchemeError(f"{where}: 'name' must be a non-empty string, not {name!r}")
+        raise SchemeError(f"{where('name')}: 'name' must be a non-empty string, not {name!r}")
     visibility = entry.get("visibility", "visible")
     if visibility not in VISIBILITIES:
-        raise SchemeError(f"{where}: 'visibility' must be one of {', '.join(VISIBILITIES)}, not {visibility!r}")
+        raise SchemeError(
+            f"{where('visibility')}: 'visibility' must be one of {', '.join(VISIBILITIES)}, not {visibility!r}"
+        )
     if "optimum" in entry:
         optimum = entry["optimum"]
         if isinstance(optimum, bool) or not isinstance(optimum, int) or optimum < 1:
-            raise SchemeError(f"{where}: 'optimum' must be a whole number of SPREADs (at least 1), not {optimum!r}")
+            raise SchemeError(
+                f"{where('optimum')}: 'optimum' must be a whole number of SPREADs (at least 1), not {optimum!r}"
+            )
     else:
-        optimum = _solve(cells, budget, where)
+        optimum = _solve(cells, budget, where())
     return Board(name, path, text, cells, optimum, marks, own_valid, visibility)
 
 

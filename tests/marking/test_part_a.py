@@ -227,6 +227,13 @@ def test_scheme_command_is_run_from_the_submission_folder(tmp_path, capsys):
     assert "python answer.py < tiny.csv" in data["tests"][0]["output"]
 
 
+#: A few hundred bytes of YAML that stand for 10**9 values once its aliases are expanded ("billion laughs").
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(ord('a') + n)}: &{chr(ord('a') + n)} [" + ", ".join([f"*{chr(ord('a') + n - 1)}"] * 10) + "]\n"
+    for n in range(1, 9)
+)
+
+
 @pytest.mark.parametrize(
     ("text", "boards", "expected"),
     [
@@ -242,6 +249,13 @@ def test_scheme_command_is_run_from_the_submission_folder(tmp_path, capsys):
         ("command: ''\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'command' is empty"),
         ("boards: []\n", None, "'boards' must be a non-empty list"),
         ("boards: [{file: tiny.csv, marks: 1\n", None, "not valid YAML"),
+        # Problems name their line (and a YAML error its column), as a tournament config's do.
+        ("boards: [{file: tiny.csv, marks: 1}}]\n", None, "scheme.yaml:1:36: not valid YAML: expected ',' or ']'"),
+        ("time_limit: 5\nboards:\n  - file: tiny.csv\n    marks: many\n", None,
+         "scheme.yaml:4: boards[0]: 'marks' must be a number, not 'many'"),
+        ("boards: [{file: tiny.csv, marks: 1}]\nboards: []\n", None, "scheme.yaml:2: boards: given twice"),
+        (ALIAS_BOMB + "boards: [{file: tiny.csv, marks: 1}]\n", None,
+         "values once its aliases (*name) are expanded; a marking scheme never needs so many"),
         ("boards: [{file: bad.csv, marks: 1}]\n", {"bad.csv": "3, 3, g, 1\n"}, "'file' is not a Part A board"),
         # Two blue 6s cost Red more power than its one token has: never won.
         ("boards: [{file: lost.csv, marks: 1}]\n", {"lost.csv": "3, 3, r, 1\n0, 0, b, 6\n6, 6, b, 6\n"},
@@ -284,12 +298,12 @@ def test_cli_writes_results_gradescope_accepts_and_prints_the_table(tmp_path):
 
 
 def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
+    scheme_file = scheme(tmp_path, "time_limit: 5\nboards:\n  - file: tiny.csv\n    mark: 1\n")
     done = subprocess.run(
         [sys.executable, "-m", "referee", "autograde", "partA", "--submission", str(printing(tmp_path, SHORTEST)),
-         "--scheme", str(scheme(tmp_path, "boards: [{file: tiny.csv, mark: 1}]\n")),
-         "--results", str(tmp_path / "results.json")],
+         "--scheme", str(scheme_file), "--results", str(tmp_path / "results.json")],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2
-    assert "unknown field 'mark' (did you mean 'marks'?)" in done.stderr
+    assert f"{scheme_file}:4: boards[0]: unknown field 'mark' (did you mean 'marks'?)" in done.stderr
     assert "Traceback" not in done.stderr
