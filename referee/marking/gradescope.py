@@ -43,6 +43,8 @@ RESULTS_MODE = 0o644
 
 #: Where Gradescope puts a submission, its metadata, and looks for its results.
 SUBMISSION_DIR = Path("/autograder/submission")
+#: Where Gradescope unpacks the autograder, so the scheme beside ``run_autograder`` (Part A and Part B alike).
+SCHEME_FILE = Path("/autograder/source/scheme.yaml")
 METADATA_FILE = Path("/autograder/submission_metadata.json")
 RESULTS_FILE = Path("/autograder/results/results.json")
 

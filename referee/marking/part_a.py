@@ -45,11 +45,9 @@ the marks.
 from __future__ import annotations
 
 import argparse
-import difflib
 import shlex
 import sys
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -58,16 +56,14 @@ from ..agent_text import inert, inert_line
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
 from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
-from ..yaml_file import Document, YamlFileError, field_path
+from ..yaml_file import Document, YamlFileError, field_path, unknown_fields
 from .gradescope import (
-    METADATA_FILE, RESULTS_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult, feedback_table,
-    submission_users,
+    METADATA_FILE, RESULTS_FILE, SCHEME_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult,
+    feedback_table, submission_users,
 )
 
 EXIT_USAGE = 2
 
-#: Where Gradescope unpacks the autograder, and so the scheme beside ``run_autograder``.
-SCHEME_FILE = Path("/autograder/source/scheme.yaml")
 DEFAULT_COMMAND = "python -m search"
 DEFAULT_TIME_LIMIT = 30.0
 DEFAULT_VALID_MARKS = 0.5
@@ -115,13 +111,11 @@ def _at(doc: Document, path: tuple[Any, ...], key: object = None) -> str:
     return f"{place}: {field_path(path)}" if path else place
 
 
-def _unknown(doc: Document, path: tuple[Any, ...], keys: Iterable[object], allowed: tuple[str, ...]) -> None:
-    for key in keys:
-        if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            fields = ", ".join(allowed)
-            raise SchemeError(f"{_at(doc, path, key)}: unknown field {key!r}{hint}; the fields are {fields}")
+def _unknown(doc: Document, path: tuple[Any, ...], mapping: dict[Any, Any], allowed: tuple[str, ...]) -> None:
+    """The first unknown field of the mapping at ``path``, named as every settings file names one."""
+    problems = unknown_fields(doc, path, mapping, allowed)
+    if problems:
+        raise SchemeError(problems[0])
 
 
 def _number(doc: Document, path: tuple[Any, ...], data: dict[str, Any], key: str, default: float | None, low: float,

@@ -238,7 +238,7 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     ("text", "boards", "expected"),
     [
         ("time_limt: 5\nboards: [{file: tiny.csv, marks: 1}]\n", None,
-         "unknown field 'time_limt' (did you mean 'time_limit'?)"),
+         "scheme.yaml:1: time_limt: unknown field (did you mean 'time_limit'?)"),
         ("boards: [{file: tiny.csv}]\n", None, "boards[0]: 'marks' is missing"),
         ("boards: [{file: tiny.csv, marks: many}]\n", None, "boards[0]: 'marks' must be a number, not 'many'"),
         ("boards: [{file: nowhere.csv, marks: 1}]\n", None, "boards[0]: 'file'"),
@@ -305,5 +305,5 @@ def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2
-    assert f"{scheme_file}:4: boards[0]: unknown field 'mark' (did you mean 'marks'?)" in done.stderr
+    assert f"{scheme_file}:4: boards[0].mark: unknown field (did you mean 'marks'?)" in done.stderr
     assert "Traceback" not in done.stderr

@@ -20,8 +20,8 @@ from ...limits import LimitError, Limits, checked
 from ...match import SpecError, parse_spec, spec_problem
 from ...yaml_file import Document, YamlFileError, in_file_order, read_text, shown, unknown_fields
 from .. import gradescope
+from ..gradescope import SCHEME_FILE
 
-SCHEME_FILE = Path("/autograder/source/scheme.yaml")
 #: The submission's name in the games' records and the rating fit.
 SUBMISSION_NAME = "submission"
 
