@@ -14,6 +14,8 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
+from .exit_status import ExitStatus
+
 #: What argparse reads as a negative number, not an option (parsers here
 #: have no option that looks like one).
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -89,3 +91,33 @@ def every_games_help(build: Callable[[], argparse.ArgumentParser]) -> type[argpa
             parser.exit()
 
     return _Help
+
+
+def non_negative(kind: str) -> Callable[[str], float]:
+    """An argparse type: a number of 0 or more, refused naming ``kind`` ("the time limit")."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{kind} must be a number, not {text!r}") from None
+        if value < 0 or value != value:
+            raise argparse.ArgumentTypeError(f"{kind} must be 0 or more, not {text}")
+        return value
+
+    return convert
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, a whole number."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
+
+
+def usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    """Print ``parser``'s usage and ``message`` as argparse does; the usage error's exit status."""
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return ExitStatus.USAGE

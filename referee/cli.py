@@ -1,9 +1,12 @@
-"""Command line: ``python -m referee [options] RED BLUE`` plays one game;
-``python -m referee tournament|search|replay|play|autograde ...`` hand off to their modules
-(``play AGENT``: a person against an agent in the terminal).
+"""Command line: ``python -m referee ...`` only dispatches, to the command its first word names.
 
-Each subcommand module has ``main(argv: list[str]) -> int`` and is imported
-only when used, so a plain game starts fast.
+Every command lives in its feature's package, as ``<feature>/cli.py`` with
+``main(argv: list[str]) -> int``: ``python -m referee [options] RED BLUE``
+(a game between two agents) in :mod:`referee.agent_game.cli`; ``play`` (a
+person against an agent) in :mod:`referee.human_play.cli`; ``replay``,
+``tournament``, ``search`` and ``autograde`` (:mod:`referee.marking.cli`) in
+theirs.  A command's module is imported only when used, so a plain game
+starts fast.
 """
 from __future__ import annotations
 
@@ -12,11 +15,13 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
+from .exit_status import ExitStatus
+
 SUBCOMMANDS: dict[str, str] = {
     "tournament": "referee.tournament.cli",
     "search": "referee.search.cli",
-    "replay": "referee.replay_cli",
-    "play": "referee.human_cli",
+    "replay": "referee.replay.cli",
+    "play": "referee.human_play.cli",
     "autograde": "referee.marking.cli",
 }
 #: What each command is for, as ``python -m referee -h`` lists them.
@@ -27,7 +32,6 @@ COMMANDS: dict[str, str] = {
     "search": "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)",
     "autograde": "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)",
 }
-EXIT_USAGE = 2
 
 
 def misspelled_subcommand(word: str) -> str | None:
@@ -58,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(SUBCOMMANDS)}, or two agents to play a game: python -m referee RED BLUE",
                 file=sys.stderr,
             )
-            return EXIT_USAGE
-    from .play_cli import main as play_main
+            return ExitStatus.USAGE
+    from .agent_game.cli import main as game_main
 
-    return play_main(argv)
+    return game_main(argv)

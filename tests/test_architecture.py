@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 COMPAT = {"referee.game", "referee.cachex", "referee.infinitron", "referee.board", "referee.agentkit"}
 COMMANDS = {
-    "referee.cli", "referee.play_cli", "referee.human_cli", "referee.replay_cli", "referee.arguments",
+    "referee.cli", "referee.agent_game", "referee.human_play", "referee.replay", "referee.arguments",
     "referee.termination",
+    "referee.play_cli",  # the old path of referee.agent_game.cli, the same module
     "referee.__main__", "referee.marking",
 }
 
@@ -25,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "referee.games": set(),
     "referee.limits": set(),
     "referee.agent_text": set(),
+    "referee.exit_status": set(),
     **{part: {"referee.games", "referee.game"} for part in COMPAT},
     "referee.hosting": {"referee.games", "referee.game.player", "referee.limits"},
     "referee.match": {
@@ -39,9 +41,9 @@ ALLOWED: dict[str, set[str]] = {
     "referee.tournament": {
         "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
         "referee.arguments", "referee.termination", "referee.hosting.sandbox", "referee.hosting.failures",
-        "referee.hosting.environment", "referee.agent_text",
+        "referee.hosting.environment", "referee.agent_text", "referee.exit_status",
     },
-    "referee.search": {"referee.games", "referee.arguments", "referee.agent_text"},
+    "referee.search": {"referee.games", "referee.arguments", "referee.agent_text", "referee.exit_status"},
     "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},
 }
 

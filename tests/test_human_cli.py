@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from referee.games import game_class
-from referee.human_cli.session import Session
+from referee.human_play.session import Session
 from referee.records import GameRecord
 from tests.sandboxing import require_sandbox
 
@@ -374,7 +374,7 @@ def test_the_help_lists_every_games_own_options():
     ("hello", "not an Infexion action: 'hello'"),
 ])
 def test_a_typed_action_that_cannot_be_read_says_what_is_wrong(typed, said):
-    from referee.human_cli.session import read_action
+    from referee.human_play.session import read_action
 
     action, error = read_action(game_class("infexion")().new_state(), typed)
     assert action is None and error.startswith(said), error

@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..agent_text import inert_line
+from ..exit_status import ExitStatus
 from ..games import registration
 from ..games.base import CHANCE, PLAYER_NAMES, Action
 from ..games.registration import WebPlay
@@ -45,7 +46,6 @@ from .session import (
     EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, quote, read_action, resignation_message, say,
 )
 
-EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 #: The longest a ``?wait=1`` request is held (a page asks again; a proxy or browser may give up on longer ones).
 LONGEST_WAIT = 25.0
 #: The largest request body read: an action is a few dozen bytes.
@@ -646,13 +646,13 @@ def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
         kept = records_in(args.record) if args.record else 0
     except RecordFileError as exc:
         print(f"python -m referee play: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     try:
         server = PlayServer(("127.0.0.1", args.port), Handler)
     except OSError as exc:
         print(f"python -m referee play: error: --port {args.port}: {exc.strerror} (--port 0 picks a free port)",
               file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     table: Table | None = None
     # Ctrl-C is how this server stops, even when started where SIGINT is ignored (a shell's background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -666,7 +666,7 @@ def serve(args: argparse.Namespace, options: dict[str, Any]) -> int:
         if args.open and not _open_browser(url):
             print("* referee @ no graphical browser found here: open that address in yours", flush=True)
         server.serve_forever(poll_interval=0.2)
-        return EXIT_DONE
+        return ExitStatus.OK
     except KeyboardInterrupt as interrupt:
         stopped = "the server and the agent were stopped" if args.agent else "the server was stopped"
         return report_stop(interrupt, "\n* referee @ {how}: " + stopped)

@@ -28,16 +28,16 @@ import tty
 from pathlib import Path
 from typing import Any, TextIO
 
-from .agent_text import inert_line
-from .arguments import ArgumentParser
-from .games import load_game
-from .match import AgentEntry
-from .records import PERSON_REASONS, GameRecord, RecordError, game_index_of
-from .games.base import GameState
-from .render.frames import ReplayError, record_mismatch
-from .render.terminal import ConsoleObserver
+from ..agent_text import inert_line
+from ..arguments import ArgumentParser
+from ..games import load_game
+from ..match import AgentEntry
+from ..records import PERSON_REASONS, GameRecord, RecordError, game_index_of
+from ..games.base import GameState
+from ..render.frames import ReplayError, record_mismatch
+from ..render.terminal import ConsoleObserver
+from ..exit_status import ExitStatus
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 #: The commands of the terminal replay read by lines (input from a pipe or a file), as shown on screen.
 KEYS = (
@@ -112,7 +112,7 @@ def _select(name: str, text: str, game_index: int) -> GameRecord:
 
 
 def write_html(record: GameRecord, out: str) -> None:
-    from .render.html_replay import replay_html
+    from ..render.html_replay import replay_html
 
     Path(out).write_text(replay_html(record), encoding="utf-8")
 
@@ -499,7 +499,7 @@ def main(argv: list[str]) -> int:
         if args.html:
             write_html(record, args.html)
             print(f"wrote {args.html}", file=sys.stderr)
-            return EXIT_OK
+            return ExitStatus.OK
         tty = sys.stdout.isatty()
         wait = args.wait if args.wait is not None else (-1 if sys.stdin.isatty() else 0)
         observer = ConsoleObserver(
@@ -513,12 +513,12 @@ def main(argv: list[str]) -> int:
         # Ctrl-C is a way out, not a crash: end the line the prompt was on.
         print(file=sys.stdout, flush=True)
         print("python -m referee replay: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
     except (SourceError, ReplayError) as exc:
         print(f"python -m referee replay: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     except OSError as exc:
         print(f"python -m referee replay: error: cannot write {args.html}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_OK
+        return ExitStatus.USAGE
+    return ExitStatus.OK
 

@@ -27,20 +27,19 @@ import traceback
 from pathlib import Path
 
 from ..agent_text import inert_line
-from ..arguments import ArgumentParser, every_games_help
+from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
 from ..games import game_class, game_names, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
 from ..match import spec_problem
-from ..play_cli import _non_negative, _seed, _usage_error
 from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..termination import report_stop, stop_as_usual, stoppable
 from .session import HUMAN, Session, candidates, legal_listing, read_action, resignation_message, say
+from ..exit_status import ExitStatus
 
 __all__ = ["HUMAN", "Session", "build_parser", "candidates", "legal_listing", "main", "read_action"]
 
-EXIT_DONE, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 DEFAULT_RECORD = "human_game.json"
 DEFAULT_PORT = 8765
 PROMPT_HELP = (
@@ -77,15 +76,15 @@ def build_parser(game_name: str | None) -> ArgumentParser:
                         help="the agent: module.path[:Class], e.g. agents.minimax (none with --hot-seat)")
     parser.add_argument("--as", dest="side", choices=("red", "blue"), default="red",
                         help="the side you play (default red: you move first)")
-    parser.add_argument("-t", "--time", nargs="?", const=180.0, default=None, type=_non_negative("the time limit"),
+    parser.add_argument("-t", "--time", nargs="?", const=180.0, default=None, type=non_negative("the time limit"),
                         metavar="SECONDS", help="the agent's CPU seconds for the game (bare -t: 180; default: none)")
-    parser.add_argument("-s", "--space", nargs="?", const=250.0, default=None, type=_non_negative("the space limit"),
+    parser.add_argument("-s", "--space", nargs="?", const=250.0, default=None, type=non_negative("the space limit"),
                         metavar="MB", help="the agent's memory in MB (bare -s: 250; default: no limit)")
-    parser.add_argument("--human-time", type=_non_negative("the human time"), default=None, metavar="SECONDS",
+    parser.add_argument("--human-time", type=non_negative("the human time"), default=None, metavar="SECONDS",
                         help="your own wall-clock seconds for the game, counted while the prompt waits "
                         "(on the page: while it is your move; default: no limit); running out loses by time_limit")
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="seal the agent (default auto)")
-    parser.add_argument("--seed", type=_seed, default=None, help="seed passed to the agent (kwarg 'seed')")
+    parser.add_argument("--seed", type=seed, default=None, help="seed passed to the agent (kwarg 'seed')")
     parser.add_argument("--record", metavar="PATH", default=None,
                         help="where the record is written at the end, on resign or q (terminal default "
                         f"{DEFAULT_RECORD}); with --web, when given: each game is added to it as a line "
@@ -237,9 +236,9 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         Path(record_path).write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         print(f"* referee @ could not write {record_path}: {exc.strerror}", file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitStatus.INTERNAL
     say(f"record: {record_path}")
-    return EXIT_DONE
+    return ExitStatus.OK
 
 
 def main(argv: list[str]) -> int:
@@ -250,7 +249,7 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except GameOptionError as exc:
         print(f"python -m referee play: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
     # From here SIGTERM and SIGHUP stop the command as Ctrl-C does, the sandbox
@@ -265,17 +264,17 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
         for flag, given in (("--hot-seat", args.hot_seat), ("--port", args.port is not None),
                             ("--no-open", not args.open)):
             if given:
-                return _usage_error(parser, f"{flag} needs --web (it is about the page)")
+                return usage_error(parser, f"{flag} needs --web (it is about the page)")
     if args.port is None:
         args.port = DEFAULT_PORT
     if args.hot_seat and args.agent:
-        return _usage_error(parser, f"--hot-seat is two people: give no AGENT (got {args.agent!r})")
+        return usage_error(parser, f"--hot-seat is two people: give no AGENT (got {args.agent!r})")
     if not args.hot_seat:
         if not args.agent:
-            return _usage_error(parser, "the following arguments are required: AGENT (or --web --hot-seat)")
+            return usage_error(parser, "the following arguments are required: AGENT (or --web --hot-seat)")
         problem = spec_problem(args.agent, Path.cwd())
         if problem:
-            return _usage_error(parser, problem)
+            return usage_error(parser, problem)
     if args.record is None and not args.web:
         args.record = DEFAULT_RECORD
     try:
@@ -284,13 +283,13 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
         options = rules.seeded_options(registration(args.game).options_from_args(args), args.seed)
         rules(**options)
     except GameOptionError as exc:
-        return _usage_error(parser, str(exc))
+        return usage_error(parser, str(exc))
     if args.record is not None and not Path(args.record).resolve().parent.is_dir():
-        return _usage_error(parser, f"--record: folder {Path(args.record).resolve().parent} does not exist")
+        return usage_error(parser, f"--record: folder {Path(args.record).resolve().parent} does not exist")
     try:
         sandbox = resolve(args.sandbox)
     except SandboxUnavailable as exc:
-        return _usage_error(parser, str(exc))
+        return usage_error(parser, str(exc))
     if not sandbox.sealed and not args.hot_seat:
         print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
     if args.web:
@@ -305,11 +304,11 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
         return report_stop(interrupt, "\n* referee @ {how}: no record (the agent was stopped)")
     except AgentFailure as failure:  # the agent failed while being started or told a move
         print(f"* referee @ the agent failed: {inert_line(failure.message)}", file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitStatus.INTERNAL
     except Exception:  # noqa: BLE001  a referee bug: say so
         print("* referee @ internal referee error:", file=sys.stderr)
         traceback.print_exc()
-        return EXIT_INTERNAL
+        return ExitStatus.INTERNAL
     finally:
         session.close_agent()
         reader.close()

@@ -1,0 +1,289 @@
+"""``python -m referee [options] RED BLUE``: play one game and show it.
+
+Exit status: 0 when the game reached a result (forfeits included), 2 for a
+usage error, 1 only when the referee itself failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from .. import __version__
+from ..games import game_class, game_names, registration
+from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
+from ..cli import COMMANDS
+from ..games.agent_kwargs import REFEREE_KWARGS
+from ..games.base import GameOptionError
+from ..hosting.environment import check_names
+from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
+from ..limits import DEFAULT_GRACE, Limits
+from ..match import AgentEntry, MatchSettings, play_match, spec_problem
+from ..render.terminal import ConsoleObserver
+from ..termination import report_stop, stop_as_usual, stoppable
+from ..exit_status import ExitStatus
+
+
+
+def _variable_name(text: str) -> str:
+    try:
+        return check_names([text])[0]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _agent_option(text: str) -> tuple[str, Any]:
+    """``NAME=VALUE`` -> (name, value), the value read as a YAML scalar (as a tournament's ``options:``)."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (e.g. depth=4)")
+    if name in REFEREE_KWARGS:
+        raise argparse.ArgumentTypeError(f"{name!r} is passed by the referee itself; an agent option cannot set it")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    if isinstance(parsed, (dict, list)) or parsed is None:
+        parsed = value  # only scalars: a VALUE that reads as a list, a mapping or null is its own text
+    return name, parsed
+
+
+def _game_options(name: str) -> list[str]:
+    """The option strings a game adds (``-n``, ``--size``, ...)."""
+    scratch = ArgumentParser(add_help=False)
+    try:
+        registration(name).add_arguments(scratch)
+    except (GameOptionError, argparse.ArgumentError):
+        return []
+    return scratch.option_strings()
+
+
+def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
+    """The play command's parser with ``game_name``'s own options (None: every game's, for the help)."""
+    others = [name for name in game_names() if name != game_name] if game_name else []
+    parser = ArgumentParser(
+        prog="python -m referee",
+        description="Play one game between two agents, each in its own process under time and memory limits.",
+        epilog="other commands (each has its own --help):\n" + "\n".join(
+            f"  python -m referee {name} {what}" for name, what in COMMANDS.items()
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+        # Another game's option given without its --game is named as such, not as a typo (worked out only
+        # then: it imports every game, which a plain game's start should not wait for).
+        elsewhere=lambda: {
+            option: f"an option of --game {name}, not of --game {game_name}"
+            for name in others
+            for option in _game_options(name)
+        },
+    )
+    parser.add_argument(
+        "-h", "--help", action=every_games_help(lambda: build_parser(None)),
+        help="show this help (every game's options) and exit",
+    )
+    parser.add_argument(
+        "red", metavar="RED", help="Red's agent: a package spec module.path[:Class], e.g. agents.minimax"
+    )
+    parser.add_argument("blue", metavar="BLUE", help="Blue's agent, likewise")
+    parser.add_argument("-V", "--version", action="version", version=f"referee {__version__}")
+    limits = parser.add_argument_group("limits")
+    limits.add_argument(
+        "-t", "--time", nargs="?", const=180.0, default=None, type=non_negative("the time limit"),
+        metavar="SECONDS", help="CPU seconds per agent per game (bare -t: 180; -t 0 or no -t: no limit)",
+    )
+    limits.add_argument(
+        "-s", "--space", nargs="?", const=250.0, default=None, type=non_negative("the space limit"),
+        metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; -s 0 or no -s: no limit)",
+    )
+    limits.add_argument(
+        "--grace", type=non_negative("the grace"), default=DEFAULT_GRACE, metavar="SECONDS",
+        help=f"watchdog: a call may last its remaining CPU time plus this much wall time (default {DEFAULT_GRACE:g})",
+    )
+    limits.add_argument(
+        "--call-timeout", type=non_negative("the call timeout"), default=None, metavar="SECONDS",
+        help="watchdog: wall-clock cap on any one call (default: none)",
+    )
+    limits.add_argument(
+        "--sandbox", choices=MODES, default="auto",
+        help="seal each agent in namespaces and a cgroup, frozen between calls: auto (where this machine can; "
+        "the default), required (refuse to play without it) or off (docs/referee.md, 'The sandbox')",
+    )
+    limits.add_argument(
+        "--pass-env", action="append", default=[], type=_variable_name, metavar="NAME",
+        help="pass the environment variable NAME on to the agents (repeatable); they get only a few "
+        "(docs/referee.md, 'What an agent's process inherits')",
+    )
+    show = parser.add_argument_group("output")
+    show.add_argument(
+        "-v", "--verbosity", nargs="?", const=3, default=2, type=int, choices=range(4), metavar="0-3",
+        help="0: the result only; 1: + each action and any failure; 2: + the board and what the agents print "
+        "(default); 3: + each call's CPU, wall time and memory (bare -v: 3)",
+    )
+    show.add_argument("-d", "--debug", action="store_true", help="same as -v 3")
+    show.add_argument(
+        "-l", "--logfile", nargs="?", const="game.log", default=None, metavar="FILE",
+        help="also write the commentary to FILE (bare -l: game.log)",
+    )
+    color = show.add_mutually_exclusive_group()
+    color.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None, help="ANSI colour")
+    color.add_argument("-C", "--colourless", "--colorless", dest="color", action="store_false", help="no colour")
+    uni = show.add_mutually_exclusive_group()
+    uni.add_argument("-u", "--unicode", dest="unicode", action="store_true", default=None, help="unicode symbols")
+    uni.add_argument("-a", "--ascii", dest="unicode", action="store_false", help="plain ASCII")
+    show.add_argument(
+        "-w", "--wait", nargs="?", const=0.5, default=0.0, type=float, metavar="SECONDS",
+        help="pause after each action (bare -w: 0.5 s; negative: wait for Enter)",
+    )
+    game = parser.add_argument_group("game")
+    game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
+    game.add_argument("--seed", type=seed, default=None, help="seed passed to both agents (kwarg 'seed')")
+    for side in ("red", "blue"):
+        game.add_argument(
+            f"--{side}-option", dest=f"{side}_options", action="append", default=[], type=_agent_option,
+            metavar="NAME=VALUE",
+            help=f"an option {side.title()}'s agent gets as a keyword argument in every call (repeatable; VALUE "
+            "read as in YAML: depth=4 is the number 4), as a tournament's options:",
+        )
+    game.add_argument(
+        "--chance-seed", default=None, metavar="TEXT",
+        help="seed of chance's draws (chaos events), to replay a record's (its chance_seed); "
+        "default: derived from --seed and a secret of this run, never given to the agents",
+    )
+    game.add_argument(
+        "--record", metavar="PATH", default=None,
+        help="write the game record (JSON) to PATH; - prints it to standard output and the game to standard error",
+    )
+    game.add_argument(
+        "--html", metavar="OUT.html", default=None,
+        help="write an HTML replay of the game at the end (- : to standard output, the game to standard error)",
+    )
+    for name in [game_name] if game_name else game_names():
+        own = parser.add_argument_group(f"{name} only (with --game {name})") if game_name is None else game
+        try:
+            registration(name).add_arguments(own)
+        except (GameOptionError, argparse.ArgumentError):
+            pass  # an unknown game is --game's error; a plug-in's clashing option is left out of the help
+    return parser
+
+
+def _game_name(argv: list[str]) -> str:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game", default="infexion")
+    known, _ = pre.parse_known_args(argv)
+    return known.game
+
+
+def main(argv: list[str]) -> int:
+    game_name = _game_name(argv)
+    try:
+        parser = build_parser(game_name)
+    except GameOptionError as exc:  # e.g. a malformed REFEREE_GAMES
+        print(f"python -m referee: error: {exc}", file=sys.stderr)
+        return ExitStatus.USAGE
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
+        return int(exc.code or 0)
+    # From here SIGTERM and SIGHUP stop the command as Ctrl-C does, the sandbox
+    # probe (processes of its own) included, not only the game; a stop the
+    # game does not report itself comes before or after it.
+    return stoppable(lambda: _play(parser, args), "\n* referee @ {how} (no agent was running)")
+
+
+def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
+    """Check the arguments, play the game, write what was asked for; the exit status."""
+    # A spec that names nothing here is a typo, not a game to forfeit; one
+    # that names a module that then fails to import is the agent's load_error.
+    for color, spec in (("RED", args.red), ("BLUE", args.blue)):
+        problem = spec_problem(spec, Path.cwd())
+        if problem:
+            return usage_error(parser, f"{color}: {problem}")
+    try:
+        rules = game_class(args.game)
+        # --seed is also the game seed: a game whose setup it draws (Infinitron's cities) takes it as in a tournament.
+        options = rules.seeded_options(registration(args.game).options_from_args(args), args.seed)
+        rules(**options)
+    except GameOptionError as exc:
+        return usage_error(parser, str(exc))
+    if args.record == "-" and args.html == "-":
+        return usage_error(parser, "--record - and --html - cannot both take standard output")
+    for option, path in (("--record", args.record), ("--html", args.html)):
+        if path and path != "-" and not Path(path).resolve().parent.is_dir():
+            return usage_error(parser, f"{option}: folder {Path(path).resolve().parent} does not exist")
+    try:
+        sandbox = resolve(args.sandbox)
+    except SandboxUnavailable as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return ExitStatus.USAGE
+    verbosity = 3 if args.debug else args.verbosity
+    to_stdout = "-" in (args.record, args.html)
+    tty = (sys.stderr if to_stdout else sys.stdout).isatty()
+    use_color = tty and os.environ.get("NO_COLOR") is None if args.color is None else args.color
+    use_unicode = tty if args.unicode is None else args.unicode
+    log: TextIO | None = None
+    if args.logfile:
+        try:
+            log = open(args.logfile, "w", encoding="utf-8")
+        except OSError as exc:
+            return usage_error(parser, f"cannot write the log file {args.logfile}: {exc.strerror}")
+    # With the record or the replay on standard output, the commentary keeps out of its way.
+    console = sys.stderr if to_stdout else None
+    observer = ConsoleObserver(verbosity, use_color, use_unicode, args.wait, out=console, log=log)
+    settings = MatchSettings(
+        game=args.game,
+        game_options=options,
+        limits=Limits(
+            time_limit=args.time, space_limit=args.space, wall_grace=args.grace, call_timeout=args.call_timeout
+        ),
+        seed=args.seed,
+        # The record keeps the agents' options, so that the game can be played again exactly.
+        extra={"agent_options": {"RED": dict(args.red_options), "BLUE": dict(args.blue_options)}}
+        if args.red_options or args.blue_options else {},
+        sandbox=args.sandbox,
+        chance_seed=args.chance_seed,
+        pass_env=tuple(args.pass_env),
+    )
+    if not sandbox.sealed:
+        # Said where the operator looks, whatever the verbosity.
+        print(f"* referee @ WARNING: {sandbox.describe()}", file=sys.stderr)
+    for weaker in sandbox.weaker():
+        print(f"* referee @ NOTE: agents are sealed, but weaker: {weaker}", file=sys.stderr)
+    try:
+        red = AgentEntry(args.red, options=dict(args.red_options))
+        blue = AgentEntry(args.blue, options=dict(args.blue_options))
+        record = play_match(red, blue, settings, observer)
+    except KeyboardInterrupt as interrupt:  # SIGTERM and SIGHUP too: the agents are stopped on the way out
+        return report_stop(interrupt, "\n* referee @ {how}: no result (the agents were stopped)")
+    except Exception:  # noqa: BLE001  a referee bug: say so, and say it is ours
+        print("* referee @ internal referee error (not the agents' fault):", file=sys.stderr)
+        traceback.print_exc()
+        return ExitStatus.INTERNAL
+    finally:
+        stop_as_usual()
+        if log is not None:
+            log.close()
+    outputs = []
+    if args.record:
+        outputs.append((args.record, lambda: json.dumps(record.to_dict(), indent=1) + "\n"))
+    if args.html:
+        from ..render.html_replay import replay_html
+
+        outputs.append((args.html, lambda: replay_html(record)))
+    for path, content in outputs:
+        try:
+            if path == "-":
+                sys.stdout.write(content())
+                sys.stdout.flush()
+            else:
+                Path(path).write_text(content(), encoding="utf-8")
+        except OSError as exc:
+            print(f"* referee @ could not write {path}: {exc.strerror}", file=sys.stderr)
+            return ExitStatus.INTERNAL
+    return ExitStatus.OK

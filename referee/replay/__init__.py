@@ -1,0 +1,1 @@
+"""``python -m referee replay RECORD``: a recorded game again, in the terminal or as an HTML page (:mod:`.cli`)."""
