@@ -6,7 +6,10 @@ apply, undo and copy, the outcome, a hashable key and the canonical text of an
 action.  Game modules are pure: no I/O, no clocks, no randomness of their own.
 
 Actions are opaque hashable values chosen by each game (small ints for
-Infexion), so search code never looks inside them.
+Infexion), so search code never looks inside them.  A state names its action
+type (``class InfexionState(AlternatingState[int])``), so the type checker
+sees each game's own; code written for every game says ``GameState``, which
+means ``GameState[Any]``.
 """
 from __future__ import annotations
 
@@ -14,8 +17,20 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from operator import index
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, cast
 from collections.abc import Hashable, Iterable, Mapping
+
+if TYPE_CHECKING:
+    # A TypeVar with a default (PEP 696, in typing from Python 3.13): a bare
+    # ``GameState`` is ``GameState[Any]``, so code written for every game and
+    # the states of each game fit together without naming an action type.
+    from typing_extensions import TypeVar
+
+    ActionT = TypeVar("ActionT", bound=Hashable, default=Any)
+else:
+    from typing import TypeVar
+
+    ActionT = TypeVar("ActionT", bound=Hashable)
 
 RED = 0
 BLUE = 1
@@ -63,8 +78,8 @@ class Outcome:
         return None if self.winner is None else PLAYER_NAMES[self.winner]
 
 
-class GameState(ABC):
-    """One position of a game, mutable in place by ``apply``/``undo``."""
+class GameState(ABC, Generic[ActionT]):
+    """One position of a game, mutable in place by ``apply``/``undo``; ``ActionT`` is the type of its actions."""
 
     # Empty, so that an engine declaring its own ``__slots__`` really has no
     # ``__dict__`` (an undeclared field then cannot be set by mistake).
@@ -85,32 +100,39 @@ class GameState(ABC):
         """How many actions have been applied since the start."""
 
     @abstractmethod
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[ActionT]:
         """Every legal action for the player to move (empty once over)."""
 
     @abstractmethod
-    def is_legal(self, action: Action) -> bool:
+    def is_legal(self, action: ActionT) -> bool:
         """Whether ``action`` may be applied now."""
 
     @abstractmethod
-    def apply(self, action: Action) -> None:
+    def apply(self, action: ActionT) -> None:
         """Apply a legal action without checking it (fast path for search)."""
 
-    def apply_checked(self, action: Action) -> None:
-        """Apply an action from an untrusted source.
+    def apply_checked(self, action: object) -> None:
+        """Apply an action from an untrusted source, which may be anything.
 
         Raises :class:`IllegalActionError` naming the action and the reason.
         """
-        reason = self.illegal_reason(action)
+        # Typed as an action, but it is whatever arrived: illegal_reason checks
+        # its type too, and action_to_str writes out whatever it is handed.
+        checked = cast(ActionT, action)
+        reason = self.illegal_reason(checked)
         if reason is not None:
-            raise IllegalActionError(self.action_to_str(action), reason)
-        self.apply(action)
+            raise IllegalActionError(self.action_to_str(checked), reason)
+        self.apply(checked)
 
     @abstractmethod
-    def illegal_reason(self, action: Action) -> str | None:
-        """Why ``action`` is illegal now, or ``None`` when it is legal."""
+    def illegal_reason(self, action: ActionT) -> str | None:
+        """Why ``action`` is illegal now, or ``None`` when it is legal.
 
-    def sample_chance(self, rng: random.Random) -> Action:
+        :meth:`apply_checked` passes on what an agent sent, which may not be an
+        action of this game at all: say so rather than fail.
+        """
+
+    def sample_chance(self, rng: random.Random) -> ActionT:
         """The chance action to apply when ``current_player == CHANCE``.
 
         Randomness is injected: the referee passes an RNG seeded from the
@@ -124,17 +146,17 @@ class GameState(ABC):
         """Take back the last applied action."""
 
     @abstractmethod
-    def copy(self) -> GameState:
+    def copy(self) -> GameState[ActionT]:
         """An independent state equal to this one (undo history included)."""
 
-    def copy_without_history(self) -> GameState:
+    def copy_without_history(self) -> GameState[ActionT]:
         """An independent copy that need not undo past this point (for playouts).
 
         Engines override it when dropping the history makes copying cheaper.
         """
         return self.copy()
 
-    def random_action(self, rng: random.Random) -> Action:
+    def random_action(self, rng: random.Random) -> ActionT:
         """A legal action of the player to move, drawn uniformly with ``rng``.
 
         Only ``rng.random()`` is used, whose sequence Python keeps the same
@@ -160,14 +182,14 @@ class GameState(ABC):
         """A hashable, exact key of the position and the player to move."""
 
     @abstractmethod
-    def action_to_str(self, action: Action) -> str:
+    def action_to_str(self, action: ActionT) -> str:
         """The canonical text of an action; ``parse_action`` reads it back."""
 
     @abstractmethod
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str) -> ActionT:
         """Read an action's text; raises :class:`NotationError` if malformed."""
 
-    def action_kind(self, action: Action) -> str:
+    def action_kind(self, action: ActionT) -> str:
         """The command word of an action (``SPAWN``, ``END_TURN``), for listing legal actions by kind.
 
         Games with very many actions of a kind override it with something
@@ -184,7 +206,7 @@ class GameState(ABC):
         return ""
 
 
-class AlternatingState(GameState):
+class AlternatingState(GameState[ActionT]):
     """A state whose players take one action each in turn, Red first.
 
     ``turn`` counts the actions applied: Red moves on even turns.
@@ -202,8 +224,8 @@ class AlternatingState(GameState):
         return self.turn
 
 
-class Game(ABC):
-    """A game's rules with their options: makes initial states."""
+class Game(ABC, Generic[ActionT]):
+    """A game's rules with their options: makes initial states (whose actions are ``ActionT``s)."""
 
     name: str = ""
     #: Game-specific verdict reasons (besides the referee's own).
@@ -216,7 +238,7 @@ class Game(ABC):
         self.options: dict[str, Any] = dict(options)
 
     @abstractmethod
-    def new_state(self) -> GameState:
+    def new_state(self) -> GameState[ActionT]:
         """The starting position."""
 
     @property

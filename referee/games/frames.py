@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Action, GameRuleError, GameState
+from .base import ActionT, GameRuleError, GameState
 
 SQRT3 = math.sqrt(3)
 
@@ -109,7 +109,7 @@ def xy(r: float, q: float) -> tuple[float, float]:
     return round(x, 4), round(y, 4)
 
 
-def apply_recorded(state: GameState, text: str, index: int) -> Action:
+def apply_recorded(state: GameState[ActionT], text: str, index: int) -> ActionT:
     """Apply the record's ``index``-th action text to ``state``; ReplayError if it cannot be."""
     try:
         action = state.parse_action(text)

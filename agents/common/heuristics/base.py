@@ -11,10 +11,22 @@ evaluation, so a proven result always outweighs material.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic
 from collections.abc import Hashable, Sequence
 
 from referee.games.base import CHANCE, RED, GameState
+
+if TYPE_CHECKING:
+    # Defaults (PEP 696): a bare ``Heuristics`` is any game's, as the searches take it.
+    from typing_extensions import TypeVar
+
+    StateT = TypeVar("StateT", bound=GameState, default=Any)
+    ActionT = TypeVar("ActionT", bound=Hashable, default=Any)
+else:
+    from typing import TypeVar
+
+    StateT = TypeVar("StateT", bound=GameState)
+    ActionT = TypeVar("ActionT", bound=Hashable)
 
 WIN = 1_000_000
 #: Scores within this distance of ``WIN`` are proven results (win in N).
@@ -27,8 +39,8 @@ def perspective(state: GameState) -> int:
     return RED if player == CHANCE else player
 
 
-class Heuristics:
-    """Evaluation, move ordering and playout policy for one game.
+class Heuristics(Generic[StateT, ActionT]):
+    """Evaluation, move ordering and playout policy for one game, whose states are ``StateT``, actions ``ActionT``.
 
     The defaults know nothing about any game (material 0, legal actions in
     the engine's order, uniform priors and random playouts), so a new game is
@@ -58,13 +70,13 @@ class Heuristics:
             raise TypeError(f"unexpected keyword argument(s) {', '.join(sorted(options))}")
         self.game = game
 
-    def evaluate(self, state: GameState) -> int:
+    def evaluate(self, state: StateT) -> int:
         """Static value of a position that is not over, for :func:`perspective`."""
         return 0
 
     def ordered_actions(
-        self, state: GameState, rng: random.Random | None = None, prune: bool = True
-    ) -> list[Hashable]:
+        self, state: StateT, rng: random.Random | None = None, prune: bool = True
+    ) -> list[ActionT]:
         """The legal actions, most promising first.
 
         With ``prune`` it may leave out actions it judges not worth searching
@@ -77,24 +89,24 @@ class Heuristics:
             rng.shuffle(actions)
         return actions
 
-    def tactical_actions(self, state: GameState) -> list[Hashable]:
+    def tactical_actions(self, state: StateT) -> list[ActionT]:
         """Forcing actions for the quiescence search (captures); none by default."""
         return []
 
-    def priors(self, state: GameState, actions: Sequence[Hashable]) -> list[float]:
+    def priors(self, state: StateT, actions: Sequence[ActionT]) -> list[float]:
         """MCTS prior probabilities of ``actions`` (they sum to 1)."""
         return [1.0 / len(actions)] * len(actions)
 
-    def rollout_action(self, state: GameState, rng: random.Random) -> Hashable:
+    def rollout_action(self, state: StateT, rng: random.Random) -> ActionT:
         """One action of an MCTS playout."""
         actions = state.legal_actions()
         return actions[int(rng.random() * len(actions))]
 
-    def chance_samples(self, state: GameState, rng: random.Random) -> list[Hashable]:
+    def chance_samples(self, state: StateT, rng: random.Random) -> list[ActionT]:
         """Chance actions a minimax search averages over at a chance node."""
         return [state.sample_chance(rng)]
 
-    def plies_to_exact(self, state: GameState) -> int | None:
+    def plies_to_exact(self, state: StateT) -> int | None:
         """Plies after which every position the game can reach is valued exactly, or None (unknown).
 
         A game that ends by a fixed number of actions knows: a complete search
@@ -102,6 +114,6 @@ class Heuristics:
         """
         return None
 
-    def moves_left(self, state: GameState) -> float:
+    def moves_left(self, state: StateT) -> float:
         """Rough number of this player's own decisions still to come (time budgeting)."""
         return 30.0

@@ -268,7 +268,7 @@ def capture_cells(geo: Geometry, own: int, other: int, empty: int) -> dict[int, 
     return found
 
 
-class CachexHeuristics(Heuristics):
+class CachexHeuristics(Heuristics[CachexState, int]):
     """Evaluation, ordering and priors for Cachex (see the module docstring).
 
     Options: ``distance`` (``"one"`` or ``"two"``); the weights ``weight``,
@@ -336,7 +336,7 @@ class CachexHeuristics(Heuristics):
 
     # -- evaluation --------------------------------------------------------------
 
-    def evaluate(self, state: CachexState) -> int:  # type: ignore[override]
+    def evaluate(self, state: CachexState) -> int:
         """The static value, or the value after one of the mover's captures if that is better."""
         value = self.static_value(state)
         if not self.captures or state.turn < 2 or value >= NEAR_WIN:
@@ -451,7 +451,7 @@ class CachexHeuristics(Heuristics):
         red_cell = state.board.index(1)
         return 60 if geo.centrality[red_cell] <= max(1.0, state.n / 4) else 5
 
-    def ordered_actions(  # type: ignore[override]
+    def ordered_actions(
         self, state: CachexState, rng: random.Random | None = None, prune: bool = True
     ) -> list[int]:
         if state.is_over:
@@ -502,7 +502,7 @@ class CachexHeuristics(Heuristics):
         self._valued_key, self._valued_turn, self._valued = key, state.turn, values
         return values
 
-    def tactical_actions(self, state: CachexState) -> list[int]:  # type: ignore[override]
+    def tactical_actions(self, state: CachexState) -> list[int]:
         if state.is_over or state.turn < 2:
             return []
         geo = geometry(state.n)
@@ -515,7 +515,7 @@ class CachexHeuristics(Heuristics):
 
     # -- MCTS --------------------------------------------------------------------
 
-    def priors(self, state: CachexState, actions: Sequence[int]) -> list[float]:  # type: ignore[override]
+    def priors(self, state: CachexState, actions: Sequence[int]) -> list[float]:
         if self.lookahead and state.key() == self._valued_key and state.turn == self._valued_turn:
             # A softmax of the values one move deep; actions not looked at
             # rank below all those that were.
@@ -532,10 +532,10 @@ class CachexHeuristics(Heuristics):
         total = sum(weights)
         return [w / total for w in weights]
 
-    def rollout_action(self, state: CachexState, rng: random.Random) -> int:  # type: ignore[override]
+    def rollout_action(self, state: CachexState, rng: random.Random) -> int:
         return state.random_action(rng)
 
-    def moves_left(self, state: CachexState) -> float:  # type: ignore[override]
+    def moves_left(self, state: CachexState) -> float:
         geo = geometry(state.n)
         empty = geo.masks(state)[2].bit_count()
         # About as many own moves as the longer of the two connections needs,

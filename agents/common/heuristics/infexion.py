@@ -197,7 +197,7 @@ def evaluation_terms(board: bytes | bytearray, turn: int, red_power: int, blue_p
     return mine - theirs, my_gain, their_gain, my_stacks - their_stacks
 
 
-class InfexionHeuristics(Heuristics):
+class InfexionHeuristics(Heuristics[InfexionState, int]):
     """Evaluation and ordering for Infexion (options: weights, ``spawns``)."""
 
     #: Measured with the fitted weights (paired MCTS self-play, 50 ms a move):
@@ -230,7 +230,7 @@ class InfexionHeuristics(Heuristics):
 
     # -- evaluation -------------------------------------------------------------
 
-    def evaluate(self, state: InfexionState) -> int:  # type: ignore[override]
+    def evaluate(self, state: InfexionState) -> int:
         power, my_gain, their_gain, stacks = evaluation_terms(
             state.board, state.turn, state.red_power, state.blue_power
         )
@@ -254,7 +254,7 @@ class InfexionHeuristics(Heuristics):
             scored.extend((-2 if danger >> cell & 1 else 1, cell) for cell in range(CELLS) if not board[cell])
         return scored
 
-    def ordered_actions(  # type: ignore[override]
+    def ordered_actions(
         self, state: InfexionState, rng: random.Random | None = None, prune: bool = True
     ) -> list[int]:
         if state.is_over:
@@ -279,7 +279,7 @@ class InfexionHeuristics(Heuristics):
             out.append(a)
         return out
 
-    def tactical_actions(self, state: InfexionState) -> list[int]:  # type: ignore[override]
+    def tactical_actions(self, state: InfexionState) -> list[int]:
         if state.is_over:
             return []
         # Captures of at least a whole stack of power 1 (gain 3 or more).
@@ -289,7 +289,7 @@ class InfexionHeuristics(Heuristics):
 
     # -- MCTS -------------------------------------------------------------------
 
-    def priors(self, state: InfexionState, actions: Sequence[int]) -> list[float]:  # type: ignore[override]
+    def priors(self, state: InfexionState, actions: Sequence[int]) -> list[float]:
         # A softmax of the ordering scores: captures stand out, safe spawns and
         # quiet spreads share the rest.
         score = dict((a, s) for s, a in self.scored_actions(state))
@@ -297,11 +297,11 @@ class InfexionHeuristics(Heuristics):
         total = sum(weights)
         return [w / total for w in weights]
 
-    def plies_to_exact(self, state: InfexionState) -> int | None:  # type: ignore[override]
+    def plies_to_exact(self, state: InfexionState) -> int | None:
         # Past the 343rd action every game is over; one before it the
         # evaluation is exact already (``exact_last``).
         left = MAX_TURNS - state.turn
         return left - 1 if self.exact_last else left
 
-    def moves_left(self, state: InfexionState) -> float:  # type: ignore[override]
+    def moves_left(self, state: InfexionState) -> float:
         return min(40.0, (MAX_TURNS - state.turn) / 2)

@@ -12,7 +12,7 @@ from .state import CachexState
 from .tables import DEFAULT_N, REASONS, check_size
 
 
-class Cachex(Game):
+class Cachex(Game[int]):
     """The Cachex game (COMP30024, 2022) on an ``n x n`` board, ``n`` from 3 to 15."""
 
     name = "cachex"

@@ -85,7 +85,7 @@ FIELDS = StateFields(
 # The state
 
 
-class CachexState(AlternatingState):
+class CachexState(AlternatingState[int]):
     """A Cachex position with its history: board, action count, repetitions.
 
     ``repetitions`` maps the board integer to how often that board has
@@ -176,7 +176,7 @@ class CachexState(AlternatingState):
         parent, sides = self._parent[player], self._group_sides[player]
         return any(b[c] == v and parent[c] == c and sides[c] == 3 for c in self.layout.cells)
 
-    def legal_actions(self) -> list[int]:  # type: ignore[override]
+    def legal_actions(self) -> list[int]:
         if self._outcome is not None:
             return []
         actions = list(compress(range(self.layout.size), self.board.translate(FREE_CELL)))
@@ -219,7 +219,7 @@ class CachexState(AlternatingState):
         """
         return self.code << 1 | (self.turn & 1)
 
-    def action_to_str(self, action: int) -> str:  # type: ignore[override]
+    def action_to_str(self, action: int) -> str:
         return action_to_str(action)
 
     def parse_action(self, text: str) -> int:
@@ -240,7 +240,7 @@ class CachexState(AlternatingState):
 
     # -- changes ------------------------------------------------------------
 
-    def apply(self, action: int) -> None:  # type: ignore[override]
+    def apply(self, action: int) -> None:
         me = self.turn & 1
         prior_code = self.code
         if action == STEAL:

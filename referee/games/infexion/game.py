@@ -8,7 +8,7 @@ from ..base import (
 from .state import InfexionState
 
 
-class Infexion(Game):
+class Infexion(Game[int]):
     """The Infexion game (COMP30024, 2023). It takes no options."""
 
     name = "infexion"

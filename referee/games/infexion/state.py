@@ -60,7 +60,7 @@ FIELDS = StateFields(
 )
 
 
-class InfexionState(AlternatingState):
+class InfexionState(AlternatingState[int]):
     """An Infexion position: the board, the action count and the powers."""
 
     __slots__ = FIELDS.slots
@@ -111,13 +111,13 @@ class InfexionState(AlternatingState):
     def is_over(self) -> bool:
         return outcome_of(self.turn, self.red_power, self.blue_power) is not None
 
-    def legal_actions(self) -> list[int]:  # type: ignore[override]
+    def legal_actions(self) -> list[int]:
         if outcome_of(self.turn, self.red_power, self.blue_power) is not None:
             return []
         table = ACTIONS_BY_CELL[(self.turn & 1, self.red_power + self.blue_power < MAX_TOTAL_POWER)]
         return list(chain.from_iterable(map(getitem, table, self.board)))
 
-    def is_legal(self, action: int) -> bool:  # type: ignore[override]
+    def is_legal(self, action: object) -> bool:
         return self.illegal_reason(action) is None
 
     def illegal_reason(self, action: object) -> str | None:
@@ -156,7 +156,7 @@ class InfexionState(AlternatingState):
         """The 49 cell bytes plus the side to move: exact, so never a collision."""
         return bytes(self.board) + SIDE_BYTE[self.turn & 1]
 
-    def action_to_str(self, action: int) -> str:  # type: ignore[override]
+    def action_to_str(self, action: int) -> str:
         return action_to_str(action)
 
     def parse_action(self, text: str) -> int:
@@ -164,7 +164,7 @@ class InfexionState(AlternatingState):
 
     # -- changes ------------------------------------------------------------
 
-    def apply(self, action: int) -> None:  # type: ignore[override]
+    def apply(self, action: int) -> None:
         b = self.board
         self._history.append((bytes(b), self.red_power, self.blue_power))
         me = self.turn & 1

@@ -11,7 +11,7 @@ from .setup import Setup, neutral_cities_from_seed
 from .state import InfinitronState
 
 
-class Infinitron(Game):
+class Infinitron(Game[tuple[int, ...]]):
     """Infinitron Skirmish.
 
     Options: ``chaos`` (bool, default False); ``armour`` (bool, default

@@ -77,7 +77,7 @@ BLUE_ON_SCORE = Outcome(BLUE, "turn_limit")
 DRAW_ON_SCORE = Outcome(None, "turn_limit")
 
 
-class InfinitronPosition(GameState):
+class InfinitronPosition(GameState[tuple[int, ...]]):
     """The fields of an Infinitron position and the questions asked of it (no rule that changes it).
 
     Only :class:`.state.InfinitronState` is made; this class is its first half.

@@ -95,7 +95,7 @@ class InfinitronState(InfinitronPosition):
 
     # -- legal commands -----------------------------------------------------
 
-    def legal_actions(self) -> list[tuple[int, ...]]:  # type: ignore[override]
+    def legal_actions(self) -> list[tuple[int, ...]]:
         """Every legal command of the player to move ([] while chance acts or once over)."""
         if self.chance_pending or self.is_over:
             return []
@@ -191,7 +191,7 @@ class InfinitronState(InfinitronPosition):
             raise IndexError("no action to undo")
         FIELDS.restore(self, self._history.pop())
 
-    def apply(self, action: tuple[int, ...]) -> None:  # type: ignore[override]
+    def apply(self, action: tuple[int, ...]) -> None:
         if self._keep_history:
             self._history.append(FIELDS.snapshot(self))
         self.count += 1
@@ -427,7 +427,7 @@ class InfinitronState(InfinitronPosition):
     def action_to_str(self, action: object) -> str:
         return action_to_str(action)
 
-    def action_kind(self, action: object) -> str:
+    def action_kind(self, action: tuple[int, ...]) -> str:
         # With --armour a turn may have 386,938 legal DEFINEs: their kind is their first item.
         if type(action) is tuple and action and action[0] in KIND_WORDS:
             return KIND_WORDS[action[0]]

@@ -54,7 +54,6 @@ import random
 from typing import Any
 from collections.abc import Sequence
 
-from referee.games.base import GameState
 from referee.games.infinitron.engine import (
     DEFINE,
     MAX_TEMPLATES,
@@ -137,7 +136,7 @@ class InfinitronHeuristics(Candidates):
         self._last_list: list | None = None
         self._last_scores: dict | None = None
 
-    def priors(self, state: GameState, actions: Sequence[tuple[int, ...]]) -> list[float]:  # type: ignore[override]
+    def priors(self, state: InfinitronState, actions: Sequence[tuple[int, ...]]) -> list[float]:
         """A softmax of the candidates' scores (every other command gets the lowest).
 
         (Priors from the evaluation after each command were tried: no
@@ -146,27 +145,27 @@ class InfinitronHeuristics(Candidates):
         if actions is self._last_list and self._last_scores is not None:
             scores = self._last_scores
         else:
-            scores = dict((a, sc) for sc, a in self.scored_actions(state))  # type: ignore[arg-type]
+            scores = dict((a, sc) for sc, a in self.scored_actions(state))
         t = self.temperature
         # Commands outside the candidates (prune=False lists) get the lowest weight.
         weights = [math.exp(min(max(scores.get(a, -3.0 * t) / t, -3.0), 20.0)) for a in actions]
         total = sum(weights)
         return [w / total for w in weights]
 
-    def rollout_action(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
+    def rollout_action(self, state: InfinitronState, rng: random.Random) -> tuple[int, ...]:
         """Mostly the best candidate, sometimes another."""
-        scored = self.scored_actions(state)  # type: ignore[arg-type]
+        scored = self.scored_actions(state)
         if not scored:
-            return state.legal_actions()[0]  # type: ignore[return-value]
+            return state.legal_actions()[0]
         if len(scored) > 1 and rng.random() < 0.25:
             return scored[int(rng.random() * len(scored))][1]
         return scored[0][1]
 
-    def chance_samples(self, state: GameState, rng: random.Random) -> list[tuple[int, ...]]:  # type: ignore[override]
+    def chance_samples(self, state: InfinitronState, rng: random.Random) -> list[tuple[int, ...]]:
         """No event: it comes 11 times in 12, and events cannot be planned for."""
         return [NO_EVENT_ACTION]
 
-    def moves_left(self, state: GameState) -> float:
+    def moves_left(self, state: InfinitronState) -> float:
         """This player's ``action()`` calls still to come, this turn's included.
 
         Each turn: 2 + 1.5 a unit, at least four units' worth (armies grow);
@@ -177,7 +176,7 @@ class InfinitronHeuristics(Candidates):
         game stays inside the limit (simulated with 1.5 ms a call whatever
         the budget: 16 commands on each of 172 turns at ``-t 10``).
         """
-        s: InfinitronState = state  # type: ignore[assignment]
+        s = state
         turns = min((s.setup.max_turns - s.turn + 1) // 2, HORIZON_TURNS)
         units = len(s.units[s.turn & 1])
         per_turn = 2.0 + 1.5 * max(units, 4)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import random
 
-from referee.games.base import GameState
 from referee.games.infinitron.engine import (
     ABILITY,
     ABILITY_AMOUNTS,
@@ -73,11 +72,11 @@ class Candidates(Army):
                 unique.append(sa)
         return unique
 
-    def ordered_actions(  # type: ignore[override]
-        self, state: GameState, rng: random.Random | None = None, prune: bool = True
+    def ordered_actions(
+        self, state: InfinitronState, rng: random.Random | None = None, prune: bool = True
     ) -> list[tuple[int, ...]]:
         """With ``prune``, the candidates (see the module's docs); else every legal command, candidates first."""
-        s: InfinitronState = state  # type: ignore[assignment]
+        s = state
         scored = self.scored_actions(s)
         if rng is not None:
             rng.shuffle(scored)
@@ -103,9 +102,9 @@ class Candidates(Army):
         self._last_list, self._last_scores = actions, scores
         return actions
 
-    def tactical_actions(self, state: GameState) -> list[tuple[int, ...]]:  # type: ignore[override]
+    def tactical_actions(self, state: InfinitronState) -> list[tuple[int, ...]]:
         """Captures of the enemy capital and kills, for the quiescence search."""
-        s: InfinitronState = state  # type: ignore[assignment]
+        s = state
         if s.chance_pending or s.is_over or s.commands >= MAX_COMMANDS:
             return []
         me = s.turn & 1

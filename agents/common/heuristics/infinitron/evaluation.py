@@ -1,7 +1,6 @@
 """Infinitron heuristics, second layer: the value of a position (see the package's docstring for its terms)."""
 from __future__ import annotations
 
-from referee.games.base import GameState
 from referee.games.infinitron.engine import InfinitronState, Template
 from referee.games.infinitron.geometry import BLOCKERS, CELL_COUNT, DISTANCE
 
@@ -16,9 +15,9 @@ CLOSE = 10
 class Evaluation(Territory):
     """Material, cities, threats and capital captures, for the player to move."""
 
-    def evaluate(self, state: GameState) -> int:
+    def evaluate(self, state: InfinitronState) -> int:
         """The position's value for the player whose turn it is."""
-        s: InfinitronState = state  # type: ignore[assignment]
+        s = state
         me = s.turn & 1
         setup = s.setup
         cities = setup.cities

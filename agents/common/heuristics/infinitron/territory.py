@@ -55,7 +55,7 @@ def path_distances(sources: Sequence[int], blocked: bytes) -> list[int]:
     return dist
 
 
-class Territory(Heuristics):
+class Territory(Heuristics[InfinitronState, tuple[int, ...]]):
     """Path maps (cached per map and city ownership), territory tests, and the claim and terrain candidates."""
 
     # Set by InfinitronHeuristics.__init__ (see its parameters); declared here so that
