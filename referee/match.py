@@ -210,13 +210,25 @@ class _BothFailed(Exception):
         self.failures = failures
 
 
-def _error_entry(failure: AgentFailure) -> dict[str, Any]:
+def error_entry(failure: AgentFailure) -> dict[str, Any]:
+    """The record's ``error`` entry of an agent that failed: its kind, message, traceback and last output.
+
+    Every way of playing writes it (a refereed game, terminal and web play),
+    each text cut to its bound, as an agent controls how long it is.
+    """
     return {
         "kind": failure.reason,
         "message": bounded(failure.message, 1000),
         "traceback": bounded(failure.traceback or None),
         "output_tail": bounded(failure.output or None),
     }
+
+
+def ending_message(winner: str | None, reason: str, detail: str = "") -> str:
+    """The record's message of a game that ended by the rules or by a person: ``RED wins (reason)`` or
+    ``draw (reason)``, then ``: detail`` when there is more to say (who ran out of time, who resigned)."""
+    head = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
+    return f"{head}: {detail}" if detail else head
 
 
 def agent_env(settings: MatchSettings, sandbox: Sandbox, color: int) -> dict[str, str]:
@@ -445,11 +457,11 @@ def play_match(
         winner: str | None = PLAYER_NAMES[1 - color]
         reason = failure.reason
         message = f"{name} agent: {failure.message}"
-        errors[name] = _error_entry(failure)
+        errors[name] = error_entry(failure)
     except _BothFailed as both:
         for color, failure in sorted(both.failures.items()):
             observer.failed(color, failure)
-            errors[PLAYER_NAMES[color]] = _error_entry(failure)
+            errors[PLAYER_NAMES[color]] = error_entry(failure)
         winner, reason = None, "load_error"
         message = "draw: neither agent could be loaded; " + "; ".join(
             f"{PLAYER_NAMES[c]} agent: {f.message}" for c, f in sorted(both.failures.items())
@@ -459,7 +471,7 @@ def play_match(
         assert outcome is not None  # play() returns only once the game is over
         winner = outcome.winner_name
         reason = outcome.reason
-        message = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
+        message = ending_message(winner, reason)
     agents = match.agents + [None] * (2 - len(match.agents))
     record = GameRecord(
         game=match.game.name,

@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "referee.limits": set(),
     "referee.agent_text": set(),
     "referee.exit_status": set(),
+    "referee.console": set(),
     **{part: {"referee.games", "referee.game"} for part in COMPAT},
     "referee.hosting": {"referee.games", "referee.game.player", "referee.limits"},
     "referee.match": {

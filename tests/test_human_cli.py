@@ -173,6 +173,31 @@ def test_end_of_input_saves_like_q_and_ctrl_c_exits_130(tmp_path):
     assert not agents_with_hash_seed((seed * 2 + 1) % 4294967296), "the agent outlived the command"
 
 
+def test_a_last_line_without_its_newline_is_read_before_the_end_of_input(tmp_path):
+    # Piped input ending in "resign" with no newline: the line is played, not dropped as if never typed.
+    record_path = tmp_path / "r.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "--sandbox", "off", "--record", str(record_path), RANDOM],
+        cwd=ROOT, input="resign", capture_output=True, text=True, timeout=WAIT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    assert (record.winner, record.reason) == ("BLUE", "resignation")
+    assert record.message == "BLUE wins (resignation): RED (human) resigned after 0 actions"
+
+
+def test_an_agents_error_entry_is_bounded_as_in_a_refereed_game():
+    # Terminal and web play write the entry match.py writes: what the agent controls, cut to its bound.
+    from referee.hosting.failures import AgentFailure
+    from referee.match import error_entry
+    from referee.records import MAX_ERROR_CHARS
+
+    entry = error_entry(AgentFailure("boom", traceback="x" * 100_000, output="y" * 100_000))
+    assert entry["kind"] == "agent_error" and entry["message"] == "boom"
+    assert MAX_ERROR_CHARS <= len(entry["traceback"]) < MAX_ERROR_CHARS + 100
+    assert MAX_ERROR_CHARS <= len(entry["output_tail"]) < MAX_ERROR_CHARS + 100
+
+
 def agents_with_hash_seed(hash_seed: int) -> list[int]:
     """The agent processes still running whose environment holds PYTHONHASHSEED=``hash_seed``."""
     found = []

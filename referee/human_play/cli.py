@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import select
-import signal
 import sys
 import time
 import traceback
@@ -28,11 +25,12 @@ from pathlib import Path
 
 from ..agent_text import inert_line
 from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
+from ..console import ConsoleReader
 from ..games import game_class, game_names, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
-from ..match import spec_problem
+from ..match import ending_message, error_entry, spec_problem
 from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..termination import report_stop, stop_as_usual, stoppable
 from .session import HUMAN, Session, candidates, legal_listing, read_action, resignation_message, say
@@ -112,48 +110,7 @@ def _game_name(argv: list[str]) -> str:
     return str(known.game)
 
 
-class LineReader:
-    """Lines typed on standard input, read so that Ctrl-C is never lost.
-
-    ``input()`` has a race: a SIGINT that lands between its prompt and its
-    read leaves it blocked until the next key.  Here the read waits on the
-    signal wake-up pipe as well, so the KeyboardInterrupt is raised at once.
-    """
-
-    def __init__(self) -> None:
-        self.buffer = b""
-        self.wake_r, wake_w = os.pipe()
-        os.set_blocking(self.wake_r, False)
-        os.set_blocking(wake_w, False)
-        self.wake_w = wake_w
-        self.previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-
-    def close(self) -> None:
-        signal.set_wakeup_fd(self.previous)
-        os.close(self.wake_r)
-        os.close(self.wake_w)
-
-    def ask(self, prompt: str) -> str | None:
-        """The next line typed after ``prompt``, or None at end of input (Ctrl-D)."""
-        print(prompt, end="", flush=True)
-        while b"\n" not in self.buffer:
-            ready, _, _ = select.select([0, self.wake_r], [], [])
-            if self.wake_r in ready:
-                try:
-                    os.read(self.wake_r, 512)  # a signal came: its Python handler runs right after this
-                except BlockingIOError:
-                    pass
-            if 0 in ready:
-                data = os.read(0, 4096)
-                if not data:
-                    print()
-                    return None
-                self.buffer += data
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("utf-8", "replace")
-
-
-def run(session: Session, record_path: str, reader: LineReader) -> int:
+def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
     """The game loop; returns the exit status once the record is written."""
     session.start_agent()
     human, agent_name = PLAYER_NAMES[session.human], PLAYER_NAMES[1 - session.human]
@@ -166,8 +123,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
             outcome = state.outcome
             assert outcome is not None
             winner = outcome.winner_name
-            message = f"{winner} wins ({outcome.reason})" if winner else f"draw ({outcome.reason})"
-            record = session.record(winner, outcome.reason, message)
+            record = session.record(winner, outcome.reason, ending_message(winner, outcome.reason))
             break
         if state.current_player == CHANCE:  # a chaos event, drawn by the referee
             try:
@@ -183,9 +139,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
             except AgentFailure as failure:
                 message = f"{agent_name} agent: {failure.message}"  # kept as it is in the record
                 say(inert_line(message))
-                error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
-                         "output_tail": failure.output or None}
-                record = session.record(human, failure.reason, message, error)
+                record = session.record(human, failure.reason, message, error_entry(failure))
             continue
         if shown != len(session.actions):  # the board again only when the position changed
             session.show()
@@ -197,7 +151,7 @@ def run(session: Session, record_path: str, reader: LineReader) -> int:
         if session.human_time is not None and session.human_used[session.human] > session.human_time \
                 and line is not None:
             winner = agent_name
-            message = f"{winner} wins (time_limit): {human} ({HUMAN}) ran out of {session.human_time:g} s"
+            message = ending_message(winner, "time_limit", f"{human} ({HUMAN}) ran out of {session.human_time:g} s")
             record = session.record(winner, "time_limit", message)
             break
         command = None if line is None else line.strip()
@@ -297,19 +251,18 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
 
         return serve(args, options)
     session = Session(args, options)
-    reader = LineReader()
-    try:
-        return run(session, args.record, reader)
-    except KeyboardInterrupt as interrupt:
-        return report_stop(interrupt, "\n* referee @ {how}: no record (the agent was stopped)")
-    except AgentFailure as failure:  # the agent failed while being started or told a move
-        print(f"* referee @ the agent failed: {inert_line(failure.message)}", file=sys.stderr)
-        return ExitStatus.INTERNAL
-    except Exception:  # noqa: BLE001  a referee bug: say so
-        print("* referee @ internal referee error:", file=sys.stderr)
-        traceback.print_exc()
-        return ExitStatus.INTERNAL
-    finally:
-        session.close_agent()
-        reader.close()
-        stop_as_usual()
+    with ConsoleReader() as reader:  # a Ctrl-C while the prompt waits is not lost
+        try:
+            return run(session, args.record, reader)
+        except KeyboardInterrupt as interrupt:
+            return report_stop(interrupt, "\n* referee @ {how}: no record (the agent was stopped)")
+        except AgentFailure as failure:  # the agent failed while being started or told a move
+            print(f"* referee @ the agent failed: {inert_line(failure.message)}", file=sys.stderr)
+            return ExitStatus.INTERNAL
+        except Exception:  # noqa: BLE001  a referee bug: say so
+            print("* referee @ internal referee error:", file=sys.stderr)
+            traceback.print_exc()
+            return ExitStatus.INTERNAL
+        finally:
+            session.close_agent()
+            stop_as_usual()

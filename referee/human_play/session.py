@@ -22,7 +22,7 @@ from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolEr
 from ..hosting.process import HostedAgent
 from ..hosting.sandbox import resolve
 from ..limits import Limits
-from ..match import AgentEntry, MatchSettings, agent_env, _now, call_kwargs, parse_spec
+from ..match import AgentEntry, MatchSettings, agent_env, _now, call_kwargs, ending_message, parse_spec
 from ..records import RESIGNATION, GameRecord
 from ..render.terminal import PREFIX
 
@@ -110,8 +110,8 @@ def mover_name(player: int) -> str | None:
 
 def resignation_message(loser: int, actions: int) -> str:
     """The record's message when the person playing ``loser`` resigns after ``actions`` actions."""
-    winner = PLAYER_NAMES[1 - loser]
-    return f"{winner} wins ({RESIGNATION}): {PLAYER_NAMES[loser]} ({HUMAN}) resigned after {actions} actions"
+    detail = f"{PLAYER_NAMES[loser]} ({HUMAN}) resigned after {actions} actions"
+    return ending_message(PLAYER_NAMES[1 - loser], RESIGNATION, detail)
 
 
 def say(text: str) -> None:

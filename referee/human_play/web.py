@@ -37,6 +37,7 @@ from ..games import registration
 from ..games.base import CHANCE, PLAYER_NAMES, Action
 from ..games.registration import WebPlay
 from ..hosting.failures import AgentFailure
+from ..match import ending_message, error_entry
 from ..records import RESIGNATION, UNFINISHED, GameRecord
 from ..render.frames import build_frames
 from ..render.html_replay import replay_html
@@ -282,8 +283,7 @@ class Table:
             outcome = session.state.outcome
             assert outcome is not None
             winner = outcome.winner_name
-            message = f"{winner} wins ({outcome.reason})" if winner else f"draw ({outcome.reason})"
-            self._finish(session, winner, outcome.reason, message)
+            self._finish(session, winner, outcome.reason, ending_message(winner, outcome.reason))
             return
         while session.state.current_player == CHANCE:  # chaos events, drawn by the referee at once
             try:
@@ -343,9 +343,7 @@ class Table:
         message = f"{name} agent: {failure.message}"
         self.notice = message  # the page shows it as text (escaped there)
         self._say(f"{inert_line(message)}")  # the terminal: the agent's message, inert
-        error = {"kind": failure.reason, "message": failure.message, "traceback": failure.traceback or None,
-                 "output_tail": failure.output or None}
-        self._finish(session, PLAYER_NAMES[1 - agent_color], failure.reason, message, error)
+        self._finish(session, PLAYER_NAMES[1 - agent_color], failure.reason, message, error_entry(failure))
 
     def _out_of_time(self, session: Session) -> bool:
         """Whether the person to move has used up ``--human-time`` (the game then ends by time_limit)."""
@@ -356,7 +354,8 @@ class Table:
             return False
         session.human_used[color] += time.monotonic() - self.turn_started
         name = PLAYER_NAMES[color]
-        message = f"{PLAYER_NAMES[1 - color]} wins (time_limit): {name} ({HUMAN}) ran out of {session.human_time:g} s"
+        message = ending_message(PLAYER_NAMES[1 - color], "time_limit",
+                                 f"{name} ({HUMAN}) ran out of {session.human_time:g} s")
         self._finish(session, PLAYER_NAMES[1 - color], "time_limit", message)
         return True
 
