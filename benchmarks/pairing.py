@@ -42,7 +42,8 @@ from collections.abc import Callable, Sequence
 from referee.match import AgentEntry
 from referee.tournament.ratings import bradley_terry
 from referee.tournament import knockout as brackets
-from referee.tournament.schedule import LadderMemo, TournamentPlan, ladder_state
+from referee.tournament.formats.ladder import Ladder, LadderMemo, ladder_state
+from referee.tournament.schedule import TournamentPlan
 from referee.tournament.swiss import Result, default_rounds, ladder_pairs, pair_round, scores, standings
 
 DRAW = 0.2
@@ -148,12 +149,13 @@ def ladder(names: list[str], play: Game, budget: int) -> tuple[list[str], int]:
 def ladder_format(names: list[str], play: Game, budget: int) -> tuple[list[str], int]:
     """Ranking (joint fit) and games played by ``format: ladder``'s own pairing, batch by batch."""
     agents = tuple(AgentEntry(spec="agents.random_agent", name=name) for name in names)
-    plan = TournamentPlan(name="bench", agents=agents, format="ladder", budget=budget)
+    ladder = Ladder(budget=budget)
+    plan = TournamentPlan(name="bench", agents=agents, format=ladder)
     winners: dict[int, str | None] = {}
     memo: LadderMemo = {}
     while len(winners) < budget:
         rounds, _ = ladder_state(plan, winners, memo)
-        start = (len(rounds) - 1) * plan.round_games
+        start = (len(rounds) - 1) * ladder.round_games(plan)
         for offset, (red, blue) in enumerate(rounds[-1].pairs):
             score = play(red, blue)
             winners[start + offset] = "RED" if score == 1.0 else "BLUE" if score == 0.0 else None

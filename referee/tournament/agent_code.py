@@ -174,7 +174,7 @@ def set_aside_for(plan: TournamentPlan, games: Iterable[GameSummary], changed: C
     results that are now to be played again."""
     games = one_per_game(games)
     aside = {game.index for game in games if game.red in changed or game.blue in changed}
-    if plan.paired and aside:
+    if plan.format.adaptive and aside:
         first = min(game.round or 0 for game in games if game.index in aside)
         aside |= {game.index for game in games if game.round is not None and game.round > first}
     return {index for index in aside if index is not None}

@@ -11,18 +11,19 @@ from collections import Counter, defaultdict
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from ..hosting.sandbox import Sandbox
-from . import knockout, swiss
-from .knockout import Bracket
-from .schedule import TournamentPlan, paired_rounds, swiss_state
+from .formats.base import Column, RoundRow
 from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
+
+if TYPE_CHECKING:
+    from .schedule import TournamentPlan
 
 T = TypeVar("T")
 
@@ -137,6 +138,47 @@ class GameSummary:
 
 
 @dataclass
+class Tally:
+    """Wins, draws and losses as games come in: from ``tested``'s side (a two-agent match, its SPRT), else Red's.
+
+    The one count of the SPRT: the live one of a run and the final one of the tables.
+    """
+
+    tested: str | None
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def add(self, game: GameSummary) -> bool:
+        """Count ``game``; False if it says nothing of who is stronger (both failed, or an agent against itself)."""
+        if not game.rated or game.red == game.blue:
+            return False
+        if game.winner is None:
+            self.draws += 1
+        elif self.tested is None:
+            self.wins += game.winner == "RED"
+            self.losses += game.winner == "BLUE"
+        elif (game.winner == "RED") == (game.red == self.tested):
+            self.wins += 1
+        else:
+            self.losses += 1
+        return True
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        """(wins, draws, losses)."""
+        return self.wins, self.draws, self.losses
+
+    def describe(self) -> str:
+        label = f"{self.tested} W/D/L" if self.tested else "Red/draw/Blue"
+        return f"{label} {self.wins}/{self.draws}/{self.losses}"
+
+
+@dataclass
 class AgentTotals:
     name: str
     games: int = 0
@@ -190,28 +232,6 @@ class PairTotals:
 
 
 @dataclass(frozen=True)
-class SwissRow:
-    """One agent's Swiss score (mini-match shares plus byes) and tie-breaks."""
-
-    agent: str
-    score: float
-    byes: int
-    buchholz: float
-    sonneborn_berger: float
-
-
-@dataclass(frozen=True)
-class RoundRow:
-    """One line of a Swiss round or ladder batch: a pairing (first Red, first Blue) and its result, or a bye."""
-
-    round: int  # from 1, as listed (records count from 0)
-    red: str
-    blue: str | None  # None: ``red`` has the bye
-    result: str  # Red's points - Blue's points, or "not played", "1 of 2 played", "bye +0.5"
-    games: tuple[int, ...] = ()  # the game indices of the pairing
-
-
-@dataclass(frozen=True)
 class Results:
     games: int
     agents: Mapping[str, AgentTotals]
@@ -228,26 +248,24 @@ class Results:
     paired: PairedMatch | None = None
     #: Rated games of a two-agent match outside any complete pair (left out of ``paired``).
     unpaired: int = 0
-    #: A Swiss plan's standings (see :class:`SwissRow`), best first; empty for other formats.
-    swiss: tuple[SwissRow, ...] = ()
-    #: A Swiss plan's rounds or a ladder's batches, each pairing with its result (see :class:`RoundRow`).
+    #: A format paired from results: its rounds (batches, ties), each pairing with its result (see
+    #: :class:`RoundRow`), the listing's title and its first three headers (the round, the two sides).
     rounds: tuple[RoundRow, ...] = ()
-    #: What ``rounds`` counts: "round" or "batch".
-    round_name: str = "round"
-    #: A knockout: ``rounds`` are its ties, ``champion`` its winner once the final is decided.
-    bracket: bool = False
-    champion: str | None = None
+    rounds_title: str = ""
+    rounds_headers: tuple[str, ...] = ("round", "Red", "Blue")
     #: Games by the referee version that played them, and by what their agents ran under (in words).
     versions: Mapping[str, int] = field(default_factory=dict)
     sandboxes: Mapping[str, int] = field(default_factory=dict)
     #: When the games were played: the first start and the last end (UTC, ISO 8601); None if not recorded.
     period: tuple[str, str] | None = None
-    #: The format's official ranking in one line (:data:`RANKING_RULES`); "" for records of no known plan.
+    #: The format's official ranking in one line (its ``ranking_rule``); "" for records of no known plan.
     ranking_rule: str = ""
     #: (rank, agent) when the format ranks by something else than the games' points or Elo (Swiss, knockout).
     official: tuple[tuple[int, str], ...] = ()
-    #: A knockout: how far each agent got ("winner", "lost in the final", "in round 2"...).
-    reached: Mapping[str, str] = field(default_factory=dict)
+    #: Standings columns only the format has (a Swiss's score and tie-breaks, how far a knockout's agents got).
+    columns: tuple[Column, ...] = ()
+    #: Lines the format adds to the summary (a knockout's winner).
+    notes: tuple[str, ...] = ()
 
     @property
     def ranked_by(self) -> str:
@@ -438,17 +456,12 @@ def aggregate(
     trajectory: tuple[tuple[int, int | None, float], ...] = ()
     if sprt is not None and len(names) == 2:
         steps = []
-        wins = draws = losses = 0
+        tally = Tally(first)
         for game in summaries:
-            if first not in (game.red, game.blue) or game.red == game.blue or not game.rated:
-                continue
-            score = game.points("RED" if game.red == first else "BLUE")
-            wins, draws, losses = wins + (score == 1), draws + (score == 0.5), losses + (score == 0)
-            steps.append(
-                (wins + draws + losses, game.index, log_likelihood_ratio(wins, draws, losses, sprt.elo0, sprt.elo1))
-            )
+            if first in (game.red, game.blue) and tally.add(game):
+                steps.append((tally.games, game.index, log_likelihood_ratio(*tally.counts, sprt.elo0, sprt.elo1)))
         trajectory = tuple(steps)
-        sprt_state = sprt_result(wins, draws, losses, sprt, games_left)
+        sprt_state = sprt_result(*tally.counts, sprt, games_left)
         if paired is not None:
             sprt_state = replace(
                 sprt_state, pentanomial_llr=pentanomial_llr(paired.counts, sprt.elo0, sprt.elo1), pairs=paired.pairs
@@ -490,114 +503,7 @@ def _period(games: Sequence[GameSummary]) -> tuple[str, str] | None:
     return first.isoformat(timespec="seconds"), last.isoformat(timespec="seconds")
 
 
-def swiss_standings(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[SwissRow, ...]:
-    """A Swiss plan's standings from its records, best first.
-
-    A mini-match scores its share of the points (1 for winning both games);
-    a bye has no record, so its ``swiss.BYE_SCORE`` comes from the pairing.
-    """
-    winners = {game.index: game.winner for game in games if game.index is not None}
-    _, results, byes = swiss_state(plan, winners)
-    names = plan.names
-    points = swiss.scores(names, results, byes)
-    bh = swiss.buchholz(names, results, byes)
-    sb = swiss.sonneborn_berger(names, results, byes)
-    return tuple(
-        SwissRow(name, points[name], byes.count(name), bh[name], sb[name])
-        for name in swiss.standings(names, results, byes)
-    )
-
-
-def _points(winners: Mapping[int, str | None], games: Sequence[int]) -> str:
-    """The first Red's and first Blue's points in ``games`` (colours alternating from the first), as "1.5-0.5"."""
-    played = [index for index in games if index in winners]
-    if not played:
-        return "not played"
-    if len(played) < len(games):
-        return f"{len(played)} of {len(games)} played"
-    red = 0.0
-    for number, index in enumerate(games):
-        winner = winners[index]
-        red += 0.5 if winner is None else float((winner == "RED") == (number % 2 == 0))
-    return f"{red:g}-{len(games) - red:g}"
-
-
-def round_rows(plan: TournamentPlan, games: Iterable[GameSummary]) -> tuple[RoundRow, ...]:
-    """Each Swiss round's, ladder batch's or knockout tie's pairing with its result (and byes), in order, from the
-    records; a knockout tie lists the higher seed first.
-
-    A game both agents lost by failing counts as a draw, as when pairing.
-    """
-    if not plan.paired:
-        return ()
-    winners = {game.index: game.winner for game in games if game.index is not None}
-    rows = []
-    pairings = paired_rounds(plan, winners)
-    if isinstance(pairings, Bracket):
-        for tie in pairings.ties:
-            if tie.low is None:
-                rows.append(RoundRow(tie.round + 1, tie.high, None, "bye"))
-                continue
-            result = _points(winners, tie.games)
-            if tie.on_seed:
-                result += f", {tie.high} through as the higher seed"
-            rows.append(RoundRow(tie.round + 1, tie.high, tie.low, result, tie.games))
-        return tuple(rows)
-    size = plan.round_games
-    # Swiss pairs play mini-matches of games_per_pair; a ladder pairing is one game.
-    per_pair = plan.games_per_pair if plan.format == "swiss" else 1
-    for number, current in enumerate(pairings):
-        start = number * size
-        for pair, (red, blue) in enumerate(current.pairs):
-            indices = tuple(range(start + pair * per_pair, start + (pair + 1) * per_pair))
-            rows.append(RoundRow(number + 1, red, blue, _points(winners, indices), indices))
-        if current.bye is not None:
-            rows.append(RoundRow(number + 1, current.bye, None, f"bye +{swiss.BYE_SCORE:g}"))
-    return tuple(rows)
-
-
-#: Each format's official ranking, in one line: what the report leads with (docs/tournament.md, "Results").
-RANKING_RULES = {
-    "round_robin": "by points (win 1, draw ½), equal points sharing a rank; while the agents have played different "
-                   "numbers of games (an unfinished run), by Elo, then score %, then name",
-    "gauntlet": "by Elo (the joint fit of every game), then score %, then name: the challenger plays every game, so "
-                "points do not compare it with the others",
-    "swiss": "by Swiss score (each mini-match's share of its points, a bye ½), then Buchholz, then "
-             "Sonneborn-Berger; agents equal on all three share a rank",
-    "ladder": "by Elo (the joint fit of every game), then score %, then name: the ladder pairs agents by their "
-              "results, and they play different numbers of games, so points do not compare them",
-    "knockout": "by the bracket: the winner, the runner-up, then the losers of each earlier round sharing a rank, "
-                "listed by seed",
-}
-
-
-def _shared_ranks(order: Sequence[tuple[str, object]]) -> tuple[tuple[int, str], ...]:
-    """(rank, name) for names in order, each with what ranks it: equals share the rank of the first of them."""
-    ranked: list[tuple[int, str]] = []
-    for position, (name, key) in enumerate(order, start=1):
-        shares = bool(ranked) and order[position - 2][1] == key
-        ranked.append((ranked[-1][0] if shares else position, name))
-    return tuple(ranked)
-
-
 def of_plan(results: Results, plan: TournamentPlan, games: Sequence[GameSummary]) -> Results:
-    """``results`` with what the plan's format adds: its official ranking and its rule, a Swiss's scores, the
-    rounds (batches, ties) and a knockout's bracket; still a function of the records (``games``) alone."""
-    results = replace(results, ranking_rule=RANKING_RULES.get(plan.format, ""))
-    if plan.paired:
-        name = "batch" if plan.format == "ladder" else "round"
-        results = replace(results, rounds=round_rows(plan, games), round_name=name)
-    if plan.format == "swiss":
-        rows = swiss_standings(plan, games)
-        order = [(row.agent, (row.score, row.buchholz, row.sonneborn_berger)) for row in rows]
-        results = replace(results, swiss=rows, official=_shared_ranks(order))
-    if plan.format == "knockout":
-        winners = {game.index: game.winner for game in games if game.index is not None}
-        bracket = paired_rounds(plan, winners)
-        assert isinstance(bracket, Bracket)  # a knockout plan's pairings are its bracket
-        placed = knockout.placings(plan.names, bracket)
-        results = replace(
-            results, bracket=True, champion=bracket.champion, official=tuple((rank, name) for rank, name, _ in placed),
-            reached={name: text for _, name, text in placed},
-        )
-    return results
+    """``results`` with what the plan's format adds (:meth:`.formats.base.Format.results`): its official ranking
+    and its rule, its columns and its rounds; still a function of the records (``games``) alone."""
+    return plan.format.results(plan, results, games)

@@ -22,13 +22,12 @@ from .aggregate import Results, aggregate, of_plan
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
 from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
 from .journal import GAMES_FILE, FolderLock, JournalError
-from .lineup import BrokenAgent, build_lineup
+from .lineup import build_lineup
 from .report import write_report
 from .provenance import how_played, run_entry
-from .runner import META_FILE, OutputFolder, RunSummary, foreign_contents, now, run_plan, tested_agent
+from .runner import META_FILE, OutputFolder, RunObserver, RunSummary, foreign_contents, now, run_plan, tested_agent
 from .schedule import TournamentPlan
-from .shipping import AgentBundle, ShippingError
-from .sprt import SprtSettings
+from .shipping import ShippingError
 from .tables import LeftOut, read_left_out, write_files
 
 
@@ -45,25 +44,6 @@ class RunError(Exception):
         self.changes = changes
 
 
-class RunObserver:
-    """What a run reports on the way; every hook does nothing by default."""
-
-    def broken(self, agent: BrokenAgent) -> None:
-        """A discovered folder that failed to load (left out, or kept in to forfeit)."""
-
-    def shipped(self, bundle: AgentBundle) -> None:
-        """The agents' folders were sent to the executor's workers."""
-
-    def note(self, text: str) -> None:
-        """Something done to the output folder's files (a torn last line cut off...)."""
-
-    def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
-        """The games are about to start: ``already`` are recorded, ``where`` says where the rest run."""
-
-    def tables(self, results: Results, sprt: SprtSettings | None, left_out: tuple[LeftOut, ...]) -> None:
-        """The results, before the tables and the report are written."""
-
-
 @dataclass
 class TournamentRun:
     """What :func:`run` did: the results, the run's counts, the files written."""
@@ -75,6 +55,7 @@ class TournamentRun:
     where: str  # where the games ran (the executor's description)
     written: list[Path] = field(default_factory=list)
     left_out: tuple[LeftOut, ...] = ()
+    plan: TournamentPlan | None = None  # the plan played (its format says whether it played every game)
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str = LOCAL_SCHEDULER) -> Executor:
@@ -129,6 +110,7 @@ def run(
     limit: int | None = None,
     replay_changed: bool = False,
     fresh: bool = False,
+    handle_signals: bool = False,
 ) -> TournamentRun:
     """Run (or continue) the tournament of ``config`` into ``output`` (default the config's); raises :class:`RunError`.
 
@@ -141,8 +123,10 @@ def run(
     (benchmarks); ``replay_changed``: play again the recorded games of agents
     whose code changed since (else they stop the run: :class:`RunError` with
     ``changes``); ``fresh``: set every recorded game aside and start over.
-    Ctrl-C stops the games (see :func:`.runner.run_plan`); the
-    tables are still written, and the returned summary says it was stopped.
+    ``handle_signals``: Ctrl-C, SIGTERM and SIGHUP stop the games the way the command does (the first Ctrl-C
+    lets the running games finish; see :func:`.runner.run_plan`), the tables are still written and the returned
+    summary says it was stopped; without it no handler is installed and Ctrl-C raises KeyboardInterrupt (the
+    running games' agents are killed on the way out).  Nothing is printed: everything goes to ``observer``.
     """
     if fresh and (resume or replay_changed):
         raise RunError("fresh starts the tournament over; resume and replay_changed continue it: give one of them")
@@ -153,7 +137,7 @@ def run(
             return run(
                 config, output=output, executor=made, workers=workers, progress=progress, resume=resume, force=force,
                 ship_agents=ship_agents, observer=observer, play=play, limit=limit, replay_changed=replay_changed,
-                fresh=fresh,
+                fresh=fresh, handle_signals=handle_signals,
             )
     started, clock = now(), time.monotonic()  # the run's wall time: agent checks, games, records
     output = Path(output) if output is not None else config.output
@@ -197,7 +181,8 @@ def run(
                 observer.note(note)
             observer.starting(plan, config, len(done), where, output)
             summary = run_plan(
-                plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit
+                plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit,
+                observer=observer, handle_signals=handle_signals,
             )
             if summary.played:
                 folder.add_run(run_entry(started, time.monotonic() - clock, summary.played, where))
@@ -226,4 +211,4 @@ def run(
         written += write_report(results, folder.games, output, title, config.sprt, left_out, played)
     except JournalError as exc:  # the file changed again since it was checked
         raise RunError(str(exc)) from None
-    return TournamentRun(results, summary, output, folder.games.path, where, written, left_out)
+    return TournamentRun(results, summary, output, folder.games.path, where, written, left_out, plan)

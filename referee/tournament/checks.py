@@ -10,23 +10,25 @@ duplicate, e.g. from merging two folders' files, counts once).  The first
 problems are reported by line, with a command that deletes exactly those
 lines; their games are then played again.
 
-In a Swiss plan the agents of game ``k`` depend on the results of the rounds
-before its own, so records are checked in game order and a round's pairs are
-computed from the records already accepted; a record of a round that cannot
-be paired yet (an earlier round has a game missing) is refused like any other.
-A ladder plan's batches and a knockout's ties are checked the same way.
+In a format paired from results (Swiss, ladder, knockout) the agents of game
+``k`` depend on the results of lower game indices, so records are checked in
+game order and each game's pairing is drawn from the records already
+accepted; a record of a game that cannot be paired yet (an earlier round has
+a game missing) is refused like any other.
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
 from collections.abc import Iterable
+from typing import Any
 
 from ..agent_text import inert_line
 from ..records import GameRecord
 from .aggregate import GameSummary
 from .journal import GamesFile, JournalError
-from .schedule import LadderMemo, Pairings, TournamentPlan, job, pairable, paired_rounds
+from .formats.base import Draw
+from .schedule import TournamentPlan, job
 
 #: Problems listed in one message; after a repair, the next run lists the rest.
 SHOWN = 20
@@ -56,9 +58,9 @@ def _describe(result: tuple[str | None, str, str | None]) -> str:
     return f"{winner} ({name}) wins by {reason}" if winner else f"a draw by {reason}"
 
 
-def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
-              rounds: Pairings | None = None) -> str | None:
-    """Why ``record`` is not a game of this plan's schedule; None if it is (``rounds``: a Swiss plan's so far)."""
+def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord, draw: Draw) -> str | None:
+    """Why ``record`` is not a game of this plan's schedule; None if it is (``draw``: what the records so far
+    pair)."""
     index = record.game_index
     config_hash = (record.extra or {}).get("config_hash")
     if config_hash != fingerprint or index is None:
@@ -66,15 +68,9 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
     if not 0 <= index < plan.total_games:
         return f"game index {index} is outside the schedule (games 0 to {plan.total_games - 1})"
     try:
-        expected = job(plan, index, fingerprint, rounds)
-    except LookupError as exc:
-        if plan.format == "knockout":
-            return str(exc)
-        unit = "ladder batch" if plan.format == "ladder" else "Swiss round"
-        return (
-            f"game {index} is in {unit} {index // plan.round_games}, which cannot be paired yet: "
-            f"a game of an earlier {unit.split()[1]} is not recorded"
-        )
+        expected = job(plan, index, fingerprint, draw)
+    except LookupError as exc:  # the format says why
+        return str(exc)
     scheduled = (expected.red.spec, expected.red.display_name, expected.blue.spec, expected.blue.display_name)
     found = (record.red, record.name_of("RED"), record.blue, record.name_of("BLUE"))
     if found != scheduled:
@@ -97,8 +93,8 @@ def _mismatch(plan: TournamentPlan, fingerprint: str, record: GameRecord,
 
 
 def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> list[GameSummary]:
-    """A summary of every record, in file order (game order for Swiss and ladder), once all are known to be games
-    of the plan.
+    """A summary of every record, in file order (game order for a format paired from results), once all are known
+    to be games of the plan.
 
     Records of the same game that agree on its result are all returned (the
     caller counts a game once; :func:`aggregate` picks one whatever the order).
@@ -114,22 +110,22 @@ def check_records(plan: TournamentPlan, games: GamesFile, repair_hint: str) -> l
     conflicted: set[int] = set()  # game indices with conflicting records
     summaries: list[GameSummary] = []
     entries: Iterable[tuple[int, GameRecord | None, str | None]] = games.entries()
-    swiss = plan.paired
-    if swiss:
+    adaptive = plan.format.adaptive
+    if adaptive:
         # Game order (file order within a game): a round is paired from the rounds before it.
         entries = sorted(entries, key=lambda e: (e[1].game_index if e[1] and e[1].game_index is not None else -1, e[0]))
-    winners: dict[int, str | None] = {}  # swiss: accepted games
-    rounds: Pairings = []
-    memo: LadderMemo = {}
+    winners: dict[int, str | None] = {}  # accepted games
+    memo: dict[str, Any] = {}
+    draw = plan.format.draw(plan, winners, memo)
     for number, record, problem in entries:
         if record is None:
             bad.append(BadLine(number, problem or "not a game record"))
             continue
-        if swiss and record.game_index is not None and 0 <= record.game_index < plan.total_games:
-            if not pairable(plan, rounds, record.game_index):
+        if adaptive and record.game_index is not None and 0 <= record.game_index < plan.total_games:
+            if not draw.covers(record.game_index):
                 accepted = {i: w for i, w in winners.items() if i not in conflicted}
-                rounds = paired_rounds(plan, accepted, memo)
-        problem = _mismatch(plan, fingerprint, record, rounds)
+                draw = plan.format.draw(plan, accepted, memo)
+        problem = _mismatch(plan, fingerprint, record, draw)
         if problem:
             bad.append(BadLine(number, problem))
             continue

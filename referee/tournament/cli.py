@@ -19,6 +19,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from ..agent_text import inert, inert_line
 from ..arguments import ArgumentParser
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
@@ -26,6 +28,7 @@ from .aggregate import Results
 from .api import RunError, RunObserver, TournamentRun, make_executor, run
 from ..hosting.sandbox import resolve
 from .executor import stop_resource_tracker
+from .formats import formats
 from .config import EXECUTORS, ConfigError, TournamentConfig, load_config, scheduler_problem
 from .journal import SUPERSEDED_FILE
 from .lineup import BrokenAgent
@@ -47,11 +50,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _formats_in_words() -> str:
+    """The known formats for -h: "round robin, gauntlet, Swiss, ladder or knockout"."""
+    names = [form.title or form.name for form in formats().values()]
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m referee tournament",
-        description="Run a tournament (round robin, gauntlet, Swiss, ladder or knockout) described by a YAML file "
-        "(see docs/tournament.md).",
+        description=f"Run a tournament ({_formats_in_words()}) described by a YAML file (see docs/tournament.md).",
     )
     parser.add_argument("config", metavar="CONFIG.yaml", help="the tournament's config")
     parser.add_argument(
@@ -169,14 +177,14 @@ class _Console(RunObserver):
         print(f"shipped {bundle.describe()} to the Dask workers", file=sys.stderr)
 
     def note(self, text: str) -> None:
-        print(text, file=sys.stderr)
+        tqdm.write(text, file=sys.stderr)  # above the progress bar, when one is shown
 
     def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
         recorded = f", {already} already recorded" if already else ""
-        # A knockout plays extra games only for level ties: its index space is the most it can take.
-        games = f"at most {plan.total_games}" if plan.format == "knockout" else str(plan.total_games)
+        # A format may play only the games it needs (a knockout's level ties): its index space is the most.
+        games = str(plan.total_games) if plan.format.exact_length else f"at most {plan.total_games}"
         print(
-            f"{plan.name}: {len(plan.agents)} agents, {games} games ({config.format}{recorded}), "
+            f"{plan.name}: {len(plan.agents)} agents, {games} games ({plan.format.name}{recorded}), "
             f"{where}, output {output}/",
             file=sys.stderr,
         )
@@ -184,8 +192,27 @@ class _Console(RunObserver):
             for weaker in resolve(plan.sandbox).weaker():
                 print(f"NOTE: agents are sealed, but weaker: {weaker}", file=sys.stderr)
 
+    def failed(self, index: int, error: str) -> None:
+        # The referee's own traceback; shown inert all the same, as it may quote an agent.  (tqdm.write: above
+        # the progress bar.)
+        tqdm.write(f"game {index} failed in the referee itself (not recorded):\n{inert(error)}")
+
+    def stopping(self, discard: bool) -> None:
+        if discard:
+            _say_raw("\nstopping: discarding the running games\n")
+        else:
+            _say_raw("\nstopping: waiting for the running games to finish (Ctrl-C again to discard them)\n")
+
     def tables(self, results: Results, sprt: SprtSettings | None, left_out: tuple[LeftOut, ...]) -> None:
         print(render(results, sprt, left_out))
+
+
+def _say_raw(text: str) -> None:
+    # Called from a signal handler: one raw write, no buffered I/O to re-enter.
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError):
+        pass
 
 
 def _run(args: argparse.Namespace, argv: list[str]) -> int:
@@ -213,7 +240,7 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
             done = run(
                 config, output=args.output, executor=executor, workers=workers, progress=not args.quiet,
                 resume=args.resume, force=args.force, ship_agents=args.ship_agents, observer=_Console(),
-                replay_changed=args.replay_changed, fresh=args.fresh,
+                replay_changed=args.replay_changed, fresh=args.fresh, handle_signals=True,
             )
         except RunError as exc:
             if exc.changes:
@@ -241,13 +268,14 @@ def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> i
         )
 
     if summary.interrupted and summary.recorded < summary.total and not (summary.sprt and summary.sprt.decided):
+        exact = done.plan is None or done.plan.format.exact_length
         command = ["python", "-m", "referee", "tournament", *argv]
         if "--resume" not in command:
             command.append("--resume")
         if not args.output:
             command += ["-o", str(done.output)]
         print(
-            f"\nstopped: {summary.recorded} of {'at most ' if done.results.bracket else ''}{summary.total} games "
+            f"\nstopped: {summary.recorded} of {'' if exact else 'at most '}{summary.total} games "
             f"recorded in {done.games_file}. "
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,

@@ -30,9 +30,11 @@ from ..hosting.sandbox import MODES as SANDBOX_MODES
 from ..hosting.environment import check_names
 from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
+from .formats import formats
+from .formats.base import Format
+from .problems import ConfigError
 from .sprt import SprtSettings
 
-FORMATS = ("round_robin", "gauntlet", "swiss", "ladder", "knockout")
 ON_ERROR = ("exclude", "forfeit")
 EXECUTORS = ("local", "dask")
 #: ``scheduler: local`` starts a Dask LocalCluster on this machine.
@@ -42,11 +44,18 @@ SCHEDULER_SCHEMES = ("tcp", "tls")
 #: Keyword arguments the referee passes itself; an agent's options may not shadow them.
 RESERVED_OPTIONS = REFEREE_KWARGS
 
-TOP_FIELDS = (
-    "name", "game", "game_options", "agents", "format", "challenger", "rounds", "games", "batch", "games_per_pair",
-    "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt", "executor",
-    "scheduler", "ship_agents", "sandbox", "pass_env",
+#: The fields every config may have, around each format's own (:attr:`.formats.base.Format.fields`).
+SHARED_FIELDS = ("name", "game", "game_options", "agents", "format")
+LATER_FIELDS = (
+    "games_per_pair", "time_limit", "space_limit", "call_timeout", "wall_grace", "workers", "seed", "output", "sprt",
+    "executor", "scheduler", "ship_agents", "sandbox", "pass_env",
 )
+
+
+def top_fields() -> tuple[str, ...]:
+    """Every top-level field a config may have: the shared ones and every known format's own."""
+    own = dict.fromkeys(name for form in formats().values() for name in form.fields)
+    return (*SHARED_FIELDS, *own, *LATER_FIELDS)
 AGENT_FIELDS = ("name", "spec", "options")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
 SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta")
@@ -55,14 +64,6 @@ T = TypeVar("T")
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-class ConfigError(ValueError):
-    """A config that cannot be run: one or more problems, each naming the file, line and field."""
-
-    def __init__(self, *problems: str):
-        super().__init__("\n".join(problems))
-        self.problems: list[str] = list(problems)
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,8 @@ class TournamentConfig:
     game: str
     game_options: Mapping[str, Any]
     agents: tuple[AgentConfig | DiscoverConfig, ...]
-    format: str
-    challenger: str | None
+    #: The format with its own settings as configured (the lineup fits it to the final field).
+    format: Format
     games_per_pair: int
     #: Every agent's limits (time_limit, space_limit, call_timeout, wall_grace).
     limits: Limits
@@ -111,11 +112,6 @@ class TournamentConfig:
     sandbox: str = "auto"
     #: Environment variables the agents inherit beyond the few they always get (docs/referee.md).
     pass_env: tuple[str, ...] = ()
-    #: format swiss: how many rounds (None: swiss.default_rounds of the final field).
-    rounds: int | None = None
-    #: format ladder: the budget of games, and games per batch (None: half the final field).
-    games: int | None = None
-    batch: int | None = None
 
     def where(self, name: str) -> str:
         return self.places.get(name, f"{self.path}: {name}")
@@ -459,6 +455,25 @@ def _line_of(message: str, path: Path) -> int:
     return int(number) if number.isdigit() else 0
 
 
+class _FormatFields:
+    """The config's fields as a format reads its own (:class:`.formats.base.ConfigFields`)."""
+
+    def __init__(self, doc: _Document, data: Mapping[str, Any], problems: _Problems, listed_agents: int | None):
+        self.doc, self.data, self.problems, self.listed_agents = doc, data, problems, listed_agents
+
+    def error(self, name: str, message: str) -> ConfigError:
+        return self.doc.fail((name,), message)
+
+    def note(self, name: str, message: str) -> None:
+        self.problems.messages.append(str(self.error(name, message)))
+
+    def whole(self, name: str, minimum: int | None = None) -> int:
+        return _whole(self.doc, (name,), self.data.get(name), minimum)
+
+    def check(self, check: Callable[[], T], fallback: T) -> T:
+        return self.problems.check(check, fallback)
+
+
 def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path | None = None) -> TournamentConfig:
     """Check a config's text; raises :class:`ConfigError` with every problem found.
 
@@ -474,7 +489,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
             *doc.problems,
             str(
                 doc.fail(
-                    (), f"a tournament config is a mapping of fields ({', '.join(TOP_FIELDS)}), not {shown(data)}"
+                    (), f"a tournament config is a mapping of fields ({', '.join(top_fields())}), not {shown(data)}"
                 )
             ),
         )
@@ -484,7 +499,8 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     def fail(field_name: str, message: str) -> None:
         problems.messages.append(str(doc.fail((field_name,), message)))
 
-    check(lambda: _check_fields(doc, (), data, TOP_FIELDS), None)
+    fields = top_fields()
+    check(lambda: _check_fields(doc, (), data, fields), None)
 
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not _NAME.match(name):
@@ -524,19 +540,6 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         if len(items) < 2 and not any(isinstance(item, dict) and "discover" in item for item in items):
             fail("agents", "a tournament needs at least two agents")
 
-    fmt = data.get("format", "round_robin")
-    challenger = data.get("challenger")
-    if fmt not in FORMATS:
-        fail("format", f"must be one of {', '.join(FORMATS)}, not {shown(fmt)}")
-    elif fmt == "gauntlet":
-        if not isinstance(challenger, str) or not challenger:
-            fail(
-                "challenger" if "challenger" in data else "format",
-                "a gauntlet needs 'challenger': the name of one of the agents",
-            )
-    elif challenger is not None:
-        fail("challenger", "challenger is only used by format: gauntlet")
-
     def listed_agents() -> int | None:
         """How many agents the config names, when it discovers none (else only the lineup knows)."""
         listed = items if isinstance(items, list) else []
@@ -544,57 +547,18 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
             return None
         return len(listed)
 
-    def rounds_of() -> int | None:
-        value = data.get("rounds")
-        if value is None:
-            return None
-        if fmt != "swiss":
-            raise doc.fail(("rounds",), "rounds is only used by format: swiss")
-        number = _whole(doc, ("rounds",), value, minimum=1)
-        listed = listed_agents()
-        if listed is not None:
-            # More rounds than a round robin has would force rematches.
-            most = listed - 1 if listed % 2 == 0 else listed
-            if number > most:
-                raise doc.fail(
-                    ("rounds",),
-                    f"must be at most {most} for {listed} agents (more would pair agents who already met), "
-                    f"not {number}",
-                )
-        return number
-
-    rounds = check(rounds_of, None)
-
-    def games_of() -> int | None:
-        value = data.get("games")
-        if fmt != "ladder":
-            if "games" in data:
-                raise doc.fail(("games",), "games is only used by format: ladder (its budget of games)")
-            return None
-        if value is None:
-            raise doc.fail(("games",) if "games" in data else ("format",),
-                           "a ladder needs 'games': how many games to play in all (its budget)")
-        return _whole(doc, ("games",), value, minimum=1)
-
-    def batch_of() -> int | None:
-        if "batch" not in data:
-            return None
-        if fmt != "ladder":
-            raise doc.fail(("batch",), "batch is only used by format: ladder")
-        number = _whole(doc, ("batch",), data["batch"], minimum=1)
-        listed = listed_agents()
-        if listed is not None and number > listed // 2:
-            raise doc.fail(
-                ("batch",),
-                f"must be at most {listed // 2} for {listed} agents (each agent plays at most once a batch), "
-                f"not {number}",
-            )
-        return number
-
-    games = check(games_of, None)
-    batch = check(batch_of, None)
-    if fmt == "ladder" and "games_per_pair" in data:
-        fail("games_per_pair", "games_per_pair is not used by format: ladder (each pairing it makes is one game)")
+    known = formats()
+    name_of_format = data.get("format", "round_robin")
+    chosen = known.get(name_of_format) if isinstance(name_of_format, str) else None
+    form: Format | None = None
+    if chosen is None:
+        fail("format", f"must be one of {', '.join(known)}, not {shown(name_of_format)}")
+    else:
+        form = chosen.from_config(_FormatFields(doc, data, problems, listed_agents()))
+    for other in known.values():  # a field of another format is a mistake (the wrong format, or a stray field)
+        for field_name, what in other.fields.items():
+            if field_name in data and (chosen is None or field_name not in chosen.fields):
+                fail(field_name, f"{field_name} is only used by format: {other.name}" + (f" ({what})" if what else ""))
 
     def games_per_pair_of() -> int:
         number = _whole(doc, ("games_per_pair",), data.get("games_per_pair", 2), minimum=2)
@@ -657,6 +621,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     if problems.messages:
         # In the file's order, however the checks ran.
         raise ConfigError(*sorted(problems.messages, key=lambda message: _line_of(message, path)))
+    assert form is not None  # else a problem was noted
 
     return TournamentConfig(
         path=path,
@@ -664,23 +629,19 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
         game=game,
         game_options=dict(game_options),
         agents=agents,
-        format=fmt,
-        challenger=challenger,
+        format=form,
         games_per_pair=games_per_pair,
         limits=limits,
         workers=workers,
         seed=seed,
         output=Path(output.strip()) if output else Path("results") / name,
         sprt=sprt,
-        places={key: doc.where(key) for key in TOP_FIELDS},
+        places={key: doc.where(key) for key in fields},
         executor=executor,
         scheduler=scheduler,
         ship_agents=ship_agents,
         sandbox=sandbox,
         pass_env=pass_env,
-        rounds=rounds,
-        games=games,
-        batch=batch,
     )
 
 

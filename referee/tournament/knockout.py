@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .formats.base import first_red_points
+
 #: Extra pairs of games a level tie plays before the higher seed goes through.
 EXTRA_PAIRS = 2
 
@@ -78,15 +80,6 @@ class Bracket:
     champion: str | None
 
 
-def _high_points(winners: Mapping[int, str | None], games: Sequence[int]) -> float:
-    """The higher seed's points: it is Red in the tie's even games."""
-    points = 0.0
-    for number, index in enumerate(games):
-        winner = winners[index]
-        points += 0.5 if winner is None else float((winner == "RED") == (number % 2 == 0))
-    return points
-
-
 def state(names: Sequence[str], games_per_pair: int, winners: Mapping[int, str | None]) -> Bracket:
     """The bracket of ``names`` (seed order) as far as ``winners`` (game index -> RED, BLUE or None) decides it."""
     seed = {name: i for i, name in enumerate(names)}
@@ -118,7 +111,8 @@ def state(names: Sequence[str], games_per_pair: int, winners: Mapping[int, str |
                 indices = range(start, start + needed)
                 if any(index not in winners for index in indices):
                     break
-                points = _high_points(winners, indices)
+                points = first_red_points(winners, indices)  # the higher seed is the first Red
+                assert points is not None  # every game of the tie is in
                 if 2 * points != needed:
                     winner = high if 2 * points > needed else low
                     break

@@ -161,9 +161,6 @@ def build_lineup(
         name=config.name,
         agents=tuple(c.entry for c in candidates),
         format=config.format,
-        rounds=config.rounds,
-        budget=config.games,
-        batch=config.batch,
         games_per_pair=config.games_per_pair,
         game=config.game,
         game_options=dict(config.game_options),
@@ -210,26 +207,7 @@ def build_lineup(
             *(f"{inert_line(b.folder)}: left out: {inert_line(b.message)}" for b in left_out),
         )
 
-    if config.format in ("swiss", "ladder", "knockout") and len(kept) < 3:
-        # Two agents have one pairing: a Swiss would be a shorter round robin without its paired statistics.
-        kind = {"swiss": "a Swiss tournament", "ladder": "a ladder"}.get(config.format, "a knockout")
-        raise ConfigError(
-            f"{config.where('format')}: {kind} needs at least three agents; {len(kept)} can play "
-            "(for two, use format: round_robin)"
-        )
-    if config.batch is not None and config.batch > len(kept) // 2:
-        # Only known now when agents are discovered: each agent plays at most once a batch.
-        raise ConfigError(
-            f"{config.where('batch')}: must be at most {len(kept) // 2} for the {len(kept)} agents that can play "
-            f"(each agent plays at most once a batch), not {config.batch}"
-        )
-    challenger = None
-    if config.format == "gauntlet":
-        matches = [i for i, a in enumerate(kept) if config.challenger in (a.display_name, a.spec)]
-        if not matches:
-            known = ", ".join(a.display_name for a in kept[:12]) + (", ..." if len(kept) > 12 else "")
-            raise ConfigError(f"{config.where('challenger')}: {config.challenger!r} is none of the agents ({known})")
-        challenger = matches[0]
+    form = config.format.fit(kept, config.where)  # the format's own checks of the field (and its challenger)
     if config.sprt is not None and len(kept) != 2:
         raise ConfigError(
             f"{config.where('sprt')}: an SPRT compares exactly two agents; this tournament has {len(kept)}"
@@ -237,5 +215,5 @@ def build_lineup(
 
     # Fingerprinted now, as checked: a record of a game says which code played it.
     return Lineup(
-        replace(plan, agents=tuple(kept), challenger=challenger, code=code_hashes(kept, cwd)), tuple(broken)
+        replace(plan, agents=tuple(kept), format=form, code=code_hashes(kept, cwd)), tuple(broken)
     )

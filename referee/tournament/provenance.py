@@ -19,7 +19,8 @@ from typing import Any
 
 from ..games.base import count_of
 from .aggregate import Results
-from .knockout import EXTRA_PAIRS
+from .formats import format_class
+from .problems import ConfigError
 from .sprt import ELO_MODEL, SprtSettings
 
 #: (label, text) lines, in the order shown.
@@ -50,17 +51,12 @@ def _counted(counts: Mapping[str, int]) -> str:
 
 
 def _format(plan: Mapping[str, Any], sprt: SprtSettings | None) -> str:
-    n, per_pair, kind = len(plan.get("agents", [])), plan.get("games_per_pair"), plan.get("format")
-    both = f"{per_pair} games, both colours equally"
-    text = {
-        "round_robin": f"round robin: each pair of the {n} agents plays {both}",
-        "gauntlet": f"gauntlet: {plan.get('challenger')} plays each of the {n - 1} others {both}",
-        "swiss": f"Swiss: {plan.get('rounds')} rounds among the {n} agents, each pairing a mini-match of {both}",
-        "ladder": f"ladder: a budget of {plan.get('games')} games among the {n} agents, in batches of "
-                  f"{plan.get('batch')}, each paired from the ratings so far",
-        "knockout": f"knockout: a seeded bracket of the {n} agents, each tie {per_pair} games, then up to "
-                    f"{EXTRA_PAIRS} extra pairs while level, then the higher seed goes through",
-    }.get(str(kind), str(kind))
+    kind = plan.get("format")
+    try:
+        form = format_class(kind) if isinstance(kind, str) else None
+    except ConfigError:  # a plug-in format that cannot be loaded here
+        form = None
+    text = form.in_words(plan) if form is not None else str(kind)
     if sprt is not None:
         text += (
             f"; SPRT ({ELO_MODEL} Elo) elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, "

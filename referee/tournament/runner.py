@@ -17,23 +17,28 @@ from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any
-from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
 
 from tqdm import tqdm
 
-from ..agent_text import inert
 from ..match import play_match
 from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
 from .agent_code import AgentsChanged, code_changes, set_aside_for
-from .aggregate import GameSummary, one_per_game
+from .aggregate import GameSummary, Tally, one_per_game
 from .checks import check_records
 from .executor import Executor, PlayFunction
-from .knockout import Bracket
 from .journal import GAMES_FILE, LOCK_FILE, SUPERSEDED_FILE, GamesFile, JournalError
-from .schedule import Job, LadderMemo, TournamentPlan, paired_rounds, schedule
+from .schedule import Job, TournamentPlan, schedule
 from .sprt import SprtResult, SprtSettings, sprt_result
+
+if TYPE_CHECKING:
+    from .aggregate import Results
+    from .config import TournamentConfig
+    from .lineup import BrokenAgent
+    from .shipping import AgentBundle
+    from .tables import LeftOut
 
 META_FILE = "tournament.json"
 
@@ -52,7 +57,7 @@ def now() -> str:
 
 def tested_agent(plan: TournamentPlan) -> str:
     """Whose side a two-agent match and its SPRT are seen from: the challenger, else the first agent."""
-    return plan.agents[plan.challenger if plan.challenger is not None else 0].display_name
+    return plan.agents[plan.format.tested(plan)].display_name
 
 
 def _differences(stored: dict, current: dict) -> list[str]:
@@ -62,33 +67,6 @@ def _differences(stored: dict, current: dict) -> list[str]:
         for key in keys
         if stored.get(key) != current.get(key)
     ]
-
-
-@dataclass
-class Tally:
-    """Running counts for the progress bar and the live SPRT."""
-
-    tested: str | None  # two agents: count from this one's side; else Red/draw/Blue
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    def add(self, game: GameSummary) -> None:
-        if not game.rated:
-            return  # both agents failed: a loss for both, no evidence for the SPRT
-        if game.winner is None:
-            self.draws += 1
-        elif self.tested is None:
-            self.wins += game.winner == "RED"
-            self.losses += game.winner == "BLUE"
-        elif (game.winner == "RED") == (game.red == self.tested):
-            self.wins += 1
-        else:
-            self.losses += 1
-
-    def describe(self) -> str:
-        label = f"{self.tested} W/D/L" if self.tested else "Red/draw/Blue"
-        return f"{label} {self.wins}/{self.draws}/{self.losses}"
 
 
 @dataclass
@@ -277,12 +255,46 @@ class OutputFolder:
         self.games.close()
 
 
-class _StopOnSignals:
-    """First Ctrl-C: finish the running games; second (or SIGTERM, SIGHUP): discard them."""
+class RunObserver:
+    """What a run reports on the way (:func:`referee.tournament.run` prints nothing itself); every hook does
+    nothing by default."""
 
-    def __init__(self, executor: Executor, say: Callable[[str], None]):
+    def broken(self, agent: BrokenAgent) -> None:
+        """A discovered folder that failed to load (left out, or kept in to forfeit)."""
+
+    def shipped(self, bundle: AgentBundle) -> None:
+        """The agents' folders were sent to the executor's workers."""
+
+    def note(self, text: str) -> None:
+        """Something done to the output folder's files (a torn last line cut off...)."""
+
+    def starting(self, plan: TournamentPlan, config: TournamentConfig, already: int, where: str, output: Path) -> None:
+        """The games are about to start: ``already`` are recorded, ``where`` says where the rest run."""
+
+    def failed(self, index: int, error: str) -> None:
+        """Game ``index`` failed in the referee itself (``error``: its traceback); it is not recorded."""
+
+    def stopping(self, discard: bool) -> None:
+        """A signal stopped the run (only with ``handle_signals``); ``discard``: the running games are abandoned.
+
+        Called from the signal handler: no buffered I/O, no locks.
+        """
+
+    def tables(self, results: Results, sprt: SprtSettings | None, left_out: tuple[LeftOut, ...]) -> None:
+        """The results, before the tables and the report are written."""
+
+
+class _StopOnSignals:
+    """First Ctrl-C: finish the running games; second (or SIGTERM, SIGHUP): discard them.
+
+    Installed only when asked (``handle_signals``): a library caller keeps its own handlers, and Ctrl-C is a
+    KeyboardInterrupt that stops the games (the executor kills their agents on the way out).
+    """
+
+    def __init__(self, executor: Executor, observer: RunObserver, install: bool):
         self.executor = executor
-        self.say = say
+        self.observer = observer
+        self.install = install
         self.interrupts = 0
         self.signal: int | None = None
         self.previous: dict[int, Any] = {}  # signal.signal's handlers, restored on exit
@@ -294,13 +306,10 @@ class _StopOnSignals:
         # SIGTERM and SIGHUP ask to end now (a hung-up terminal cannot wait for a second Ctrl-C).
         discard = self.interrupts > 1 or signum != signal.SIGINT
         self.executor.stop(discard=discard)
-        if discard:
-            self.say("\nstopping: discarding the running games\n")
-        else:
-            self.say("\nstopping: waiting for the running games to finish (Ctrl-C again to discard them)\n")
+        self.observer.stopping(discard)
 
     def __enter__(self) -> _StopOnSignals:
-        if threading.current_thread() is threading.main_thread():
+        if self.install and threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 self.previous[signum] = signal.signal(signum, self._handle)
         return self
@@ -308,14 +317,6 @@ class _StopOnSignals:
     def __exit__(self, *exc: object) -> None:
         for signum, handler in self.previous.items():
             signal.signal(signum, handler)
-
-
-def _say_raw(text: str) -> None:
-    # Called from a signal handler: one raw write, no buffered I/O to re-enter.
-    try:
-        os.write(sys.stderr.fileno(), text.encode())
-    except (OSError, ValueError):
-        pass
 
 
 def run_plan(
@@ -329,6 +330,8 @@ def run_plan(
     sprt: SprtSettings | None = None,
     progress: bool = True,
     limit: int | None = None,
+    observer: RunObserver | None = None,
+    handle_signals: bool = False,
 ) -> RunSummary:
     """Play the games of ``plan`` not in ``done`` on ``executor``, recording each as it finishes.
 
@@ -339,6 +342,7 @@ knockout plan by what its bracket can pair (a round, or level ties' extra games)
     """
     total = plan.total_games
     two_agents = len(plan.agents) == 2
+    observer = observer or RunObserver()
     tally = Tally(tested_agent(plan) if two_agents else None)
     for game in recorded:
         tally.add(game)
@@ -355,28 +359,21 @@ knockout plan by what its bracket can pair (a round, or level ties' extra games)
     winners = {game.index: game.winner for game in recorded if game.index is not None}
 
     def batches() -> Iterator[Iterator[Job]]:
-        """The games to play, as one batch (a Swiss or ladder plan: a batch per round, paired when asked for)."""
-        if not plan.paired:
+        """The games to play: all at once, or (a format paired from results) what the results so far pair."""
+        if not plan.format.adaptive:
             yield schedule(plan, skip=done)
             return
         tried: tuple[tuple[int, ...], int] | None = None
-        memo: LadderMemo = {}
-        size = plan.round_games
+        memo: dict[str, Any] = {}
         while True:
-            rounds = paired_rounds(plan, winners, memo)
-            if isinstance(rounds, Bracket):
-                # Every game the bracket can pair now: the next round's, or the extra pairs of level ties.
-                batch = tuple(sorted(i for i in rounds.games if i not in done))
-            else:
-                spans = [range(r * size, min((r + 1) * size, total)) for r in range(len(rounds))]
-                batch = tuple(next((span for span in spans if any(i not in done for i in span)), ()))
+            draw = plan.format.draw(plan, winners, memo)
+            batch = tuple(draw.next_games(done))
             if not batch:
                 return  # every round played
             if tried == (batch, summary.played):
                 return  # the round was tried and nothing more was played (referee failures, a stop)
             tried = (batch, summary.played)
-            yield schedule(plan, skip=done, rounds=rounds, games=batch)
-
+            yield schedule(plan, skip=done, draw=draw, games=batch)
 
     bar = tqdm(
         total=total,
@@ -389,7 +386,7 @@ knockout plan by what its bracket can pair (a round, or level ties' extra games)
     )
     start = time.monotonic()
     try:
-        with _StopOnSignals(executor, _say_raw) as signals:
+        with _StopOnSignals(executor, observer, handle_signals) as signals:
             for jobs in batches():
                 if signals.interrupts or (summary.sprt is not None and summary.sprt.decided):
                     break
@@ -400,15 +397,11 @@ knockout plan by what its bracket can pair (a round, or level ties' extra games)
                 for finished in executor.run(play, jobs):
                     if finished.record is None:
                         summary.referee_failures.append(f"game {finished.job.index}: {finished.error}")
-                        # The referee's own traceback; shown inert all the same, as it may quote an agent.
-                        bar.write(
-                            f"game {finished.job.index} failed in the referee itself (not recorded):\n"
-                            f"{inert(finished.error or '')}"
-                        )
+                        observer.failed(finished.job.index, finished.error or "")
                         continue
                     note = folder.record(finished.record)
                     if note:
-                        bar.write(note, file=sys.stderr)
+                        observer.note(note)
                     done.add(finished.job.index)
                     winners[finished.job.index] = finished.record.winner
                     tally.add(GameSummary.of(finished.record))

@@ -94,18 +94,14 @@ def ranking_note(results: Results) -> str:
 def standings_table(results: Results) -> Table:
     """The one ranked table: the format's official ranking first, any other ordering as a column of it.
 
-    A Swiss adds its score and tie-breaks, a knockout how far each agent
-    got, and both the agent's place by Elo; with two agents, LOS and the
+    The format's own columns follow the agent (a Swiss's score and
+    tie-breaks, how far a knockout's agents got), and an official order
+    adds the agent's place by Elo; with two agents, LOS and the
     draw ratio; last, the fingerprint of each agent's code.
     """
     two = results.head_to_head is not None
-    swiss = {row.agent: row for row in results.swiss}
     elo_ranks = _elo_ranks(results) if results.official else None
-    headers = ["rank", "agent"]
-    if swiss:
-        headers += ["Swiss score", "byes", "Buchholz", "Sonneborn-Berger"]
-    if results.reached:
-        headers += ["reached"]
+    headers = ["rank", "agent", *(column.header for column in results.columns)]
     headers += ["games", "wins", "draws", "losses", "points", "score %", "Elo", "95% CI"]
     if elo_ranks is not None:
         headers += ["Elo rank"]
@@ -114,12 +110,7 @@ def standings_table(results: Results) -> Table:
     rows = []
     for rank, agent in results.ranking():
         rating = results.ratings.ratings.get(agent.name)
-        row: list[object] = [rank, agent.name]
-        if swiss:
-            mine = swiss[agent.name]
-            row += [f"{mine.score:g}", mine.byes, f"{mine.buchholz:g}", f"{mine.sonneborn_berger:g}"]
-        if results.reached:
-            row.append(results.reached.get(agent.name, ""))
+        row: list[object] = [rank, agent.name, *(column.values.get(agent.name, "") for column in results.columns)]
         row += [
             agent.games, agent.wins, agent.draws, agent.losses, f"{agent.points:g}", f"{100 * agent.score:.1f}",
             _elo(rating.elo if rating else None), _ci(rating.ci95 if rating else None, rating is not None),
@@ -143,20 +134,12 @@ def code_text(agent: AgentTotals) -> str:
 
 
 def rounds_table(results: Results) -> Table:
-    """Each Swiss round's (ladder batch's) pairings and results, and byes: who met whom, when."""
-    name = results.round_name
+    """Each round's (batch's, tie's) pairings and results, and byes: who met whom, when (the format's listing)."""
     rows: list[list[object]] = [
         [row.round, row.red, row.blue or "—", row.result, ", ".join(str(i) for i in row.games)]
         for row in results.rounds
     ]
-    what = "mini-match points, Red first" if name == "round" else "Red's points - Blue's"
-    sides = ["Red", "Blue"]
-    if results.bracket:
-        what = "each knockout tie, the higher seed's points first"
-        sides = ["higher seed", "lower seed"]
-    plural = "Batches" if name == "batch" else "Rounds"
-    title = f"{plural}: pairings and results ({what}; games by index)"
-    return Table(title, "rounds", [name, *sides, "result", "games"], rows)
+    return Table(results.rounds_title, "rounds", [*results.rounds_headers, "result", "games"], rows)
 
 
 def crosstable(results: Results) -> Table:
@@ -315,9 +298,7 @@ def left_out_markdown(left_out: Sequence[LeftOut]) -> list[str]:
 
 
 def summary_lines(results: Results, sprt: SprtSettings | None = None) -> list[str]:
-    lines = [f"{results.games} games, {len(results.agents)} agents."]
-    if results.champion is not None:
-        lines.append(f"Knockout winner: {results.champion}.")
+    lines = [f"{results.games} games, {len(results.agents)} agents.", *results.notes]
     match = results.head_to_head
     if match is not None:
         other = next(name for name in results.agents if name != results.tested)

@@ -17,6 +17,7 @@ from referee.tournament.agent_code import AgentsChanged, code_hash, code_hashes
 from referee.tournament.executor import LocalExecutor
 from referee.tournament.journal import FolderLock
 from referee.tournament.runner import OutputFolder, run_plan
+from referee.tournament.formats.swiss import Swiss
 from referee.tournament.schedule import TournamentPlan
 
 from . import fakes
@@ -156,7 +157,7 @@ def test_fresh_sets_every_record_aside_and_plays_the_schedule_again(tmp_path):
 def test_in_a_swiss_the_later_rounds_are_played_again_too(tmp_path):
     # Round r + 1 is paired from round r's results: replaying a changed agent's
     # games of round r may change them, and with them every later pairing.
-    p = plan("abcde", format="swiss", rounds=3, games_per_pair=2)
+    p = plan("abcde", format=Swiss(rounds=3), games_per_pair=2)
     play(p, tmp_path)
     records = lines(tmp_path / "games.jsonl")
     first = min(r["extra"]["round"] for r in records if "e" in (r["red_name"], r["blue_name"]))

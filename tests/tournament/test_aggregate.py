@@ -210,7 +210,7 @@ def test_tables_do_not_depend_on_record_order(pair):
 
 
 def test_the_live_sprt_count_leaves_out_games_both_agents_failed_as_the_tables_do():
-    from referee.tournament.runner import Tally
+    from referee.tournament.aggregate import Tally
 
     records = [make_record("p", "q", w) for w in ("RED", "BLUE", None, "RED")] + [both_failed("q", "p")]
     tally = Tally("p")

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from referee.limits import Limits
+from referee.tournament.formats.round_robin import RoundRobin
 from referee.tournament.config import ConfigError, default_name, load_config, parse_config
 from referee.tournament.lineup import build_lineup
 
@@ -31,7 +32,7 @@ def test_a_good_config_and_its_defaults(tmp_path):
     path = tmp_path / "good.yaml"
     path.write_text(GOOD)
     config = load_config(path)
-    assert config.name == "t" and config.game == "infexion" and config.format == "round_robin"
+    assert config.name == "t" and config.game == "infexion" and config.format == RoundRobin()
     assert config.games_per_pair == 2 and config.seed == 0 and config.workers is None
     assert config.limits == Limits() and config.sprt is None
     assert config.output == Path("results/t")

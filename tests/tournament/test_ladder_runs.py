@@ -12,7 +12,8 @@ from referee.records import GameRecord
 from referee.tournament import load_config, run
 from referee.tournament.config import ConfigError, parse_config
 from referee.tournament.lineup import build_lineup
-from referee.tournament.schedule import LadderMemo, TournamentPlan, ladder_state
+from referee.tournament.formats.ladder import Ladder, LadderMemo, ladder_state
+from referee.tournament.schedule import TournamentPlan
 from referee.match import AgentEntry
 
 from .procs import MARK, wait_until_gone
@@ -102,7 +103,7 @@ def test_a_ladder_spends_its_budget_in_batches_and_lists_them(whole):
     assert "## Batches: pairings and results" in markdown
     assert "**Official ranking: by Elo (the joint fit of every game), then score %, then name: the ladder" in markdown
     report = (whole.output / "report.html").read_text()
-    assert '<table id="rounds">' in report and "Batches: pairings and results" in report
+    assert '<table id="rounds" class="sortable">' in report and "Batches: pairings and results" in report
 
 
 def test_a_ladder_stopped_then_killed_resumes_with_the_same_games_and_tables(config, whole, tmp_path, monkeypatch):
@@ -134,7 +135,7 @@ def test_a_ladder_stopped_then_killed_resumes_with_the_same_games_and_tables(con
 
 def _plan(names: str, games: int, batch: int) -> TournamentPlan:
     agents = tuple(AgentEntry(spec="agents.random_agent", name=n) for n in names)
-    return TournamentPlan(name="t", agents=agents, format="ladder", budget=games, batch=batch)
+    return TournamentPlan(name="t", agents=agents, format=Ladder(budget=games, batch=batch))
 
 
 def test_ladder_batches_pair_neighbours_once_the_order_is_known():
@@ -149,7 +150,7 @@ def test_ladder_batches_pair_neighbours_once_the_order_is_known():
     memo: LadderMemo = {}
     while len(winners) < plan.total_games:
         rounds, _ = ladder_state(plan, winners, memo)
-        start = (len(rounds) - 1) * plan.round_games
+        start = (len(rounds) - 1) * Ladder(budget=120, batch=3).round_games(plan)
         for offset, (red, blue) in enumerate(rounds[-1].pairs):
             winners[start + offset] = "RED" if red < blue else "BLUE"
     rounds, results = ladder_state(plan, winners, memo)
@@ -211,7 +212,8 @@ def test_batch_is_checked_against_the_agents_that_can_play(tmp_path, monkeypatch
     text = text.replace("  - {name: d, spec: agents.random_agent}\n", "")
     text = text.replace("batch: 2\n", "")
     plan = build_lineup(parse_config(text, tmp_path / "ladder.yaml", agents_from=ROOT)).plan
-    assert plan.round_games == 1 and plan.describe()["batch"] == 1 and plan.describe()["games"] == 5
+    assert isinstance(plan.format, Ladder) and plan.format.round_games(plan) == 1
+    assert plan.describe()["batch"] == 1 and plan.describe()["games"] == 5
     two = text.replace("  - {name: c, spec: agents.random_agent}\n", "")
     with pytest.raises(ConfigError, match="ladder.yaml:2: .*a ladder needs at least three agents"):
         build_lineup(parse_config(two, tmp_path / "ladder.yaml", agents_from=ROOT))

@@ -11,6 +11,10 @@ from referee.limits import Limits
 from referee.match import AgentEntry
 from referee.tournament.aggregate import NO_SANDBOX_RECORDED, aggregate
 from referee.tournament.provenance import duration_text, how_played
+from referee.tournament.formats.gauntlet import Gauntlet
+from referee.tournament.formats.knockout import Knockout
+from referee.tournament.formats.ladder import Ladder
+from referee.tournament.formats.swiss import Swiss
 from referee.tournament.schedule import TournamentPlan
 from referee.tournament.sprt import SprtSettings
 
@@ -30,16 +34,16 @@ def test_each_format_says_its_settings():
         described = TournamentPlan(name="t", agents=AGENTS, **plan).describe()
         return dict(how_played(described, plan.pop("sprt", None), {}, aggregate([])))["Format"]
 
-    assert said(format="gauntlet", challenger=0, games_per_pair=4) == (
+    assert said(format=Gauntlet("a", 0), games_per_pair=4) == (
         "gauntlet: a plays each of the 5 others 4 games, both colours equally"
     )
-    assert said(format="swiss", rounds=3) == (
+    assert said(format=Swiss(rounds=3)) == (
         "Swiss: 3 rounds among the 6 agents, each pairing a mini-match of 2 games, both colours equally"
     )
-    assert said(format="ladder", budget=30, batch=2) == (
+    assert said(format=Ladder(budget=30, batch=2)) == (
         "ladder: a budget of 30 games among the 6 agents, in batches of 2, each paired from the ratings so far"
     )
-    assert said(format="knockout") == (
+    assert said(format=Knockout()) == (
         "knockout: a seeded bracket of the 6 agents, each tie 2 games, then up to 2 extra pairs while level, then "
         "the higher seed goes through"
     )

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from itertools import islice
+from itertools import combinations, islice
 
 import pytest
 
 from referee.limits import Limits
 from referee.match import AgentEntry
+from referee.tournament.formats.gauntlet import Gauntlet
+from referee.tournament.formats.round_robin import RoundRobin
 from referee.tournament.schedule import TournamentPlan, game_seed, job, schedule
 
 
@@ -34,7 +36,7 @@ def test_any_prefix_is_balanced():
 
 
 def test_gauntlet_pairs_the_challenger_with_each_other_agent():
-    gauntlet = plan(4, 2, format="gauntlet", challenger=2)
+    gauntlet = plan(4, 2, format=Gauntlet("a2", 2))
     jobs = list(schedule(gauntlet))
     assert len(jobs) == gauntlet.total_games == 3 * 2
     assert all("a2" in (j.red.name, j.blue.name) for j in jobs)
@@ -104,8 +106,13 @@ def test_the_fingerprint_follows_what_decides_the_games():
 @pytest.mark.parametrize("challenger", [None, 0, 1])
 def test_any_game_of_the_schedule_is_found_by_its_index_alone(n, challenger):
     # Checking a record needs game k's agents without listing games 0..k-1.
-    p = plan(n, 4) if challenger is None else plan(n, 4, format="gauntlet", challenger=challenger)
-    assert [p.pairing(k) for k in range(p.pairing_count)] == list(p.pairings())
+    form = RoundRobin() if challenger is None else Gauntlet(f"a{challenger}", challenger)
+    p = plan(n, 4, format=form)
+    pairings = [form.pairing(p, k) for k in range(form.pairing_count(p))]
+    if challenger is None:
+        assert pairings == list(combinations(range(n), 2))
+    else:
+        assert pairings == [(challenger, j) for j in range(n) if j != challenger]
     assert [job(p, k) for k in range(p.total_games)] == list(schedule(p))
     for outside in (-1, p.total_games):
         with pytest.raises(IndexError):

@@ -13,6 +13,7 @@ import pytest
 from referee.records import GameRecord
 from referee.tournament import load_config, run
 from referee.tournament.config import ConfigError, parse_config
+from referee.tournament.formats.swiss import Swiss
 from referee.tournament.journal import GamesFile
 from referee.tournament.checks import RecordsRefused, check_records
 from referee.tournament.lineup import build_lineup
@@ -83,17 +84,18 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
     sitting_out = [next(iter(set("abcde") - {n for p in pairs for n in p})) for pairs in rounds.values()]
     assert len(set(sitting_out)) == 3
     # The Swiss standings, with the byes' scores and the tie-breaks, are in the results and the files.
-    swiss = done.results.swiss
-    assert sorted(row.agent for row in swiss) == list("abcde")
-    assert sum(row.byes for row in swiss) == 3
-    assert sum(row.score for row in swiss) == pytest.approx(2 * 3 + 0.5 * 3)  # 2 mini-matches a round + byes
+    columns = {column.header: column.values for column in done.results.columns}
+    assert sorted(columns["Swiss score"]) == list("abcde")
+    assert sum(columns["byes"].values()) == 3
+    # 2 mini-matches a round + byes
+    assert sum(float(score) for score in columns["Swiss score"].values()) == pytest.approx(2 * 3 + 0.5 * 3)
     # One ranked table, by the Swiss's own rule: score, Buchholz, Sonneborn-Berger; Elo is a column of it.
     header, *standings = table(done.output, "standings")
     assert header == [
         "rank", "agent", "Swiss score", "byes", "Buchholz", "Sonneborn-Berger", "games", "wins", "draws", "losses",
         "points", "score %", "Elo", "95% CI", "Elo rank", "code",
     ]
-    assert [row[1] for row in standings] == [row.agent for row in swiss]
+    assert [row[1] for row in standings] == [name for _, name in done.results.official]
     def key(row: list[str]) -> tuple[float, ...]:
         return float(row[2]), float(row[4]), float(row[5])  # Swiss score, Buchholz, Sonneborn-Berger
 
@@ -128,7 +130,8 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
         assert [({r[1]}, r[3]) for r in rows if r[2] == "—"] == [(idle, "bye +0.5")]
     assert "## Rounds: pairings and results" in text
     report = (done.output / "report.html").read_text()
-    assert '<table id="rounds">' in report and '<table id="swiss">' not in report and "bye +0.5" in report
+    assert '<table id="rounds" class="sortable">' in report and '<table id="swiss"' not in report
+    assert "bye +0.5" in report
     assert html.escape(rule) in report and report.count("<h2>Standings</h2>") == 1 and "Swiss standings" not in report
 
 
@@ -215,7 +218,7 @@ def test_rounds_defaults_to_the_swiss_default(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     config = parse_config(SWISS.replace("rounds: 3\n", ""), tmp_path / "swiss.yaml", agents_from=ROOT)
     plan = build_lineup(config).plan
-    assert config.rounds is None and plan.swiss_rounds == 5 and plan.total_games == 5 * 4
+    assert config.format == Swiss() and plan.total_games == 5 * 4
     assert plan.describe()["rounds"] == 5
 
 
