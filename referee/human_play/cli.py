@@ -26,7 +26,7 @@ from pathlib import Path
 from ..agent_text import inert_line
 from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
 from ..console import ConsoleReader
-from ..games import game_class, game_names, registration
+from ..games import GAMES, game_class, game_names, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
@@ -54,6 +54,11 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"the port must be 0..65535 (0: any free port), not {port}")
     return port
+
+
+def _games() -> list[str]:
+    """Every game a person can play: the bundled ones in their usual order, then any plug-in (REFEREE_GAMES)."""
+    return [*GAMES, *(name for name in game_names() if name not in GAMES)]
 
 
 def build_parser(game_name: str | None) -> ArgumentParser:
@@ -87,14 +92,14 @@ def build_parser(game_name: str | None) -> ArgumentParser:
                         help="where the record is written at the end, on resign or q (terminal default "
                         f"{DEFAULT_RECORD}); with --web, when given: each game is added to it as a line "
                         "(replay --game-index N)")
-    parser.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
+    parser.add_argument("--game", default="infexion", choices=_games(), help="which game (default: infexion)")
     web = parser.add_argument_group("in the browser")
     web.add_argument("--web", action="store_true", help="play on a local web page instead of the terminal")
     web.add_argument("--port", type=_port, default=None,
                      help=f"the page's port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)")
     web.add_argument("--no-open", dest="open", action="store_false", help="print the page's address, open no browser")
     web.add_argument("--hot-seat", action="store_true", help="two people share the page: no AGENT")
-    for name in [game_name] if game_name else game_names():
+    for name in [game_name] if game_name else _games():
         own = parser.add_argument_group(f"{name} only (with --game {name})") if game_name is None else parser
         try:
             registration(name).add_arguments(own)
