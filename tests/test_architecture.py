@@ -28,6 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "referee.agent_text": set(),
     "referee.exit_status": set(),
     "referee.console": set(),
+    "referee.yaml_file": set(),
     **{part: {"referee.games", "referee.game"} for part in COMPAT},
     "referee.hosting": {"referee.games", "referee.game.player", "referee.limits"},
     "referee.match": {
@@ -42,7 +43,7 @@ ALLOWED: dict[str, set[str]] = {
     "referee.tournament": {
         "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
         "referee.arguments", "referee.termination", "referee.hosting.sandbox", "referee.hosting.failures",
-        "referee.hosting.environment", "referee.agent_text", "referee.exit_status",
+        "referee.hosting.environment", "referee.agent_text", "referee.exit_status", "referee.yaml_file",
     },
     "referee.search": {"referee.games", "referee.arguments", "referee.agent_text", "referee.exit_status"},
     "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},
