@@ -17,7 +17,6 @@ COMPAT = {"referee.game", "referee.cachex", "referee.infinitron", "referee.board
 COMMANDS = {
     "referee.cli", "referee.agent_game", "referee.human_play", "referee.replay", "referee.arguments",
     "referee.termination",
-    "referee.play_cli",  # the old path of referee.agent_game.cli, the same module
     "referee.__main__", "referee.marking",
 }
 

@@ -26,7 +26,6 @@ FORBIDDEN = (
     "referee.agentkit",
     "referee.cli",
     "referee.agent_game",
-    "referee.play_cli",
     "referee.human_play",
     "referee.replay",
     "referee.arguments",

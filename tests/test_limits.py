@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import referee.match
-import referee.play_cli
+import referee.agent_game.cli as agent_game_cli
 from referee.games.agent_kwargs import REFEREE_KWARGS
 from referee.games import load_game
 from referee.limits import DEFAULT_GRACE, LimitError, Limits
@@ -155,18 +155,18 @@ def test_the_match_hosts_both_agents_under_its_limits_and_records_them(monkeypat
 def test_the_command_line_sets_every_limit(monkeypatch, tmp_path):
     hosted = _Hosted(monkeypatch)
     given: list[MatchSettings] = []
-    real = referee.play_cli.play_match
+    real = agent_game_cli.play_match
 
     def play(red, blue, settings, observer=None):
         given.append(settings)
         return real(red, blue, settings, observer)
 
-    monkeypatch.setattr(referee.play_cli, "play_match", play)
+    monkeypatch.setattr(agent_game_cli, "play_match", play)
     monkeypatch.chdir(ROOT)
     path = tmp_path / "game.json"
     argv = ["-v", "0", "--seed", "1", "--sandbox", "off", "--record", str(path)]
     limits = ["-t", "30", "-s", "200", "--grace", "2", "--call-timeout", "7"]
-    assert referee.play_cli.main([*argv, *limits, RANDOM, RANDOM]) == 0
+    assert agent_game_cli.main([*argv, *limits, RANDOM, RANDOM]) == 0
     assert given[0].limits == Limits(time_limit=30, space_limit=200, wall_grace=2, call_timeout=7)
     assert hosted.limits == [given[0].limits] * 2
     record = GameRecord.from_json(path.read_text())
@@ -178,7 +178,7 @@ def test_the_command_line_zero_means_none(monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     path = tmp_path / "game.json"
     argv = ["-v", "0", "--sandbox", "off", "--record", str(path), "-t", "0", "-s", "0", "--call-timeout", "0"]
-    assert referee.play_cli.main([*argv, RANDOM, RANDOM]) == 0
+    assert agent_game_cli.main([*argv, RANDOM, RANDOM]) == 0
     assert hosted.limits[0] == Limits()
     record = GameRecord.from_json(path.read_text())
     assert record.time_limit is None and record.space_limit is None
