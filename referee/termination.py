@@ -18,9 +18,9 @@ import threading
 from contextlib import contextmanager
 from collections.abc import Callable, Iterator
 
+from .exit_status import ExitStatus
+
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
-#: Exit status after Ctrl-C (128 + SIGINT).
-INTERRUPTED = 130
 
 
 class Terminated(KeyboardInterrupt):
@@ -37,7 +37,7 @@ class Terminated(KeyboardInterrupt):
 
 def exit_status(interrupt: BaseException) -> int:
     """128 + the signal that stopped the command: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
-    return 128 + interrupt.signum if isinstance(interrupt, Terminated) else INTERRUPTED
+    return 128 + interrupt.signum if isinstance(interrupt, Terminated) else ExitStatus.INTERRUPTED
 
 
 def report_stop(interrupt: KeyboardInterrupt, message: str) -> int:

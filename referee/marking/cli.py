@@ -14,19 +14,20 @@ import difflib
 import sys
 from importlib import import_module
 
+from ..exit_status import ExitStatus
+
 ACTIONS: dict[str, str] = {
     "partA": "referee.marking.part_a",
     "partB": "referee.marking.part_b",
     "init": "referee.marking.templates",
     "report": "referee.marking.report",
 }
-EXIT_USAGE = 2
 
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip().split("\n\n", 1)[1] if __doc__ else "", file=sys.stdout if argv else sys.stderr)
-        return 0 if argv else EXIT_USAGE
+        return 0 if argv else ExitStatus.USAGE
     action = argv[0]
     if action not in ACTIONS:
         close = difflib.get_close_matches(action, ACTIONS, n=1)
@@ -36,6 +37,6 @@ def main(argv: list[str]) -> int:
             f"the actions are {', '.join(ACTIONS)}",
             file=sys.stderr,
         )
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     result: int = import_module(ACTIONS[action]).main(argv[1:])
     return result

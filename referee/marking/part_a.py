@@ -61,8 +61,8 @@ from .gradescope import (
     METADATA_FILE, RESULTS_FILE, SCHEME_FILE, SUBMISSION_DIR, VISIBILITIES, AutograderResults, TestResult,
     feedback_table, submission_users,
 )
+from ..exit_status import ExitStatus
 
-EXIT_USAGE = 2
 
 DEFAULT_COMMAND = "python -m search"
 DEFAULT_TIME_LIMIT = 30.0
@@ -407,12 +407,12 @@ def main(argv: list[str]) -> int:
     prog = "python -m referee autograde partA"
     if not args.submission.is_dir():
         print(f"{prog}: error: --submission {args.submission}: not a folder", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     try:
         scheme = load_scheme(args.scheme)
     except SchemeError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     results = autograde(scheme, args.submission, shlex.join(scheme.command))
     users, problem = submission_users(args.metadata)
     if problem:
@@ -424,6 +424,6 @@ def main(argv: list[str]) -> int:
         results.write(args.results)
     except OSError as exc:
         print(f"{prog}: error: cannot write {args.results}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     print(feedback_table(results))
     return 0

@@ -30,8 +30,8 @@ from pathlib import Path
 from referee.agent_text import csv_cell, inert_line
 from referee.arguments import ArgumentParser
 from referee.marking.gradescope import as_number, problems, submission_users, user_entries
+from ..exit_status import ExitStatus
 
-EXIT_USAGE = 2
 RESULTS_NAME = "results.json"
 METADATA_NAME = "submission_metadata.json"
 #: The marks.csv column of each submitter field.
@@ -269,7 +269,7 @@ def main(argv: list[str]) -> int:
     missing = [folder for folder in args.folders if not folder.is_dir()]
     if missing:
         print(f"autograde report: error: no such folder: {', '.join(map(str, missing))}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     found = find_results(args.folders)
     submissions: list[Submission] = []
     skipped: list[tuple[str, str]] = []
@@ -285,7 +285,7 @@ def main(argv: list[str]) -> int:
         where = " ".join(map(str, args.folders))
         why = f"none of the {len(found)} {RESULTS_NAME} files could be used" if found else f"no {RESULTS_NAME} found"
         print(f"autograde report: error: {why} under {where}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     cols = columns(submissions)
     try:
         args.output.mkdir(parents=True, exist_ok=True)
@@ -293,7 +293,7 @@ def main(argv: list[str]) -> int:
         write_html(cols, skipped, args.output / "marks.html", not_sealed(submissions))
     except OSError as exc:
         print(f"autograde report: error: cannot write to {args.output}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     print(summary_table(cols))
     unsealed = not_sealed(submissions)
     if unsealed:

@@ -17,8 +17,8 @@ from importlib import metadata
 from pathlib import Path
 
 from referee.arguments import ArgumentParser
+from ..exit_status import ExitStatus
 
-EXIT_USAGE = 2
 PARTS = ("partA", "partB")
 #: The folder of DIR holding the copy of this package that setup.sh installs.
 SOURCE_COPY = "referee-src"
@@ -340,17 +340,17 @@ def main(argv: list[str]) -> int:
     folder: Path = args.folder
     if folder.exists() and not folder.is_dir():
         print(f"autograde init: error: {folder} exists and is not a folder", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     if folder.is_dir() and any(folder.iterdir()) and not args.force:
         print(
             f"autograde init: error: {folder} is not empty; choose a new folder, or --force to write into it",
             file=sys.stderr,
         )
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     try:
         write_template(args.part, folder)
     except OSError as exc:
         print(f"autograde init: error: cannot write {folder}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     print(f"Wrote the {args.part} autograder to {folder}: edit scheme.yaml, then read {folder / 'README.md'}.")
     return 0

@@ -19,11 +19,8 @@ from pathlib import Path
 from .board import BoardError, Cells, board_bytes, format_spread, parse_board
 from .grader import BadBoard, GradeRow, display_names, grade, grade_table, read_index
 from .solver import Unsolvable, solve
+from ..exit_status import ExitStatus
 
-EXIT_UNWINNABLE = 1
-EXIT_USAGE = 2
-EXIT_GAVE_UP = 3
-EXIT_INTERRUPTED = 130
 
 #: Default search budget (node expansions) for the optimum column when grading.
 GRADE_OPTIMUM_BUDGET = 100_000
@@ -82,10 +79,10 @@ def main(argv: list[str]) -> int:
         return _solve(args)
     except BoardError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
 
 
 def _print_notes(notes: list[str]) -> None:
@@ -103,14 +100,14 @@ def _solve(args: argparse.Namespace) -> int:
         result = solve(board_bytes(cells), args.max_nodes)
     except Unsolvable as exc:
         print(f"{name}: cannot be won: {exc}", file=sys.stderr)
-        return EXIT_UNWINNABLE
+        return ExitStatus.UNWINNABLE
     seconds = time.perf_counter() - start
     if result.actions is None:
         print(
             f"{name}: gave up after {result.expanded} expansions; the optimum is at least {result.lower_bound} SPREADs",
             file=sys.stderr,
         )
-        return EXIT_GAVE_UP
+        return ExitStatus.GAVE_UP
     sys.stdout.write("".join(format_spread(a) + "\n" for a in result.actions))
     if args.verbose:
         print(
@@ -138,7 +135,7 @@ def _grade(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             optima = read_index(args.index)
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitStatus.USAGE
     names = display_names(args.files)
     boards: list[tuple[str, str, Cells | BadBoard]] = []
     for path, name in zip(args.files, names):
@@ -174,5 +171,5 @@ def _grade(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     rows = grade(command, boards, args.time_limit, optimum_of, cwd=args.cwd, progress=progress)
     print(grade_table(rows))
     if any(row.bad_board for row in rows):
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     return 0 if all(row.verdict.valid for row in rows) else 1

@@ -78,10 +78,10 @@ from .marks import (
     DETAILED_GAMES, SHOWN_GAMES, UNLAWFUL, UNLAWFUL_OR_LIMIT, VERDICT_WORDS, Marking, check_tests, headline,
     opponent_test, play_again, stories, story, submission_elo,
 )
-from .command import EXIT_INTERRUPTED, EXIT_USAGE, PROG, games_file_for, main, mark, sandbox_state
+from .command import PROG, games_file_for, main, mark, sandbox_state
 
 __all__ = [
-    "BAND_FIELDS", "CHECKS", "DEFAULT_SCHEME", "DETAILED_GAMES", "EXIT_INTERRUPTED", "EXIT_USAGE", "OPPONENT_FIELDS",
+    "BAND_FIELDS", "CHECKS", "DEFAULT_SCHEME", "DETAILED_GAMES", "OPPONENT_FIELDS",
     "PROG", "SCHEME_FILE", "SHOWN_GAMES", "SUBMISSION_NAME", "TOP_FIELDS", "UNLAWFUL", "UNLAWFUL_OR_LIMIT",
     "VERDICT_WORDS", "Band", "Found", "Game", "Marking", "Opponent", "Scheme", "SchemeError", "Unplayed",
     "check_tests", "find_agent", "games_file_for", "gauntlet", "headline", "load_scheme", "main", "mark",

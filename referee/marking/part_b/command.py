@@ -18,10 +18,9 @@ from .games import gauntlet, match_settings, opponent_problems, play_games, writ
 from .marks import Marking, check_tests, marks_text, opponent_test, submission_elo
 from .scheme import SCHEME_FILE, SUBMISSION_NAME, Scheme, SchemeError, load_scheme
 from .submission import Unplayed, find_agent, nested_note, unplayed
+from ...exit_status import ExitStatus
 
 PROG = "python -m referee autograde partB"
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 def sandbox_state(sandbox: Sandbox) -> str:
@@ -86,7 +85,7 @@ def mark(
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
+        raise SystemExit(ExitStatus.USAGE)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,27 +115,27 @@ def main(argv: list[str]) -> int:
         return int(exit.code or 0)
     if args.workers < 1:
         print(f"{PROG}: error: --workers must be at least 1, not {args.workers}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     submission: Path = args.submission.resolve()
     if not submission.is_dir():
         print(f"{PROG}: error: the submission folder {args.submission} does not exist", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     try:
         scheme = load_scheme(args.scheme, submission)
     except SchemeError as exc:
         for problem in exc.problems:
             print(f"{PROG}: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     try:
         resolve(scheme.sandbox)
     except SandboxUnavailable as exc:
         print(f"{PROG}: error: {scheme.where('sandbox')}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     problems = opponent_problems(scheme, find_agent(scheme, submission).folder or submission)
     for problem in problems:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
     if problems:
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     users, metadata_problem = gradescope.submission_users(args.metadata)
     if metadata_problem:
         print(f"{PROG}: note: {inert_line(metadata_problem)}")
@@ -147,10 +146,10 @@ def main(argv: list[str]) -> int:
         results.write(results_file)
     except OSError as exc:
         print(f"{PROG}: error: cannot write the results: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; no results written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
     print(gradescope.feedback_table(results))
     # The table shows each test's first line; what went wrong, and how to play it again, follows.
     for test in results.tests:
