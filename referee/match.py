@@ -231,6 +231,15 @@ def ending_message(winner: str | None, reason: str, detail: str = "") -> str:
     return f"{head}: {detail}" if detail else head
 
 
+def message_detail(winner: str | None, reason: str, message: str) -> str:
+    """What a record's ``message`` adds to its head (:func:`ending_message`'s ``detail``); the whole message
+    when it does not start with the head (records written by other tools, or edited)."""
+    for head in (ending_message(winner, reason), reason):
+        if message.startswith(head):
+            return message[len(head):].lstrip(":").lstrip()
+    return message
+
+
 def agent_env(settings: MatchSettings, sandbox: Sandbox, color: int) -> dict[str, str]:
     """The environment of an agent's process (referee.hosting.environment), seeded."""
     env = agent_environment(sandbox.namespaces, settings.pass_env)

@@ -296,7 +296,10 @@ def test_a_person_plays_by_clicks_in_a_real_browser(server, browser):
         assert replay.inner_text(f"#figures tr.{side} td.power") == str(power)
         assert replay.inner_text(f"#figures tr.{side} td.clock").startswith(seconds(record.time_used[color]))
     assert "RED: a person's wall-clock seconds" in replay.inner_text("#clock-note")
-    assert "BLUE wins (resignation) after 6 actions" in replay.inner_text("#result")
+    # The message's head is said once, then what it adds.
+    assert replay.inner_text("#result") == (
+        "BLUE wins (resignation) after 6 actions \u2014 RED (human) resigned after 6 actions"
+    )
     replay.close()
     page.click("#swap")  # a new game, the person now BLUE: the agent opens
     settled(page, 1)

@@ -11,13 +11,10 @@ from __future__ import annotations
 from ..games import GAMES, registration
 from ..games.base import GameRuleError, GameState, Outcome
 from ..games.frames import Frames, ReplayError, cell_char
+from ..match import ending_message
 from ..records import GameRecord
 
 __all__ = ["Frames", "ReplayError", "build_frames", "cell_char", "has_viewer", "record_mismatch"]
-
-
-def _ending(winner: str | None, reason: str) -> str:
-    return f"{winner} wins ({reason})" if winner else f"draw ({reason})"
 
 
 def record_mismatch(record: GameRecord, final: GameState) -> str | None:
@@ -36,15 +33,16 @@ def record_mismatch(record: GameRecord, final: GameState) -> str | None:
     outcome: Outcome | None = final.outcome
     if record.cut_short:
         if outcome is not None:
-            problems.append(f"its actions end the game by the rules, in {_ending(outcome.winner_name, outcome.reason)}")
+            ended = ending_message(outcome.winner_name, outcome.reason)
+            problems.append(f"its actions end the game by the rules, in {ended}")
     elif outcome is None:
         problems.append(f"after its {held} actions the game is not over")
     elif (outcome.winner_name, outcome.reason) != (record.winner, record.reason):
-        problems.append(f"its actions end the game in {_ending(outcome.winner_name, outcome.reason)}")
+        problems.append(f"its actions end the game in {ending_message(outcome.winner_name, outcome.reason)}")
     if not problems:
         return None
     return (
-        f"this record's actions do not lead to its result, {_ending(record.winner, record.reason)}: "
+        f"this record's actions do not lead to its result, {ending_message(record.winner, record.reason)}: "
         + "; ".join(problems)
         + ". It may have been cut short or edited."
     )

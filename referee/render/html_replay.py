@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any
 
+from ..match import message_detail
 from ..records import COLORS, GameRecord
 from .frames import build_frames
 
@@ -79,6 +80,7 @@ def replay_data(record: GameRecord) -> dict[str, Any]:
         "winner": record.winner,
         "reason": record.reason,
         "message": record.message,
+        "detail": message_detail(record.winner, record.reason, record.message or ""),
         "turns": record.turns,
         "time_used": record.time_used,
         "peak_memory_mb": record.peak_memory_mb,
@@ -386,11 +388,8 @@ document.getElementById("result").textContent = resultLine();
 function resultLine() {
   // A game a person stopped has no winner but is no draw either.
   const head = !D.winner && D.reason === "unfinished" ? "Unfinished" : (D.winner ? `${D.winner} wins` : "Draw") + ` (${D.reason})`;
-  // The message repeats the head before what it adds ("BLUE wins (resignation): RED (human) resigned ..."): shown once.
-  let more = D.message || "";
-  for (const said of [`${D.winner} wins (${D.reason})`, `draw (${D.reason})`, D.reason]) {
-    if (more.startsWith(said)) { more = more.slice(said.length).replace(/^:\s*/, ""); break; }
-  }
+  // What the message adds to the head ("RED (human) resigned ..."), cut by the referee (match.message_detail).
+  const more = D.detail;
   return `${head} after ${D.turns} actions` + (more ? ` \u2014 ${more}` : "");
 }
 

@@ -27,7 +27,7 @@ from ..agent_text import inert, inert_line
 from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
 from ..hosting.failures import AgentFailure
 from ..hosting.process import CallStats
-from ..match import AgentEntry, MatchObserver
+from ..match import AgentEntry, MatchObserver, ending_message
 from ..records import GameRecord, memory_text
 
 PREFIX = "* referee @ "
@@ -40,11 +40,9 @@ def result_line(record: GameRecord) -> str:
     """The last line: who won, or draw, and why (the reason and the agent's message made inert)."""
     # A replayed record may have been edited: its reason is shown as inert as the agent's message.
     reason = inert_line(record.reason)
-    if record.winner is None:
-        return f"result: draw ({reason})"
     if record.forfeit:
-        return f"result: {record.winner} wins ({record.loser} {reason}: {_first_line(_error_message(record))})"
-    return f"result: {record.winner} wins ({reason})"
+        reason = f"{record.loser} {reason}: {_first_line(_error_message(record))}"
+    return f"result: {ending_message(record.winner, reason)}"
 
 
 def _error_message(record: GameRecord) -> str:
