@@ -16,7 +16,7 @@ from typing import Any, TextIO
 import yaml
 
 from .. import __version__
-from ..games import game_class, game_names, registration
+from ..games import command_line_options, game_names, registration
 from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
 from ..cli import COMMANDS
 from ..games.agent_kwargs import REFEREE_KWARGS
@@ -206,10 +206,8 @@ def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
         if problem:
             return usage_error(parser, f"{color}: {problem}")
     try:
-        rules = game_class(args.game)
         # --seed is also the game seed: a game whose setup it draws (Infinitron's cities) takes it as in a tournament.
-        options = rules.seeded_options(registration(args.game).options_from_args(args), args.seed)
-        rules(**options)
+        options = command_line_options(args.game, args, args.seed)
     except GameOptionError as exc:
         return usage_error(parser, str(exc))
     if args.record == "-" and args.html == "-":

@@ -101,6 +101,17 @@ def game_class(name: str) -> type[Game]:
     return registration(name).game_class()
 
 
+def command_line_options(name: str, args: Any, seed: int | None) -> dict[str, Any]:
+    """The named game's options as a command line (argparse ``args``) gives them, with what ``seed`` draws.
+
+    The rules check the values here, before any agent starts: a bad one raises GameOptionError.
+    """
+    rules = game_class(name)
+    options = rules.seeded_options(registration(name).options_from_args(args), seed)
+    rules(**options)
+    return options
+
+
 def load_game(name: str, **options: Any) -> Game:
     """Make the named game with its options; raises GameOptionError if unknown."""
     return game_class(name)(**options)

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..agent_text import inert_line
 from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
 from ..console import ConsoleReader
-from ..games import GAMES, game_class, game_names, registration
+from ..games import GAMES, command_line_options, game_names, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
@@ -237,10 +237,8 @@ def _start(parser: ArgumentParser, args: argparse.Namespace) -> int:
     if args.record is None and not args.web:
         args.record = DEFAULT_RECORD
     try:
-        rules = game_class(args.game)
-        # --seed is also the game seed, as for refereed games: Infinitron draws its cities from it.
-        options = rules.seeded_options(registration(args.game).options_from_args(args), args.seed)
-        rules(**options)
+        # --seed is also the game seed: a game whose setup it draws (Infinitron's cities) takes it as in a tournament.
+        options = command_line_options(args.game, args, args.seed)
     except GameOptionError as exc:
         return usage_error(parser, str(exc))
     if args.record is not None and not Path(args.record).resolve().parent.is_dir():
