@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from referee.hosting.sandbox import probe
+from tests.helpers import ROOT, wait_until
 from tests.sandboxing import require_sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
 FIX = "tests.hosting.fixture_agents.misbehave"
 RANDOM = "agents.random_agent"
 
@@ -67,6 +67,15 @@ def pythons_of(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def sleeping(pid: int) -> bool:
+    """Whether ``pid`` waits in ``time.sleep`` (the kernel's nanosleep), not on a pipe or a lock."""
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            return "nanosleep" in f.read()
+    except OSError:
+        return False
 
 
 def assert_nothing_left(marker: str) -> None:
@@ -446,11 +455,9 @@ def test_interrupting_the_referee_stops_the_agents(tmp_path):
     )
     # The referee and both agents run Python with the marker (a sealed agent
     # cannot write the pids file: it is out of its sight, so wait for them).
-    deadline = time.monotonic() + 60
-    while len(pythons_of(marker)) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(pythons_of(marker)) >= 3, proc.poll()
-    time.sleep(0.3)
+    wait_until(lambda: len(pythons_of(marker)) >= 3, 60, "the referee and both agents to start")
+    # Then the game is under way: Red sleeps in its first action().
+    wait_until(lambda: any(sleeping(pid) for pid in pythons_of(marker)), 60, "Red to sleep in its action()")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130
@@ -477,10 +484,7 @@ def test_sigterm_and_sighup_stop_the_agents_like_ctrl_c(tmp_path, signum, status
     # a signal then stops the command before any agent is there to be stopped
     # (tests/test_stop_before_the_game.py).
     # 60 s: under a full parallel suite a sealed start once took longer than 20 s.
-    deadline = time.monotonic() + 60
-    while len(pythons_of(marker)) < 4 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(pythons_of(marker)) >= 4, proc.poll()
+    wait_until(lambda: len(pythons_of(marker)) >= 4, 60, "the referee, both agents and Blue's child to start")
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == status, err

@@ -18,9 +18,9 @@ from referee.games import game_names, registrations
 from referee.hosting.mounts import AGENT_SIDE, REFEREE_ROOT, _module_paths, bwrap_command
 from referee.hosting.sandbox import CGROUP_ENV
 from tests.hosting.test_isolation import assert_nothing_left
+from tests.helpers import ROOT, wait_until
 from tests.sandboxing import require_sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
 FIX = "tests.hosting.fixture_agents.misbehave"
 RANDOM = "agents.random_agent"
 
@@ -180,15 +180,36 @@ def test_a_bad_mode_is_a_usage_error(tmp_path, mode):
     assert proc.returncode == 2 and "--sandbox" in proc.stderr and record is None
 
 
+def frozen(pid: int) -> bool:
+    """Whether ``pid`` is in a frozen cgroup (v1 ``freezer.state``, or v2 ``cgroup.events``)."""
+    try:
+        with open(f"/proc/{pid}/cgroup") as f:
+            lines = [line.rstrip("\n").split(":", 2) for line in f]
+        for _, controllers, path in lines:
+            if controllers == "freezer":
+                with open(f"/sys/fs/cgroup/freezer{path}/freezer.state") as f:
+                    return f.read().strip() == "FROZEN"
+        for _, controllers, path in lines:
+            if controllers == "":
+                for base in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+                    try:
+                        with open(f"{base}{path}/cgroup.events") as f:
+                            return "frozen 1" in f.read().split("\n")
+                    except FileNotFoundError:
+                        continue
+    except OSError:
+        pass
+    return False
+
+
 def test_agents_left_frozen_by_a_killed_referee_are_finished_by_the_next_one(tmp_path):
     # SIGKILL of the referee while Blue waits frozen: a frozen process cannot
     # take the SIGKILL its dying sandbox sends until it is thawed, so it stays.
     # The next referee on the machine finds the dead referee's cgroups and ends them.
     require_sandbox()
     import signal
-    import time
 
-    from tests.hosting.test_isolation import processes_of
+    from tests.hosting.test_isolation import processes_of, pythons_of
 
     marker = str(tmp_path / "marker")
     env = {**os.environ, "REFEREE_TEST_PIDS": marker}
@@ -197,11 +218,13 @@ def test_agents_left_frozen_by_a_killed_referee_are_finished_by_the_next_one(tmp
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        for _ in range(600):  # both agents started (each: bwrap, its init, the interpreter)
-            if len(processes_of(marker)) >= 6:
-                break
-            time.sleep(0.05)
-        time.sleep(1.0)  # Red is deep in its first action(), Blue frozen
+        # Both agents started (each: bwrap, its init, the interpreter), then
+        # Red is in its first action() (running, not frozen) and Blue frozen.
+        wait_until(lambda: len(processes_of(marker)) >= 6, 30, "both sealed agents to start")
+        wait_until(
+            lambda: sorted(frozen(pid) for pid in pythons_of(marker) if pid != referee.pid) == [False, True],
+            30, "Red to run its first action() while Blue is frozen",
+        )
     finally:
         referee.send_signal(signal.SIGKILL)
         referee.wait()
