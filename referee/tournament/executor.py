@@ -115,7 +115,7 @@ def _on_sigterm(signum: int, frame: object) -> None:
     os._exit(0)
 
 
-def _die_with_parent(parent_pid: int) -> None:
+def die_with_parent(parent_pid: int) -> None:
     """Ask Linux to SIGTERM this worker when the tournament process dies (even by SIGKILL)."""
     try:
         import ctypes
@@ -135,7 +135,7 @@ def _worker_main(conn, play: PlayFunction, parent_pid: int) -> None:
     signal.signal(signal.SIGTERM, _on_sigterm)
     # A hung-up terminal sends SIGHUP to the whole job, workers included: kill the game's agents, as for SIGTERM.
     signal.signal(signal.SIGHUP, _on_sigterm)
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid)
     while True:
         try:
             job = conn.recv()

@@ -1,16 +1,25 @@
 """From a checked config to the final list of agents: discovery and load checks.
 
 Every agent is imported and constructed once in its own process (as a game
-would) before any game starts.  A named agent that fails stops the
+would) before any game starts, by helper processes of the lineup's own: when
+the checks are stopped (Ctrl-C, SIGTERM), each helper kills the agent it is
+checking, so the lineup ends exactly the processes it started and nothing
+else of its caller's (a server, a notebook).  A named agent that fails stops the
 tournament with a config error; a discovered folder that fails is reported by
 name and left out, or kept to forfeit its games (``on_error: forfeit``).
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
-from concurrent.futures import ThreadPoolExecutor, wait
+import signal
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, wait as connection_wait
 from pathlib import Path
+from typing import Any
 from collections.abc import Callable, Sequence
 
 from tqdm import tqdm
@@ -18,8 +27,8 @@ from tqdm import tqdm
 from ..agent_text import inert_line
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
-from ..termination import kill_child_sessions
 from .agent_code import code_hashes
+from .executor import die_with_parent
 from .config import AgentConfig, ConfigError, DiscoverConfig, TournamentConfig
 from .schedule import TournamentPlan
 
@@ -102,29 +111,141 @@ def discover(entry: DiscoverConfig, cwd: Path) -> tuple[list[Candidate], list[Br
 def _check_all(
     candidates: Sequence[Candidate], settings: MatchSettings, check: CheckFunction, workers: int, progress: bool
 ) -> list[str | None]:
-    threads = ThreadPoolExecutor(max_workers=max(1, workers))
-    futures = [threads.submit(check, c.entry, settings) for c in candidates]
+    """Each candidate's load failure (None: it loads), checked ``workers`` at a time."""
+    with tqdm(total=len(candidates), desc="checking agents", unit="agent", leave=False, disable=not progress) as bar:
+        if check is check_agent:
+            return _check_in_helpers(candidates, settings, workers, bar)
+        # A caller's own check (any callable, maybe one that cannot be sent to another process): run here, in
+        # threads; whatever it starts is its own to stop.
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as threads:
+            futures = [threads.submit(check, c.entry, settings) for c in candidates]
+            try:
+                results = []
+                for future in futures:
+                    results.append(future.result())
+                    bar.update(1)
+                return results
+            except BaseException:
+                threads.shutdown(wait=False, cancel_futures=True)  # start no more checks
+                raise
+
+
+#: How long a helper that is told to stop gets to kill the agent it is checking before it is killed.
+STOP_GRACE = 10.0
+
+
+class _Stopped(BaseException):
+    """Raised in a helper by SIGTERM (or SIGHUP) while it checks an agent, so the check's cleanup kills the agent."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped()
+
+
+def _helper_main(conn: Connection, parent_pid: int) -> None:
+    """A helper process: check the agents it is sent, one at a time, until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament process's to handle
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGHUP, _stop)
+    die_with_parent(parent_pid)
     try:
-        results = []
-        with tqdm(
-            total=len(candidates), desc="checking agents", unit="agent", leave=False, disable=not progress
-        ) as bar:
-            for future in futures:
-                results.append(future.result())
-                bar.update(1)
-        return results
-    except BaseException:
-        # Ctrl-C or SIGTERM: start no more checks (hundreds of folders may be
-        # waiting), and end the running ones now by killing their agents: a
-        # thread cannot be interrupted, and an agent's __init__ may take as
-        # long as its limits allow (for ever, without any).
-        threads.shutdown(wait=False, cancel_futures=True)
-        running = [future for future in futures if not future.cancelled()]  # wait() never counts a cancelled one done
-        while wait(running, timeout=0.1).not_done:
-            kill_child_sessions()
-        raise
+        while True:
+            try:
+                item = conn.recv()
+            except (EOFError, OSError):
+                return
+            if item is None:
+                return
+            number, entry, settings = item
+            try:
+                conn.send((number, check_agent(entry, settings), None))
+            except Exception:
+                conn.send((number, None, traceback.format_exc()))
+    except _Stopped:
+        return  # the check's own cleanup has killed its agent
+
+
+class _Helper:
+    """A process of ours that checks agents; its agents are its children, so stopping it stops exactly them."""
+
+    def __init__(self, context: Any):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_helper_main, args=(child, os.getpid()), name="agent-check", daemon=True)
+        self.process.start()
+        child.close()
+        self.number: int | None = None  # the candidate it is checking
+
+    def give(self, item: tuple[int, Candidate] | None, settings: MatchSettings) -> None:
+        self.number = None if item is None else item[0]
+        if item is not None:
+            self.conn.send((item[0], item[1].entry, settings))
+
+
+def _check_in_helpers(
+    candidates: Sequence[Candidate], settings: MatchSettings, workers: int, bar: tqdm
+) -> list[str | None]:
+    """:func:`~referee.match.check_agent` of each candidate in helper processes of ours.
+
+    Stopped (Ctrl-C, SIGTERM: an exception here), each busy helper is told to
+    stop and kills the agent it is checking (an agent's __init__ may take as
+    long as its limits allow, for ever without any): the processes ended are
+    exactly the ones this check started, never another part of the caller's.
+    Helpers start from a clean interpreter (spawn), whatever threads the caller has.
+    """
+    context = multiprocessing.get_context("spawn")
+    pending = iter(enumerate(candidates))
+    results: dict[int, str | None] = {}
+    helpers: list[_Helper] = []
+    try:
+        for _ in range(min(max(1, workers), len(candidates))):
+            helper = _Helper(context)
+            helpers.append(helper)
+            helper.give(next(pending, None), settings)
+        while len(results) < len(candidates):
+            busy = [h for h in helpers if h.number is not None]
+            ready = connection_wait([h.conn for h in busy] + [h.process.sentinel for h in busy])
+            for helper in busy:
+                number = helper.number
+                assert number is not None  # a busy helper's
+                if helper.conn in ready:
+                    try:
+                        _, failure, error = helper.conn.recv()
+                    except (EOFError, OSError):
+                        pass  # died while replying: below
+                    else:
+                        if error is not None:
+                            raise RuntimeError(f"checking {candidates[number].entry.spec} failed:\n{error}")
+                        results[number] = failure
+                        bar.update(1)
+                        helper.give(next(pending, None), settings)
+                        continue
+                if helper.process.sentinel in ready or not helper.process.is_alive():
+                    helper.process.join()
+                    results[number] = f"the process checking it died (exit code {helper.process.exitcode})"
+                    bar.update(1)
+                    helpers.remove(helper)
+                    helper.conn.close()
+                    item = next(pending, None)
+                    if item is not None:
+                        replacement = _Helper(context)
+                        helpers.append(replacement)
+                        replacement.give(item, settings)
+        return [results[number] for number in range(len(candidates))]
     finally:
-        threads.shutdown(wait=True)
+        for helper in helpers:
+            if helper.number is None:
+                try:
+                    helper.conn.send(None)
+                except OSError:
+                    pass
+            elif helper.process.is_alive():
+                helper.process.terminate()
+        for helper in helpers:
+            helper.process.join(STOP_GRACE)
+            if helper.process.is_alive():
+                helper.process.kill()
+                helper.process.join()
+            helper.conn.close()
 
 
 def build_lineup(

@@ -1,13 +1,28 @@
 """``referee.tournament.run``: a real tournament from Python, with real agent processes."""
 from __future__ import annotations
 
+import _thread
+import signal
+import subprocess
+import threading
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 from referee.limits import Limits
 from referee.records import GameRecord
-from referee.tournament import LocalExecutor, RunError, RunObserver, load_config, make_executor, run
+from referee.tournament import LocalExecutor, RunError, RunObserver, build_lineup, load_config, make_executor, run
+
+from .procs import MARK, marked_processes
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,3 +125,54 @@ def test_make_executor_refuses_what_it_cannot_make():
     local = make_executor("local", 3)
     assert isinstance(local, LocalExecutor) and local.describe() == "3 workers"
     assert local.check_agents(None) is None and local.ship_agents(None) is None  # type: ignore[arg-type]
+
+
+class SignalsSeen(RunObserver):
+    """What the signal handlers are while the games are played."""
+
+    def starting(self, plan, config, already, where, output) -> None:
+        self.handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+
+
+def test_run_is_a_library_call_printing_nothing_and_keeping_the_callers_signal_handlers(config, tmp_path, capfd):
+    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    seen = SignalsSeen()
+    done = run(config, output=tmp_path / "out", observer=seen)
+    assert done.summary.played == 2
+    assert seen.handlers == before  # no handler of its own unless asked (handle_signals=True: the command)
+    out, err = capfd.readouterr()
+    assert out == err == ""  # everything it has to say went to the observer
+
+
+def test_stopped_agent_checks_end_only_the_processes_the_check_started(tmp_path, monkeypatch):
+    """Interrupted while checking agents (Ctrl-C), the lineup kills the agents it is checking and nothing else of
+    its caller's: a process of the caller's in a session of its own lives on."""
+    monkeypatch.chdir(ROOT)
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv(MARK, mark)
+    path = tmp_path / "slow.yaml"
+    path.write_text(
+        "name: slow\nagents:\n  - tests.tournament.fixtures.agents.slow_init\n  - agents.random_agent\nsandbox: off\n"
+    )
+    mine = subprocess.Popen(["sleep", "600"], start_new_session=True)  # what a server might run beside it
+    try:
+        def agents() -> list[int]:
+            return [pid for pid in marked_processes(mark) if b"agent_host" in _cmdline(pid)]
+
+        def interrupt_once_checking() -> None:
+            deadline = time.monotonic() + 120
+            while not agents() and time.monotonic() < deadline:  # an agent is being checked
+                time.sleep(0.1)
+            _thread.interrupt_main()
+
+        threading.Thread(target=interrupt_once_checking, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            build_lineup(load_config(path, agents_from=ROOT), workers=2)
+        deadline = time.monotonic() + 60
+        while marked_processes(mark) != [mine.pid] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        # The agents being checked and the lineup's helpers are gone; the caller's sleeper is not.
+        assert marked_processes(mark) == [mine.pid] and mine.poll() is None
+    finally:
+        mine.kill()
+        mine.wait()
