@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -28,8 +27,8 @@ from referee.records import GameRecord
 from referee.render.frames import build_frames
 from tests.render.test_html_replay import seconds
 from tests.test_human_cli import agents_with_hash_seed
+from tests.helpers import ROOT, wait_until
 
-ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "agents.random_agent"
 SLEEPER = "tests.hosting.fixture_agents.misbehave:Sleeps"  # thinks for ten minutes
 WAIT = 120.0  # generous: only a hung server ever reaches it
@@ -444,9 +443,7 @@ def test_infinitron_is_played_by_typed_commands_in_a_real_browser(browser):
         page.fill("#command-text", "end_turn")
         page.press("#command-text", "Enter")
         # Sent by the page (on a busy machine not at once), then the agent's whole turn.
-        deadline = time.monotonic() + WAIT
-        while "END_TURN" not in seat.get("/api/state")["actions"] and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: "END_TURN" in seat.get("/api/state")["actions"], WAIT, "the page to send END_TURN")
         state = seat.get("/api/state?wait=1")
         assert state["turn"] == "RED" and state["actions"][-1] == "END_TURN" and len(state["actions"]) > 2
         settled(page, len(state["actions"]))

@@ -14,12 +14,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, wait_until
+
 RANDOM = "agents.random_agent"
 
 HANGING_BWRAP = """#!/bin/sh
@@ -65,10 +65,11 @@ def test_a_signal_during_the_sandbox_check_stops_the_command_cleanly(tmp_path, c
         cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        def bwrap_started() -> bool:
             assert proc.poll() is None, proc.communicate()
-            time.sleep(0.05)
+            return pid_file.exists() and bool(pid_file.read_text().strip())
+
+        wait_until(bwrap_started, 60, "the sandbox check's bwrap to write its pid")
         bwrap_pid = int(pid_file.read_text())
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=30)
@@ -79,7 +80,4 @@ def test_a_signal_during_the_sandbox_check_stops_the_command_cleanly(tmp_path, c
     assert said in err and "Traceback" not in err, err
     assert "no agent was running" in err
     # The check's process does not outlive the command.
-    deadline = time.monotonic() + 10
-    while _alive(bwrap_pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(bwrap_pid)
+    wait_until(lambda: not _alive(bwrap_pid), 10, f"the sandbox check's process {bwrap_pid} to end")

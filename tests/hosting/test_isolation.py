@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from referee.hosting.sandbox import probe
-from tests.helpers import ROOT, wait_until
+from tests.helpers import ROOT, run_referee, wait_until
 from tests.sandboxing import require_sandbox
 
 FIX = "tests.hosting.fixture_agents.misbehave"
@@ -95,13 +95,8 @@ def test_the_leftover_check_sees_a_detached_process_with_the_marker(tmp_path):
         env=dict(os.environ, REFEREE_TEST_PIDS=marker), start_new_session=True,
     )
     try:
-        found = processes_of(marker)
-        for _ in range(100):  # a loaded machine may take a moment to show the new process
-            if found == [child.pid]:
-                break
-            time.sleep(0.05)
-            found = processes_of(marker)
-        assert found == [child.pid]
+        # A loaded machine may take a moment to show the new process.
+        wait_until(lambda: processes_of(marker) == [child.pid], 5, "the detached child to be found by its marker")
         with pytest.raises(AssertionError, match="left behind"):
             assert_nothing_left(marker)
     finally:
@@ -137,13 +132,8 @@ def referee(
     record = tmp_path / "record.json"
     pids = tmp_path / "pids.txt"
     env = dict(os.environ, **(env or {}), REFEREE_TEST_PIDS=str(pids))
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *SANDBOX, *options, red, blue],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    proc = run_referee(
+        "-v", "1", "--record", str(record), *SANDBOX, *options, red, blue, cwd=cwd, env=env, timeout=timeout
     )
     data = json.loads(record.read_text()) if record.exists() else None
     noted = [int(x) for x in pids.read_text().split()] if pids.exists() else []

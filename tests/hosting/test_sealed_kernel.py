@@ -231,7 +231,7 @@ def test_an_agent_named_after_a_module_python_imports_is_refused_clearly(tmp_pat
     sitecustomize run at start-up) is refused before any game, saying why."""
     import subprocess
 
-    from .hostile_runs import ROOT
+    from tests.helpers import ROOT
 
     (tmp_path / name).mkdir()
     (tmp_path / name / "__init__.py").write_text(SHADOWING_AGENT)
@@ -257,7 +257,7 @@ def test_the_agent_host_imports_nothing_from_the_agents_folder(tmp_path, sealed_
     import shutil
     import subprocess
 
-    from .hostile_runs import ROOT
+    from tests.helpers import ROOT
 
     if sealed_game:
         require_sandbox()
@@ -309,7 +309,7 @@ def test_the_referee_reaps_every_process_it_started(sealed, tmp_path, command):
     import json
     import subprocess
 
-    from .hostile_runs import ROOT
+    from tests.helpers import ROOT
 
     if command == "game":
         args = ["-m", "referee", "-v", "0", "--sandbox", "required", RANDOM, RANDOM]
@@ -389,7 +389,7 @@ def test_an_agent_whose_files_only_root_can_read_is_told_how_to_fix_them(sealed,
     import json
     import subprocess
 
-    from .hostile_runs import ROOT
+    from tests.helpers import ROOT
 
     agent = tmp_path / "private_agent"
     agent.mkdir()
@@ -438,7 +438,8 @@ def game_beside_a_spinner(tree, tmp_path, seed, env: dict[str, str]) -> Game:
     while another game's agent keeps 60 helpers, each in a session of its own, busy in its calls."""
     import signal
     import subprocess
-    import time
+
+    from tests.helpers import wait_until
 
     from .hostile.common import helper_name
     from .hostile_runs import processes_named, tree_env
@@ -455,10 +456,8 @@ def game_beside_a_spinner(tree, tmp_path, seed, env: dict[str, str]) -> Game:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while len(processes_named(helper_name(spinner_seed))) < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert len(processes_named(helper_name(spinner_seed))) >= 30, "the spinner did not start its helpers"
+        helpers = helper_name(spinner_seed)
+        wait_until(lambda: len(processes_named(helpers)) >= 30, 60, "the spinner to start its helpers")
         return honest_game(tree, tmp_path, seed, env)
     finally:
         os.sched_setaffinity(0, mine)

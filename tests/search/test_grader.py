@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.search.cli import main
+from tests.helpers import wait_until
 
 # The red 1 must take the blue 3 (making a red 4) and then sweep the column:
 # optimum 2, see test_solver.test_capture_grows_a_red_stack_that_then_reaches_further.
@@ -138,10 +139,7 @@ def test_hanging_program_and_its_children_are_killed_at_the_limit(tmp_path, boar
     assert "killed at the time limit" in row
     assert "blue tokens left" in row  # what it printed before hanging was still read
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child)
+    wait_until(lambda: not _alive(child), 5, f"the solver's child {child} to end")
 
 
 def test_optimum_column_uses_the_index_when_given(tmp_path, board, capsys):
