@@ -9,17 +9,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import run_referee
+
 ENV = dict(os.environ, REFEREE_GAMES="nim=tests.fixtures.nim.registration")
 
 
 def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
-    )
+    return run_referee(*args, env=ENV)
 
 
 def test_nim_is_played_between_two_agent_processes(tmp_path):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, run_referee
+
 PAGE = ROOT / "docs" / "first-agent.md"
 BLOCK = re.compile(r"^( *)```(\w+)\n(.*?)^ *```", re.MULTILINE | re.DOTALL)
 
@@ -63,9 +64,7 @@ def student(tmp_path_factory) -> Path:
 
 
 def referee(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args], cwd=folder, capture_output=True, text=True, timeout=120
-    )
+    return run_referee(*args, cwd=folder, timeout=120)
 
 
 def test_the_page_has_the_agent_and_its_test():

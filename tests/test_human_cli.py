@@ -18,8 +18,8 @@ from referee.games import game_class
 from referee.human_play.session import Session
 from referee.records import GameRecord
 from tests.sandboxing import require_sandbox
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 RANDOM = "agents.random_agent"
 PROMPT = re.compile(r"(RED|BLUE) \(you\) > ")
 WAIT = 120.0  # generous: only a hung command ever reaches it

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 GAMES = ROOT / "referee" / "games"
 
 #: Modules an engine must never pull in (a name and everything under it).

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,8 @@ from referee.records import GameRecord
 from referee.tournament.config import RESERVED_OPTIONS, ConfigError, parse_config
 from referee.tournament.lineup import build_lineup
 from referee.tournament.schedule import TournamentPlan, schedule
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 RANDOM = "agents.random_agent"
 
 CONFIG = """\

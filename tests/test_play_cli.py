@@ -11,15 +11,9 @@ import pytest
 
 from referee.games.infexion import InfexionState
 from referee.records import REASONS, GameRecord
+from tests.helpers import ROOT, run_referee as run
 
-ROOT = Path(__file__).resolve().parents[1]
 RANDOM = "agents.random_agent"
-
-
-def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True, timeout=60, input=input
-    )
 
 
 def test_record_holds_the_whole_game_and_replays(tmp_path):

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 ENV = dict(os.environ, REFEREE_GAMES="dice_race=tests.fixtures.dice_race:DiceRace")
 
 

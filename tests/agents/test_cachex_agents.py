@@ -5,7 +5,6 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,8 @@ from referee.cachex import PlaceAction, PlayerColor, StealAction, to_engine_acti
 from referee.games import load_game
 from referee.games.base import BLUE, RED
 from referee.games.cachex import STEAL, CachexState
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 COLORS = (PlayerColor.RED, PlayerColor.BLUE)
 MODULES = {
     "random": agents.random_agent,

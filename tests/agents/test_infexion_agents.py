@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +25,8 @@ from referee.game.actions import from_engine_action, to_engine_action
 from referee.games.base import BLUE, RED
 from referee.games.infexion import InfexionState
 from referee.games.infexion.engine import MAX_TURNS
+from tests.helpers import run_referee
 
-ROOT = Path(__file__).resolve().parents[2]
 AGENTS = {
     "random": "agents.random_agent",
     "greedy": "agents.greedy",
@@ -298,10 +296,7 @@ def test_options_are_checked_by_name_and_type():
 
 def _referee(tmp_path: Path, red: str, blue: str, *options: str) -> dict:
     record = tmp_path / "game.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "0", "--record", str(record), *options, red, blue],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_referee("-v", "0", "--record", str(record), *options, red, blue, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(record.read_text())
 

@@ -36,8 +36,8 @@ from referee.games.infinitron.engine import (
     template_of,
 )
 from referee.infinitron import from_engine_action, to_engine_action
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 COLORS = (PlayerColor.RED, PlayerColor.BLUE)
 SEARCH_AGENTS = ("agents.greedy", "agents.minimax", "agents.mcts")
 

@@ -6,9 +6,6 @@ import copy
 import json
 import pickle
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -26,17 +23,14 @@ from referee.game import (
 from referee.game.actions import to_engine_action
 from referee.games.infexion import InfexionState
 from tests.game.fixture_agents.index_numbers import Index, rebuilt
+from tests.helpers import run_referee
 
-ROOT = Path(__file__).resolve().parents[2]
 RED, BLUE = PlayerColor.RED, PlayerColor.BLUE
 
 
 def play(*args: str) -> dict:
     """One game through the real CLI; its record."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "0", "--record", "-", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_referee("-v", "0", "--record", "-", *args, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

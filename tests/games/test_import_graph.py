@@ -4,7 +4,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
+
 GAMES = ROOT / "referee" / "games"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,7 @@ from referee.games.base import Game, GameOptionError
 from referee.games.registration import GameOption, Registration
 from referee.hosting import failures
 from referee.tournament.aggregate import aggregate
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize("name", list(GAMES))

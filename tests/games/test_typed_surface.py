@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 import typing
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,7 @@ from referee.games.base import AlternatingState, Game, GameState, IllegalActionE
 from referee.games.cachex.engine import Cachex, CachexState
 from referee.games.infexion.engine import Infexion, InfexionState
 from referee.games.infinitron.engine import Infinitron, InfinitronState
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def test_the_version_is_written_once_and_the_cli_prints_it():

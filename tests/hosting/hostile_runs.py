@@ -25,10 +25,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.helpers import ROOT
+
 from .hostile.common import PREFIX, helper_name, victim_name
 from .test_isolation import alive, assert_nothing_left, referee
 
-ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "tests.hosting.hostile"
 VICTIM = f"{HOSTILE}.victim:Victim"
 SLOW_VICTIM = f"{HOSTILE}.victim:SlowVictim"

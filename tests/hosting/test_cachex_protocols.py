@@ -14,17 +14,14 @@ import pytest
 from referee.games.cachex import CachexState
 from referee.games.cachex.engine import cell_index
 from tests.sandboxing import require_sandbox
+from tests.helpers import ROOT, run_referee
 
-ROOT = Path(__file__).resolve().parents[2]
 LEGACY = "tests.hosting.fixture_agents.cachex2022"
 
 
 def play(tmp_path: Path, red: str, blue: str, *options: str) -> dict:
     path = tmp_path / "game.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-v", "1", "--record", str(path), *options, red, blue],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("--game", "cachex", "-v", "1", "--record", str(path), *options, red, blue)
     assert proc.returncode == 0, proc.stderr
     return json.loads(path.read_text())
 

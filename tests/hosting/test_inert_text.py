@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
+
 from .hostile.forge import FORGED, FORGED_LINE, FORGED_WORDS, RAISES_AT
 from .hostile_runs import copy_tree
 
-ROOT = Path(__file__).resolve().parents[2]
 FORGE = "tests.hosting.hostile.forge"
 RANDOM = "agents.random_agent"
 UNSEALED = ["--sandbox", "off"]

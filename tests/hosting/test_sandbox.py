@@ -18,7 +18,7 @@ from referee.games import game_names, registrations
 from referee.hosting.mounts import AGENT_SIDE, REFEREE_ROOT, _module_paths, bwrap_command
 from referee.hosting.sandbox import CGROUP_ENV
 from tests.hosting.test_isolation import assert_nothing_left
-from tests.helpers import ROOT, wait_until
+from tests.helpers import ROOT, run_referee, wait_until
 from tests.sandboxing import require_sandbox
 
 FIX = "tests.hosting.fixture_agents.misbehave"
@@ -30,9 +30,8 @@ def game(
 ) -> tuple[subprocess.CompletedProcess, dict | None]:
     record = tmp_path / "record.json"
     marker = str(tmp_path / "marker")
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "1", "--record", str(record), *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    proc = run_referee(
+        "-v", "1", "--record", str(record), *args, timeout=120,
         env={**os.environ, **(env or {}), "REFEREE_TEST_PIDS": marker},
     )
     assert_nothing_left(marker)

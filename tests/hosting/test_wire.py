@@ -9,7 +9,9 @@ import pytest
 
 from referee.hosting.wire import Reply, WireError, parse_reply
 
-from .hostile_runs import HOSTILE, RANDOM, ROOT
+from tests.helpers import ROOT
+
+from .hostile_runs import HOSTILE, RANDOM
 
 
 def test_a_lone_surrogate_in_a_message_becomes_text_any_file_can_hold():

@@ -17,8 +17,8 @@ from referee.marking.part_b import (
     PROG, Band, Opponent, SchemeError, games_file_for, main, parse_scheme, sandbox_state,
 )
 from referee.records import GameRecord
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 GREEDY = """\
 from agents.greedy import Agent as Greedy

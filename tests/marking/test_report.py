@@ -4,15 +4,14 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from referee.marking.gradescope import AutograderResults, TestResult
 from tests.render.test_html_replay import open_page
+from tests.helpers import run_referee
 
-ROOT = Path(__file__).resolve().parents[2]
 
 #: Five submissions' marks on two boards (out of 1) and one opponent (out of 3).
 MARKS = {
@@ -35,10 +34,7 @@ def write_cohort(folder: Path) -> None:
 
 
 def report(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", "autograde", "report", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    return run_referee("autograde", "report", *args)
 
 
 @pytest.fixture

@@ -14,16 +14,13 @@ import yaml
 
 from referee.hosting.sandbox import resolve
 from referee.marking import gradescope, part_a, part_b, templates
+from tests.helpers import ROOT, run_referee
 
-ROOT = Path(__file__).resolve().parents[2]
 FILES = ("setup.sh", "run_autograder", "scheme.yaml", "README.md")
 
 
 def init(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", "autograde", "init", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=60,
-    )
+    return run_referee("autograde", "init", *args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

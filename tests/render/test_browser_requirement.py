@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from tests.conftest import REQUIRE_BROWSER
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 ONE_BROWSER_TEST = "tests/render/test_html_replay.py::test_page_loads_clean_and_offline"
 
 

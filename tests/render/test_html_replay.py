@@ -16,8 +16,7 @@ import pytest
 
 from referee.games.infexion import InfexionState
 from referee.records import GameRecord
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT, play_recorded
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +24,10 @@ def game(tmp_path_factory):
     """A real game, recorded and written as HTML by the play command."""
     folder = tmp_path_factory.mktemp("replay")
     record_path, html_path = folder / "game.json", folder / "game.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "0", "--seed", "21", "--record", str(record_path),
-         "--html", str(html_path), "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    _, record = play_recorded(
+        record_path, "-v", "0", "--seed", "21", "--html", str(html_path), "agents.random_agent", "agents.random_agent"
     )
-    assert proc.returncode == 0, proc.stderr
-    return GameRecord.from_json(record_path.read_text()), html_path
+    return record, html_path
 
 
 def open_page(browser, path: Path):

@@ -18,7 +18,9 @@ from referee.games import load_game
 from referee.games.infinitron.engine import ABILITY_NAMES, CELLS, DESTROYED, RANGE_NAMES, InfinitronState
 from referee.records import GameRecord
 
-from .test_html_replay import ROOT, open_page
+from tests.helpers import ROOT
+
+from .test_html_replay import open_page
 
 Cell = tuple[int, int]
 

@@ -12,14 +12,7 @@ import threading
 from pathlib import Path
 
 from tests.test_human_cli import PseudoTerminal
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True, timeout=60, input=input
-    )
+from tests.helpers import ROOT, run_referee as run
 
 
 def recorded_game(tmp_path: Path) -> tuple[Path, dict]:

@@ -6,16 +6,15 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from referee.hosting.sandbox import Sandbox
 from referee.records import GameRecord
+from tests.helpers import ROOT
 
 from .test_html_replay import board_after, board_drawn, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
 
 CONFIG = """\
 name: report-test

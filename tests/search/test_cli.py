@@ -10,14 +10,13 @@ import pytest
 from referee.search.board import parse_board, parse_spread_line
 from referee.search.cli import main
 from referee.search.replay import check_sequence
+from tests.helpers import run_referee
 
 BOARD = "0,0,r,1\n0,1,b,3\n1,1,b,1\n2,1,b,1\n3,1,b,1\n4,1,b,1\n"
 
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", "search", *args], input=stdin, capture_output=True, text=True, timeout=60
-    )
+    return run_referee("search", *args, input=stdin)
 
 
 def test_stdout_holds_only_the_spread_lines_and_v_reports_on_stderr():
