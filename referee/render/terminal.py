@@ -40,7 +40,7 @@ def result_line(record: GameRecord) -> str:
     """The last line: who won, or draw, and why (the reason and the agent's message made inert)."""
     # A replayed record may have been edited: its reason is shown as inert as the agent's message.
     reason = inert_line(record.reason)
-    if record.forfeit:
+    if record.forfeit and record.winner is not None:  # both failing is a draw, said by its reason alone
         reason = f"{record.loser} {reason}: {_first_line(_error_message(record))}"
     return f"result: {ending_message(record.winner, reason)}"
 
