@@ -16,6 +16,15 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .exit_status import ExitStatus
 
+#: What each command is for, as ``python -m referee -h`` lists them (referee/cli.py dispatches to them).
+COMMANDS: dict[str, str] = {
+    "tournament": "CONFIG.yaml    a tournament from a YAML config (docs/tournament.md)",
+    "play": "AGENT                you against an agent, in the terminal or in a browser (docs/play.md)",
+    "replay": "RECORD.json        a recorded game, step by step or as an HTML page (docs/replay.md)",
+    "search": "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)",
+    "autograde": "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)",
+}
+
 #: What argparse reads as a negative number, not an option (parsers here
 #: have no option that looks like one).
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")

@@ -24,14 +24,6 @@ SUBCOMMANDS: dict[str, str] = {
     "play": "referee.human_play.cli",
     "autograde": "referee.marking.cli",
 }
-#: What each command is for, as ``python -m referee -h`` lists them.
-COMMANDS: dict[str, str] = {
-    "tournament": "CONFIG.yaml    a tournament from a YAML config (docs/tournament.md)",
-    "play": "AGENT                you against an agent, in the terminal or in a browser (docs/play.md)",
-    "replay": "RECORD.json        a recorded game, step by step or as an HTML page (docs/replay.md)",
-    "search": "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)",
-    "autograde": "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)",
-}
 
 
 def misspelled_subcommand(word: str) -> str | None:

@@ -17,8 +17,7 @@ import yaml
 
 from .. import __version__
 from ..games import command_line_options, game_names, registration
-from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
-from ..cli import COMMANDS
+from ..arguments import COMMANDS, ArgumentParser, every_games_help, non_negative, seed, usage_error
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.environment import check_names

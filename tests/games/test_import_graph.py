@@ -1,4 +1,5 @@
-"""No import circle inside ``referee/games/``: every import counts, at module level, in a function or for typing."""
+"""No import circle inside ``referee/games/`` (every import counts, at module level, in a function or for typing)
+nor inside ``referee/`` (the imports that run: a name imported only for type checking is no import at run time)."""
 from __future__ import annotations
 
 import ast
@@ -9,10 +10,10 @@ from tests.helpers import ROOT
 GAMES = ROOT / "referee" / "games"
 
 
-def _modules() -> dict[str, Path]:
-    """Dotted name -> file, for every module under referee/games (a package is its ``__init__``)."""
+def _modules(folder: Path) -> dict[str, Path]:
+    """Dotted name -> file, for every module under ``folder`` (a package is its ``__init__``)."""
     found = {}
-    for path in GAMES.rglob("*.py"):
+    for path in folder.rglob("*.py"):
         if "__pycache__" in path.parts:
             continue
         names = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -20,13 +21,27 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules under referee/games it imports (``from .x import y`` counts ``x.y`` if a module)."""
-    modules = _modules()
+def _typing_only(tree: ast.AST) -> set[ast.AST]:
+    """The import statements under ``if TYPE_CHECKING:``."""
+    return {
+        inner for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for statement in node.body for inner in ast.walk(statement)
+    }
+
+
+def import_graph(folder: Path = GAMES, typing: bool = True) -> dict[str, set[str]]:
+    """Module -> the modules under ``folder`` it imports (``from .x import y`` counts ``x.y`` if a module);
+    without ``typing``, leaving out the imports made only for type checking."""
+    modules = _modules(folder)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        skipped = set() if typing else _typing_only(tree)
+        for node in ast.walk(tree):
+            if node in skipped:
+                continue
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -97,3 +112,9 @@ def test_the_finder_sees_a_circle_and_a_typing_only_import():
 
 def test_no_import_circle_inside_the_games():
     assert circles(import_graph()) == []
+
+
+def test_no_import_circle_inside_the_referee():
+    graph = import_graph(ROOT / "referee", typing=False)
+    assert "referee.games" in graph["referee.match"]  # the whole package is read
+    assert circles(graph) == []
