@@ -115,36 +115,6 @@ def stop_as_usual() -> None:
             signal.signal(signum, signal.SIG_DFL)
 
 
-def kill_child_sessions() -> None:
-    """SIGKILL every session led by a child of this process, with everything in it.
-
-    Agents are started in sessions of their own, and nothing else is, so
-    this stops the agents that threads other than the main one are waiting
-    on; each such thread then sees its agent die and ends.
-    """
-    me = os.getpid()
-    sessions: dict[int, list[int]] = {}  # session id -> its processes
-    leaders = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        pid, parent, session = int(name), int(fields[1]), int(fields[3])
-        sessions.setdefault(session, []).append(pid)
-        if parent == me and session == pid:
-            leaders.append(pid)
-    for leader in leaders:
-        for pid in [leader, *sessions.get(leader, [])]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass  # already gone
-
-
 @contextmanager
 def signals_held() -> Iterator[None]:
     """Hold Ctrl-C, SIGTERM and SIGHUP back while cleaning up; the first that came acts right after.

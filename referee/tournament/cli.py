@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from ..agent_text import inert, inert_line
 from ..arguments import ArgumentParser
+from ..exit_status import ExitStatus
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
 from .api import RunError, RunObserver, TournamentRun, make_executor, run
@@ -37,7 +38,6 @@ from .shipping import AgentBundle
 from .sprt import SprtSettings
 from .tables import LEFT_OUT_TITLE, LeftOut, render
 
-EXIT_DONE, EXIT_REFEREE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _positive(text: str) -> int:
@@ -108,7 +108,7 @@ def build_parser() -> ArgumentParser:
 
 def _error(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return ExitStatus.USAGE
 
 
 def _config_errors(problems: list[str]) -> int:
@@ -121,7 +121,7 @@ def _config_errors(problems: list[str]) -> int:
         print(f"error: {inert(problem)}", file=sys.stderr)
     if len(problems) > 1:
         print(f"{len(problems)} problems; nothing was played.", file=sys.stderr)
-    return EXIT_USAGE
+    return ExitStatus.USAGE
 
 
 def _agents_changed(exc: RunError, argv: list[str]) -> int:
@@ -148,7 +148,7 @@ def _agents_changed(exc: RunError, argv: list[str]) -> int:
         "Nothing was played.",
         file=sys.stderr,
     )
-    return EXIT_USAGE
+    return ExitStatus.USAGE
 
 
 def main(argv: list[str]) -> int:
@@ -280,12 +280,12 @@ def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> i
             f"To resume:\n  {shlex.join(command)}",
             file=sys.stderr,
         )
-        return 128 + summary.signal if summary.signal in TERMINATING else EXIT_INTERRUPTED
+        return 128 + summary.signal if summary.signal in TERMINATING else ExitStatus.INTERRUPTED
     if summary.referee_failures:
         print(
             f"\n{len(summary.referee_failures)} games failed in the referee itself and were not recorded; "
             "running the same command again retries them.",
             file=sys.stderr,
         )
-        return EXIT_REFEREE_FAILED
-    return EXIT_DONE
+        return ExitStatus.INTERNAL
+    return ExitStatus.OK
