@@ -10,7 +10,6 @@ reports them all.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -21,7 +20,6 @@ from typing import Any, TypeVar
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-import yaml
 
 from ..games import game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
@@ -34,6 +32,7 @@ from .formats import formats
 from .formats.base import Format
 from .problems import ConfigError
 from .sprt import SprtSettings
+from ..yaml_file import Document, Problems, YamlFileError, check_fields, in_file_order, read_text, shown
 
 ON_ERROR = ("exclude", "forfeit")
 EXECUTORS = ("local", "dask")
@@ -120,172 +119,7 @@ class TournamentConfig:
 # -- YAML with line numbers ------------------------------------------------------
 
 
-def _field_path(path: tuple) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-#: A config may hold at most this many values (scalars, lists, mappings),
-#: counting an alias's value each time it is used: aliases otherwise let a
-#: few hundred bytes stand for billions of values ("billion laughs"), and
-#: checking the config walks every one of them.
-MAX_VALUES = 100_000
-#: Lists and mappings may nest this deep (PyYAML composes recursively).
-MAX_DEPTH = 100
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses, while composing, what would make loading blow up.
-
-    Each node's size with its aliases expanded is counted once, when it is
-    composed, from its children's sizes, so the count is linear in the file.
-    An alias to a node still being composed (one that contains the alias)
-    would be an infinite structure, and is refused too.
-    """
-
-    def __init__(self, text: str, path: Path):
-        super().__init__(text)
-        self.path = path
-        self.depth = 0
-        self.aliases = 0
-        self.sizes: dict[int, int] = {}  # id(node) -> values in it, aliases expanded
-
-    def _refuse(self, mark: yaml.Mark, message: str) -> ConfigError:
-        return ConfigError(f"{self.path}:{mark.line + 1}: {message}")
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            target = self.anchors.get(event.anchor)
-            if target is not None and id(target) not in self.sizes:
-                raise self._refuse(event.start_mark, f"the alias *{event.anchor} is used inside the value it names, "
-                                   "which would make an endless structure; a config cannot use that")
-            self.aliases += 1
-            return super().compose_node(parent, index)  # an undefined alias is PyYAML's error
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self._refuse(self.peek_event().start_mark, f"lists and mappings nested more than {MAX_DEPTH} deep; "
-                               "a config needs only a few levels")
-        try:
-            node = super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-        assert node is not None  # None is only for an empty document, which is not composed here
-        if isinstance(node, yaml.SequenceNode):
-            children = node.value
-        elif isinstance(node, yaml.MappingNode):
-            children = [child for pair in node.value for child in pair]
-        else:
-            children = []
-        size = 1 + sum(self.sizes[id(child)] for child in children)
-        if size > MAX_VALUES:
-            how = " once its aliases (*name) are expanded" if self.aliases else ""
-            raise self._refuse(node.start_mark, f"this holds more than {MAX_VALUES} values{how}; "
-                               "a tournament config never needs so many, so it is refused")
-        self.sizes[id(node)] = size
-        return node
-
-
-class _Document:
-    """The parsed YAML plus the line of every field, for messages."""
-
-    def __init__(self, path: Path, text: str):
-        self.path = path
-        self.lines: dict[tuple, int] = {}
-        #: Problems found while reading (fields given twice); the checks add theirs.
-        self.problems: list[str] = []
-        loader = _BoundedLoader(text, path)
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                raise ConfigError(f"{path}: the file is empty; see docs/tournament.md for the fields")
-            self._walk(node, ())
-            self.data = loader.construct_document(node)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-            raise ConfigError(f"{where}: not valid YAML: {exc.problem or exc.context}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-        finally:
-            loader.dispose()
-
-    def _walk(self, node: yaml.Node, path: tuple, line: int | None = None) -> None:
-        # A mapping's value is placed at its key's line (a block list starts below it).
-        self.lines[path] = line or node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode):
-            seen: set[Any] = set()
-            for key_node, value_node in node.value:
-                key = key_node.value
-                if key in seen:
-                    self.problems.append(
-                        f"{self.path}:{key_node.start_mark.line + 1}: {_field_path(path + (key,))}: given twice"
-                    )
-                    continue
-                seen.add(key)
-                self._walk(value_node, path + (key,), key_node.start_mark.line + 1)
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                self._walk(item, path + (index,))
-
-    def where(self, *path: Any) -> str:
-        """``file:line: field`` (the line of the nearest enclosing field known)."""
-        probe = tuple(path)
-        while probe not in self.lines and probe:
-            probe = probe[:-1]
-        line = self.lines.get(probe)
-        location = f"{self.path}:{line}" if line else str(self.path)
-        return f"{location}: {_field_path(path)}" if path else location
-
-    def fail(self, path: tuple, message: str) -> ConfigError:
-        return ConfigError(f"{self.where(*path)}: {message}")
-
-
-def shown(value: Any) -> str:
-    """A YAML value as an error message names it (``empty``, ``a list``, ``'x'``)."""
-    if value is None:
-        return "empty"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (a boolean)"
-    if isinstance(value, (dict, list)):
-        return f"a {'mapping' if isinstance(value, dict) else 'list'}"
-    return repr(value)
-
-
-class _Problems:
-    """Every problem of a config, so that one run reports them all (each check that
-    does not depend on another runs even after that one failed)."""
-
-    def __init__(self, first: list[str] | None = None):
-        self.messages: list[str] = list(first or [])
-
-    def check(self, check: Callable[[], T], fallback: T) -> T:
-        """``check()``, or ``fallback`` after noting its problems."""
-        try:
-            return check()
-        except ConfigError as exc:
-            self.messages.extend(exc.problems)
-            return fallback
-
-    def raise_any(self) -> None:
-        if self.messages:
-            raise ConfigError(*self.messages)
-
-
-def _check_fields(doc: _Document, path: tuple, mapping: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
-    problems = []
-    for key in mapping:
-        if not isinstance(key, str) or key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(allowed)})"
-            problems.append(str(doc.fail(path + (key,), f"unknown field{hint}")))
-    if problems:
-        raise ConfigError(*problems)
-
-
-def _limits(doc: _Document, data: Mapping[str, Any], problems: _Problems) -> Limits:
+def _limits(doc: Document, data: Mapping[str, Any], problems: Problems) -> Limits:
     """The limits fields as one :class:`Limits` (empty: none, or the default grace); each bad one is a problem."""
     numbers: dict[str, float] = {}
     for name in ("time_limit", "space_limit", "call_timeout", "wall_grace"):
@@ -302,7 +136,7 @@ def _limits(doc: _Document, data: Mapping[str, Any], problems: _Problems) -> Lim
     return Limits(**numbers)
 
 
-def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) -> int:
+def _whole(doc: Document, path: tuple, value: Any, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise doc.fail(path, f"must be a whole number, not {shown(value)}")
     if minimum is not None and value < minimum:
@@ -310,7 +144,7 @@ def _whole(doc: _Document, path: tuple, value: Any, minimum: int | None = None) 
     return value
 
 
-def _options(doc: _Document, path: tuple, value: Any) -> dict[str, Any]:
+def _options(doc: Document, path: tuple, value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -336,7 +170,7 @@ def default_name(spec: str) -> str:
     return f"{last}:{class_name}" if class_name else last
 
 
-def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
+def _agent_name(doc: Document, path: tuple, value: Any) -> str:
     if not isinstance(value, str) or not _NAME.match(value):
         raise doc.fail(
             path, f"must be letters, digits and _ . + - (starting with a letter, digit or _), not {shown(value)}"
@@ -344,7 +178,7 @@ def _agent_name(doc: _Document, path: tuple, value: Any) -> str:
     return value
 
 
-def _spec(doc: _Document, path: tuple, value: Any, agents_from: Path | None) -> str:
+def _spec(doc: Document, path: tuple, value: Any, agents_from: Path | None) -> str:
     """A package spec; with ``agents_from``, one that names a module there (found by path, not imported)."""
     if not isinstance(value, str):
         raise doc.fail(path, f"an agent must be a package spec such as agents.minimax, not {shown(value)}")
@@ -358,7 +192,7 @@ def _spec(doc: _Document, path: tuple, value: Any, agents_from: Path | None) -> 
     return value
 
 
-def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> AgentConfig | DiscoverConfig:
+def _agent(doc: Document, index: int, item: Any, agents_from: Path | None) -> AgentConfig | DiscoverConfig:
     path = ("agents", index)
     if isinstance(item, str):
         named = _spec(doc, path, item, agents_from)
@@ -369,9 +203,9 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
             "an agent is a package spec or a mapping {name, spec, options} or {discover: FOLDER}, "
             f"not {shown(item)}",
         )
-    problems = _Problems()
+    problems = Problems()
     if "discover" in item:
-        problems.check(lambda: _check_fields(doc, path, item, DISCOVER_FIELDS), None)
+        problems.check(lambda: check_fields(doc, path, item, DISCOVER_FIELDS), None)
         folder = item["discover"]
         if not isinstance(folder, str) or not folder.strip():
             problems.messages.append(
@@ -390,7 +224,7 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
         options: dict[str, Any] = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
         problems.raise_any()
         return DiscoverConfig(Path(folder.strip()), class_name, on_error, options, doc.where(*path))
-    problems.check(lambda: _check_fields(doc, path, item, AGENT_FIELDS), None)
+    problems.check(lambda: check_fields(doc, path, item, AGENT_FIELDS), None)
     if "spec" not in item:
         problems.messages.append(
             str(doc.fail(path, "an agent mapping needs 'spec' (its package, e.g. agents.minimax)"))
@@ -405,14 +239,14 @@ def _agent(doc: _Document, index: int, item: Any, agents_from: Path | None) -> A
     return AgentConfig(name or default_name(spec), spec, options, doc.where(*path))
 
 
-def _sprt(doc: _Document, value: Any) -> SprtSettings | None:
+def _sprt(doc: Document, value: Any) -> SprtSettings | None:
     if value is None:
         return None
     path = ("sprt",)
     if not isinstance(value, dict):
         raise doc.fail(path, f"must be a mapping {{elo0, elo1, alpha, beta}}, not {shown(value)}")
-    problems = _Problems()
-    problems.check(lambda: _check_fields(doc, path, value, SPRT_FIELDS), None)
+    problems = Problems()
+    problems.check(lambda: check_fields(doc, path, value, SPRT_FIELDS), None)
     numbers = {}
     for key, default in (("elo0", None), ("elo1", None), ("alpha", 0.05), ("beta", 0.05)):
         number = value.get(key, default)
@@ -448,21 +282,14 @@ def scheduler_problem(address: str) -> str | None:
     return None
 
 
-def _line_of(message: str, path: Path) -> int:
-    """The line a problem names (``file:line: ...``), for reporting them in file order; 0 if none."""
-    rest = message[len(str(path)) + 1:] if message.startswith(f"{path}:") else ""
-    number = rest.split(":", 1)[0]
-    return int(number) if number.isdigit() else 0
-
-
 class _FormatFields:
     """The config's fields as a format reads its own (:class:`.formats.base.ConfigFields`)."""
 
-    def __init__(self, doc: _Document, data: Mapping[str, Any], problems: _Problems, listed_agents: int | None):
+    def __init__(self, doc: Document, data: Mapping[str, Any], problems: Problems, listed_agents: int | None):
         self.doc, self.data, self.problems, self.listed_agents = doc, data, problems, listed_agents
 
     def error(self, name: str, message: str) -> ConfigError:
-        return self.doc.fail((name,), message)
+        return ConfigError(self.doc.problem((name,), message))
 
     def note(self, name: str, message: str) -> None:
         self.problems.messages.append(str(self.error(name, message)))
@@ -481,8 +308,16 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
     directory of a run); given, each named agent's spec must name a module
     there, found by path without importing it.
     """
-    path = Path(path)
-    doc = _Document(path, text)
+    try:
+        return _parse_config(text, Path(path), agents_from)
+    except ConfigError:
+        raise
+    except YamlFileError as exc:  # the shared reader's own (bad YAML, an empty file, an alias bomb)
+        raise ConfigError(*exc.problems) from None
+
+
+def _parse_config(text: str, path: Path, agents_from: Path | None) -> TournamentConfig:
+    doc = Document(path, text, kind="a tournament config", guide="docs/tournament.md")
     data = doc.data
     if not isinstance(data, dict):
         raise ConfigError(
@@ -493,14 +328,14 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
                 )
             ),
         )
-    problems = _Problems(doc.problems)
+    problems = Problems(doc.problems)
     check = problems.check
 
     def fail(field_name: str, message: str) -> None:
         problems.messages.append(str(doc.fail((field_name,), message)))
 
     fields = top_fields()
-    check(lambda: _check_fields(doc, (), data, fields), None)
+    check(lambda: check_fields(doc, (), data, fields), None)
 
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not _NAME.match(name):
@@ -620,7 +455,7 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
 
     if problems.messages:
         # In the file's order, however the checks ran.
-        raise ConfigError(*sorted(problems.messages, key=lambda message: _line_of(message, path)))
+        raise ConfigError(*in_file_order(problems.messages, path))
     assert form is not None  # else a problem was noted
 
     return TournamentConfig(
@@ -649,24 +484,7 @@ def load_config(path: Path | str, *, agents_from: Path | None = None) -> Tournam
     """Read and check a config file; raises :class:`ConfigError` (see :func:`parse_config`)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        meant = _config_meant(path)
-        raise ConfigError(f"{path}: no such file" + (f" (did you mean {meant}?)" if meant else "")) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+        text = read_text(path)
+    except YamlFileError as exc:
+        raise ConfigError(*exc.problems) from None
     return parse_config(text, path, agents_from=agents_from)
-
-
-def _config_meant(path: Path) -> Path | None:
-    """The config beside a missing ``path`` that it most likely meant: the other YAML suffix, or a close name."""
-    folder = path.parent
-    try:
-        configs = sorted(p.name for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-    except OSError:
-        return None
-    for suffix in (".yaml", ".yml"):
-        if path.with_suffix(suffix).name in configs:
-            return path.with_suffix(suffix)
-    close = difflib.get_close_matches(path.name, configs, n=1)
-    return folder / close[0] if close else None
