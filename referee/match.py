@@ -268,7 +268,8 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
     }
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """Now, as records write it: UTC, ISO 8601 to the second."""
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
@@ -442,7 +443,7 @@ def play_match(
 ) -> GameRecord:
     """Play one game; returns its record.  Agent failures become verdicts."""
     observer = observer or MatchObserver()
-    started_at, start = _now(), time.monotonic()
+    started_at, start = utc_now(), time.monotonic()
     match = _Match(red, blue, settings, observer)
     observer.started(match.game, match.state, red, blue)
     errors: dict[str, dict[str, Any] | None] = {"RED": None, "BLUE": None}

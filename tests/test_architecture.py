@@ -124,3 +124,48 @@ def test_the_check_catches_a_wrong_direction():
     assert not allowed("referee.match", "referee.tournament.api.run")
     assert allowed("referee.tournament", "referee.hosting.sandbox.resolve")
     assert allowed("referee.match", "referee.__version__")
+
+
+#: No module longer than this (docs/architecture.md): past it, a module holds more than one thing.
+MODULE_LINES = 900
+#: A function longer than this says why, in a comment right after its docstring.
+FUNCTION_LINES = 120
+
+
+def long_functions_without_a_reason(path: Path) -> list[str]:
+    """``name (N lines)`` of each function in ``path`` over FUNCTION_LINES whose body does not open with a comment."""
+    lines = path.read_text().splitlines()
+    found = []
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        length = (node.end_lineno or node.lineno) - node.lineno + 1
+        if length <= FUNCTION_LINES:
+            continue
+        body = node.body
+        has_docstring = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+        code = body[1] if has_docstring and len(body) > 1 else body[0]
+        # The lines between the signature (or docstring) and the first statement: where the reason is written.
+        start = (body[0].end_lineno or body[0].lineno) if has_docstring else node.lineno
+        if not any(line.strip().startswith("#") for line in lines[start:code.lineno - 1]):
+            found.append(f"{path.relative_to(ROOT)}: {node.name} ({length} lines)")
+    return found
+
+
+def test_no_module_too_long_and_no_long_function_without_its_reason():
+    too_long = [f"{p.relative_to(ROOT)} ({n} lines)" for p in SOURCES
+                if (n := len(p.read_text().splitlines())) > MODULE_LINES]
+    assert too_long == []
+    assert [reason for p in SOURCES for reason in long_functions_without_a_reason(p)] == []
+
+
+def test_a_long_function_without_a_comment_is_found(tmp_path):
+    body = "".join(f"    x{i} = {i}\n" for i in range(FUNCTION_LINES))
+    (tmp_path / "long.py").write_text(f'def long():\n    """Doc."""\n{body}\n\ndef explained():\n    """Doc."""\n'
+                                      f"    # Why it is long.\n{body}")
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        assert long_functions_without_a_reason(tmp_path / "long.py") == [f"long.py: long ({FUNCTION_LINES + 2} lines)"]
+    finally:
+        ROOT = saved

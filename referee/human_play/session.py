@@ -22,7 +22,7 @@ from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolEr
 from ..hosting.process import HostedAgent
 from ..hosting.sandbox import resolve
 from ..limits import Limits
-from ..match import AgentEntry, MatchSettings, agent_env, _now, call_kwargs, ending_message, parse_spec
+from ..match import AgentEntry, MatchSettings, agent_env, utc_now, call_kwargs, ending_message, parse_spec
 from ..records import RESIGNATION, GameRecord
 from ..render.terminal import PREFIX
 
@@ -154,7 +154,7 @@ class Session:
         self.agent: HostedAgent | None = None
         self.failure: AgentFailure | None = None
         self.sandbox = resolve(args.sandbox)
-        self.started_at, self.start = _now(), time.monotonic()
+        self.started_at, self.start = utc_now(), time.monotonic()
         self.human_time = args.human_time or None  # 0 means none, as for -t
         self.human_used = [0.0, 0.0]  # wall-clock seconds each person spent on their moves
         # Chance (Infinitron's chaos) draws from a secret of this session and

@@ -95,6 +95,8 @@ def solve(board: bytes, max_expanded: int | None = None) -> SolveResult:
     when no sequence exists.  With ``max_expanded``, gives up after that many
     expansions and reports the best lower bound proven so far.
     """
+    # One function on purpose: the search's inner loop keeps its state in locals; split into helpers it
+    # would pay a call per expansion in its hottest loop (its speed: benchmarks/partA.py).
     start = bytes(board)
     blue0 = blue_mask(start)
     if not blue0:

@@ -317,6 +317,8 @@ def parse_config(text: str, path: Path | str = "<config>", *, agents_from: Path 
 
 
 def _parse_config(text: str, path: Path, agents_from: Path | None) -> TournamentConfig:
+    # Long on purpose: one pass over the top-level fields in the order the docs list them, each check noting its
+    # problems and going on, so that one run reports every problem; the per-field checks it calls are the helpers.
     doc = Document(path, text, kind="a tournament config", guide="docs/tournament.md")
     data = doc.data
     if not isinstance(data, dict):
