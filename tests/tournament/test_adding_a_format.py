@@ -10,7 +10,7 @@ from pathlib import Path
 
 from referee.records import GameRecord
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 PLUGIN = "king_of_the_hill=tests.tournament.fixtures.formats.king_of_the_hill:KingOfTheHill"
 ENV = dict(os.environ, REFEREE_FORMATS=PLUGIN)
 

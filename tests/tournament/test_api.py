@@ -14,6 +14,7 @@ import pytest
 from referee.limits import Limits
 from referee.records import GameRecord
 from referee.tournament import LocalExecutor, RunError, RunObserver, build_lineup, load_config, make_executor, run
+from tests.helpers import ROOT
 
 from .procs import MARK, marked_processes
 
@@ -23,8 +24,6 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
-
-ROOT = Path(__file__).resolve().parents[2]
 
 TINY = """\
 name: tiny

@@ -21,7 +21,7 @@ from referee.records import GameRecord
 
 from .procs import MARK, marked_processes, wait_until_gone
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 TINY = """\
 name: tiny

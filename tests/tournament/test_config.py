@@ -10,7 +10,7 @@ from referee.tournament.formats.round_robin import RoundRobin
 from referee.tournament.config import ConfigError, default_name, load_config, parse_config
 from referee.tournament.lineup import build_lineup
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 GOOD = """\
 name: t

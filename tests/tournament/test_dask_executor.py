@@ -24,7 +24,7 @@ from .procs import MARK, marked_processes
 if importlib.util.find_spec("distributed") is None:
     pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 MODULE_MARK = uuid.uuid4().hex
 
 

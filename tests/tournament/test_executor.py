@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from referee.tournament.schedule import TournamentPlan, schedule
 from . import fakes
 from .procs import MARK, marked_processes, wait_until_gone
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def plan(n: int = 3, games_per_pair: int = 2, agents=None) -> TournamentPlan:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from referee.tournament.lineup import build_lineup
 
 from .test_cli import table
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def test_the_bracket_keeps_the_top_seeds_apart_until_the_end():

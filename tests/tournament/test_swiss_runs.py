@@ -22,7 +22,7 @@ from .procs import MARK, wait_until_gone
 from .test_cli import run as run_command
 from .test_cli import start, table, wait_for_lines
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 SWISS = """\
 name: swiss5
