@@ -28,7 +28,7 @@ from ..hosting.sandbox import MODES as SANDBOX_MODES
 from ..hosting.environment import check_names
 from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
-from .formats import formats
+from .formats import DEFAULT_FORMAT, formats
 from .formats.base import Format
 from .problems import ConfigError
 from .sprt import SprtSettings
@@ -385,7 +385,7 @@ def _parse_config(text: str, path: Path, agents_from: Path | None) -> Tournament
         return len(listed)
 
     known = formats()
-    name_of_format = data.get("format", "round_robin")
+    name_of_format = data.get("format", DEFAULT_FORMAT)
     chosen = known.get(name_of_format) if isinstance(name_of_format, str) else None
     form: Format | None = None
     if chosen is None:

@@ -23,6 +23,9 @@ FORMATS: dict[str, str] = {
     "knockout": "referee.tournament.formats.knockout:Knockout",
 }
 
+#: The format of a config that names none.
+DEFAULT_FORMAT = next(iter(FORMATS))
+
 #: Formats from outside this package: ``REFEREE_FORMATS="name=module:Class,..."``.
 PLUGIN_ENV = "REFEREE_FORMATS"
 
@@ -62,4 +65,4 @@ def format_class(name: str) -> type[Format] | None:
     return None if path is None else _load(name, path)
 
 
-__all__ = ["FORMATS", "PLUGIN_ENV", "Format", "format_class", "formats"]
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "PLUGIN_ENV", "Format", "format_class", "formats"]
