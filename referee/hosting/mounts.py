@@ -7,11 +7,13 @@ the working directory, ``/tmp`` and ``/dev/shm`` are private tmpfs.
 """
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import importlib.util
 import os
 import sys
 import sysconfig
+from functools import cache
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -95,22 +97,37 @@ def locate_module(workdir: Path, module: str) -> tuple[Path, int]:
     return root.joinpath(*module.split(".")[:found]), found
 
 
-def course_surfaces() -> list[str]:
+@cache
+def course_surfaces() -> tuple[str, ...]:
     """The course packages the bundled games' agents import, which every sealed agent is shown.
 
     Every agent sees all of them, whichever game it plays, as one agent may
-    play several games (the bundled ones do).
+    play several games (the bundled ones do).  Read from each registration's
+    source, not by importing it: importing a game's package loads its engine
+    (Infinitron's builds its line-of-sight tables, about 0.2 s), which every
+    command that seals an agent would otherwise pay for games it does not play.
     """
-    from ..games import GAMES, registration  # only here: sealing an agent, not importing hosting, reads them
-    from ..games.base import GameOptionError
+    from ..games import GAMES  # only here: sealing an agent, not importing hosting, reads them
 
     found: list[str] = []
-    for name in GAMES:
-        try:
-            found += registration(name).agent_surfaces
-        except GameOptionError:
-            continue  # a game that cannot be loaded shows nothing (and cannot be played)
-    return list(dict.fromkeys(found))
+    for path in GAMES.values():
+        found += _surfaces_named(REFEREE_ROOT.parent.joinpath(*path.split(".")).with_suffix(".py"))
+    return tuple(dict.fromkeys(found))
+
+
+def _surfaces_named(registration: Path) -> list[str]:
+    """The ``agent_surfaces=(...)`` a bundled registration module writes (a literal); none if it cannot be read."""
+    try:
+        tree = ast.parse(registration.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return []  # a game that cannot be loaded shows nothing (and cannot be played)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "agent_surfaces":
+            try:
+                return [str(module) for module in ast.literal_eval(node.value)]
+            except ValueError:
+                return []
+    return []
 
 
 def _shown_of(workdir: Path, module: str) -> list[Path]:

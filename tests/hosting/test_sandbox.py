@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from referee.games import game_names, registrations
-from referee.hosting.mounts import AGENT_SIDE, REFEREE_ROOT, _module_paths, bwrap_command
+from referee.hosting.mounts import AGENT_SIDE, REFEREE_ROOT, _module_paths, bwrap_command, course_surfaces
 from referee.hosting.sandbox import CGROUP_ENV
 from tests.hosting.test_isolation import assert_nothing_left
 from tests.helpers import ROOT, run_referee, wait_until
@@ -155,6 +155,8 @@ def test_the_sandbox_names_no_game_the_registrations_name_the_course_surfaces(tm
     # packages (2022's referee.board, referee.cachex...) come from its registration.
     surfaces = [m for r in registrations() for m in r.agent_surfaces]
     assert {"referee.board", "referee.cachex", "referee.infinitron"} <= set(surfaces)
+    # The sandbox reads them from the registrations' source (importing them would load every engine): the same.
+    assert course_surfaces() == tuple(dict.fromkeys(surfaces))
     named = {part.split("/")[0].removesuffix(".py") for part in AGENT_SIDE}
     assert not named & {*game_names(), "board", "cachex", "infinitron"}
     # Every sealed agent is shown all of them, whichever game it plays...
