@@ -25,6 +25,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any
 
 from ..match import AgentEntry, MatchSettings
 from ..records import GameRecord
@@ -129,13 +130,19 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(0)  # the parent died before the request was in place
 
 
+def start_helper(parent_pid: int, on_stop: Callable[[int, Any], object]) -> None:
+    """Set up a process the tournament started (a game worker, an agent check): ``on_stop`` on SIGTERM and
+    SIGHUP, Ctrl-C left to the tournament process, and SIGTERM when that process dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament process's to handle
+    signal.signal(signal.SIGTERM, on_stop)
+    # A hung-up terminal sends SIGHUP to the whole job, helpers included: stop as for SIGTERM.
+    signal.signal(signal.SIGHUP, on_stop)
+    die_with_parent(parent_pid)
+
+
 def _worker_main(conn, play: PlayFunction, parent_pid: int) -> None:
     global _in_game
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament process's to handle
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    # A hung-up terminal sends SIGHUP to the whole job, workers included: kill the game's agents, as for SIGTERM.
-    signal.signal(signal.SIGHUP, _on_sigterm)
-    die_with_parent(parent_pid)
+    start_helper(parent_pid, _on_sigterm)
     while True:
         try:
             job = conn.recv()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
-import signal
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ from ..agent_text import inert_line
 from ..hosting.sandbox import SandboxUnavailable, resolve
 from ..match import AgentEntry, MatchSettings, check_agent
 from .agent_code import code_hashes
-from .executor import die_with_parent
+from .executor import start_helper
 from .config import AgentConfig, ConfigError, DiscoverConfig, TournamentConfig
 from .schedule import TournamentPlan
 
@@ -144,10 +143,7 @@ def _stop(signum: int, frame: object) -> None:
 
 def _helper_main(conn: Connection, parent_pid: int) -> None:
     """A helper process: check the agents it is sent, one at a time, until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament process's to handle
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGHUP, _stop)
-    die_with_parent(parent_pid)
+    start_helper(parent_pid, _stop)
     try:
         while True:
             try:
