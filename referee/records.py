@@ -51,9 +51,9 @@ Schema (``schema_version`` 1):
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .games import rule_reasons
 from .hosting.failures import AGENT_FAILURE_REASONS as _FAILURE_REASONS
@@ -124,42 +124,86 @@ def _is_seconds(value: Any) -> bool:
 
 def _check_clocks(clocks: Any) -> None:
     """RecordError unless ``clocks`` is a list of ``[red, blue]`` pairs of seconds (``time_used_after``)."""
-    if not isinstance(clocks, list):
+    if not isinstance(clocks, (list, tuple)):
         raise RecordError(f"record time_used_after must be a list of [red, blue] pairs, not {type(clocks).__name__}")
     for step, pair in enumerate(clocks, 1):
-        if not (isinstance(pair, list) and len(pair) == 2 and all(_is_seconds(v) for v in pair)):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_is_seconds(v) for v in pair)):
             raise RecordError(f"record time_used_after[{step - 1}] (after action {step}) must be [red, blue] "
                               f"seconds, not {pair!r}")
 
 
+class FrozenDict(dict[str, Any]):
+    """A dict that refuses every change.
+
+    Still a ``dict`` (not a read-only proxy), so that ``json.dumps``, ``isinstance(..., dict)`` and pickling
+    between processes treat a record's fields as the JSON objects they are.
+    """
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a game record cannot be changed; build a new one with dataclasses.replace()")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        return FrozenDict, (dict(self),)
+
+
+def frozen(value: Any) -> Any:
+    """``value`` with every list made a tuple and every dict a :class:`FrozenDict`, all the way down."""
+    if isinstance(value, Mapping):
+        return FrozenDict({key: frozen(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen(item) for item in value)
+    return value
+
+
+def thawed(value: Any) -> Any:
+    """The plain JSON form of a :func:`frozen` value: dicts and lists again, fresh copies."""
+    if isinstance(value, Mapping):
+        return {key: thawed(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [thawed(item) for item in value]
+    return value
+
+
 @dataclass(frozen=True)
 class GameRecord:
+    """One finished game.  A value: its lists are tuples and its dicts :class:`FrozenDict`, so a record
+    handed to an observer, a table or a report cannot be changed under the others (build a changed
+    one with :func:`dataclasses.replace`)."""
+
     game: str
     red: str
     blue: str
     winner: str | None
     reason: str
     turns: int
-    actions: list[str]
-    time_used: dict[str, float]
-    peak_memory_mb: dict[str, float]
-    error: dict[str, dict[str, Any] | None]
-    moves: dict[str, int] = field(default_factory=lambda: {"RED": 0, "BLUE": 0})
+    actions: Sequence[str]
+    time_used: Mapping[str, float]
+    peak_memory_mb: Mapping[str, float]
+    error: Mapping[str, Mapping[str, Any] | None]
+    moves: Mapping[str, int] = field(default_factory=lambda: {"RED": 0, "BLUE": 0})
     message: str = ""
     red_name: str = ""
     blue_name: str = ""
-    game_options: dict[str, Any] = field(default_factory=dict)
+    game_options: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     time_limit: float | None = None
     space_limit: float | None = None
     started_at: str = ""
     duration: float = 0.0
     referee_version: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-    sandbox: dict[str, Any] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    sandbox: Mapping[str, Any] | None = None
     chance_seed: str | None = None
-    time_used_after: list[list[float]] = field(default_factory=list)
+    time_used_after: Sequence[Sequence[float]] = ()
     schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        # Frozen all the way down: the caller's lists and dicts are copied, never shared.
+        for name in _CONTAINER_FIELDS:
+            object.__setattr__(self, name, frozen(getattr(self, name)))
 
     # -- convenience -----------------------------------------------------------
 
@@ -197,7 +241,8 @@ class GameRecord:
     # -- JSON ----------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The record as plain JSON values (a fresh copy: changing it changes no record)."""
+        return {f.name: thawed(getattr(self, f.name)) for f in fields(self)}
 
     def to_json(self) -> str:
         """One line of JSON (what ``games.jsonl`` holds, one per game)."""
@@ -219,7 +264,7 @@ class GameRecord:
             raise RecordError(f"record is missing {', '.join(missing)}")
         if data["winner"] not in (None, "RED", "BLUE"):
             raise RecordError(f"record winner must be RED, BLUE or null, not {data['winner']!r}")
-        if not isinstance(data["actions"], list) or not all(isinstance(a, str) for a in data["actions"]):
+        if not isinstance(data["actions"], (list, tuple)) or not all(isinstance(a, str) for a in data["actions"]):
             raise RecordError("record actions must be a list of strings")
         reason = data["reason"]
         if not isinstance(reason, str) or not reason:
@@ -237,3 +282,7 @@ class GameRecord:
         except json.JSONDecodeError as exc:
             raise RecordError(f"not JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+_CONTAINER_FIELDS = ("actions", "time_used", "peak_memory_mb", "error", "moves", "game_options", "extra",
+                     "sandbox", "time_used_after")

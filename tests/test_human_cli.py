@@ -225,7 +225,7 @@ def test_with_the_default_sandbox(tmp_path):
     status, rest = term.finish()
     assert status == 0, rest
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
-    assert record.actions == [] and record.sandbox and record.sandbox["namespaces"]
+    assert record.actions == () and record.sandbox and record.sandbox["namespaces"]
 
 
 def test_cachex_is_played_too_and_resign_gives_the_game_up(tmp_path):
@@ -297,7 +297,7 @@ def test_an_agent_failing_when_told_of_a_chaos_event_forfeits_with_a_record(tmp_
     assert status == 0 and "Traceback (most recent call last)" not in rest, rest
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
     assert (record.winner, record.reason) == ("RED", "agent_error")
-    assert "told of chance's " in record.error["BLUE"]["message"] and record.actions == [record.actions[0]]
+    assert "told of chance's " in record.error["BLUE"]["message"] and len(record.actions) == 1
 
 
 def test_an_agent_failing_when_restarted_by_undo_forfeits_with_a_record(tmp_path, monkeypatch):
@@ -379,7 +379,7 @@ def test_the_human_keeps_no_limit_unless_human_time_is_given(tmp_path):
     status, rest = term.finish()
     assert status == 0, rest
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
-    assert record.winner == "BLUE" and record.reason == "time_limit" and record.actions == []
+    assert record.winner == "BLUE" and record.reason == "time_limit" and record.actions == ()
 
 
 def test_the_help_lists_every_games_own_options():

@@ -114,7 +114,7 @@ def test_a_scripted_person_plays_a_whole_game_through_the_api(server):
     status, answer = server.request("POST", "/api/action", {"action": "SPAWN(0, 0)"})
     assert status == 409 and "the game is over" in answer["error"]
     record = GameRecord.from_dict(server.get("/api/record"))
-    assert record.red == RANDOM and record.blue == "human" and record.actions == state["actions"]
+    assert record.red == RANDOM and record.blue == "human" and list(record.actions) == state["actions"]
     assert (record.winner, record.reason) == (state["result"]["winner"], state["result"]["reason"])
     assert build_frames(record).warning is None  # the actions lead to the recorded result
     assert bool(record.sandbox and record.sandbox["namespaces"]) == (probe().bwrap is not None)
@@ -341,7 +341,7 @@ def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, brow
         assert "RED wins (resignation): BLUE (human) resigned after 1 actions" in page.inner_text("#status")
         kept = f"kept as game 1 of {record_path} (python -m referee replay {record_path} --game-index 0)"
         assert kept in page.inner_text("#end")
-        assert GameRecord.from_json(record_path.read_text()).actions == ["PLACE(0, 1)"]
+        assert GameRecord.from_json(record_path.read_text()).actions == ("PLACE(0, 1)",)
         # A new game does not replace the first: each game is a line of the file, one left unfinished too.
         page.click("#new")
         settled(page, 0)
@@ -353,7 +353,7 @@ def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, brow
         settled(page, 0)
         first, second = (GameRecord.from_json(line) for line in record_path.read_text().splitlines())
         assert (first.winner, first.reason) == ("RED", "resignation")
-        assert (second.winner, second.reason, second.actions) == (None, "unfinished", ["PLACE(0, 1)"])
+        assert (second.winner, second.reason, second.actions) == (None, "unfinished", ("PLACE(0, 1)",))
         assert second.message == "unfinished: a new game was started after 1 actions"
         proc = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path), "-w", "0"],
                               cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
@@ -392,7 +392,7 @@ def test_infinitron_through_the_api_several_commands_a_turn_and_chaos_events():
         assert events, "no chaos event in 150 turns"
         state = seat.post("/api/resign")
         record = GameRecord.from_dict(seat.get("/api/record"))
-        assert record.game == "infinitron" and record.actions == state["actions"] and events[0] in record.actions
+        assert record.game == "infinitron" and list(record.actions) == state["actions"] and events[0] in record.actions
         chance = [a for a in record.actions if a == "NO_EVENT" or a.startswith(CHAOS_EVENTS)]
         assert record.moves["RED"] + record.moves["BLUE"] == len(record.actions) - len(chance)
         assert seat.get("/replay").startswith("<!DOCTYPE html>")

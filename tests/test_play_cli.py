@@ -62,7 +62,7 @@ def test_record_to_standard_output_moves_the_game_to_standard_error(tmp_path):
     # The same game as one recorded to a file, and the replay command reads it from a pipe.
     path = tmp_path / "g.json"
     assert run("-v", "0", "--seed", "5", "--record", str(path), RANDOM, RANDOM).returncode == 0
-    assert json.loads(path.read_text())["actions"] == record.actions
+    assert json.loads(path.read_text())["actions"] == list(record.actions)
     html = tmp_path / "g.html"
     replay = run("replay", "-", "--html", str(html), input=proc.stdout)
     assert replay.returncode == 0, replay.stderr

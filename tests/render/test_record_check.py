@@ -69,4 +69,4 @@ def test_forfeits_must_not_be_over_by_the_rules():
 def test_an_action_that_cannot_be_applied_is_still_an_error():
     full = infexion_record(3)
     with pytest.raises(ReplayError, match="action 3"):
-        build_frames(infexion_record(3, actions=full.actions[:2] + ["SPAWN(9, 9)"]))
+        build_frames(infexion_record(3, actions=[*full.actions[:2], "SPAWN(9, 9)"]))

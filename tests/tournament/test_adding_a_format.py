@@ -52,7 +52,7 @@ def test_king_of_the_hill_is_played_through_the_command(tmp_path):
     king, won = "a", dict.fromkeys("abcd", 0)
     for number, challenger in enumerate("bcd"):
         first, second = records[2 * number: 2 * number + 2]
-        assert first.extra["pairing"] == second.extra["pairing"] == [king, challenger]
+        assert first.extra["pairing"] == second.extra["pairing"] == (king, challenger)
         assert (first.name_of("RED"), second.name_of("RED")) == (king, challenger)
         points = sum(0.5 if r.winner is None else float(r.name_of(r.winner) == king) for r in (first, second))
         if points != 1:
