@@ -11,19 +11,15 @@ from collections import Counter, defaultdict
 from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from ..hosting.sandbox import Sandbox
-from .formats.base import Column, RoundRow
 from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
-
-if TYPE_CHECKING:
-    from .schedule import TournamentPlan
 
 T = TypeVar("T")
 
@@ -229,6 +225,25 @@ class PairTotals:
     def rated(self) -> tuple[int, int, int]:
         """Wins, draws and losses of the games that enter the ratings."""
         return self.wins, self.draws, self.losses - self.both_failed
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """One line of the rounds listing: a pairing (first Red, first Blue) and its result, or a bye."""
+
+    round: int  # from 1, as listed (records count from 0)
+    red: str
+    blue: str | None  # None: ``red`` has the bye
+    result: str  # Red's points - Blue's points, or "not played", "1 of 2 played", "bye +0.5"
+    games: tuple[int, ...] = ()  # the game indices of the pairing
+
+
+@dataclass(frozen=True)
+class Column:
+    """A standings column only a format has (a Swiss's score, a knockout's round reached): a value per agent."""
+
+    header: str
+    values: Mapping[str, object]
 
 
 @dataclass(frozen=True)
@@ -501,9 +516,3 @@ def _period(games: Sequence[GameSummary]) -> tuple[str, str] | None:
         return None
     first, last = min(s for s, _ in spans), max(e for _, e in spans)
     return first.isoformat(timespec="seconds"), last.isoformat(timespec="seconds")
-
-
-def of_plan(results: Results, plan: TournamentPlan, games: Sequence[GameSummary]) -> Results:
-    """``results`` with what the plan's format adds (:meth:`.formats.base.Format.results`): its official ranking
-    and its rule, its columns and its rounds; still a function of the records (``games``) alone."""
-    return plan.format.results(plan, results, games)

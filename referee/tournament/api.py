@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..match import play_match
 from .agent_code import AgentsChanged, CodeChange
-from .aggregate import Results, aggregate, of_plan
+from .aggregate import Results, aggregate
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
 from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
 from .journal import GAMES_FILE, FolderLock, JournalError
@@ -197,7 +197,7 @@ def run(
         raise RunError(str(exc)) from None
 
     results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
-    results = of_plan(results, plan, final)
+    results = plan.format.results(plan, results, final)  # its official ranking, columns and rounds
     # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
     left_out = read_left_out(folder.meta)
     observer.tables(results, config.sprt, left_out)

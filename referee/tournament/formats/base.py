@@ -26,16 +26,37 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+# A format's tables are built from these (re-exported: everything a format needs is imported from here).
+from ..aggregate import Column as Column, GameSummary, Results, RoundRow as RoundRow
 from ..problems import ConfigError
 
 if TYPE_CHECKING:
     from ...match import AgentEntry
-    from ..aggregate import GameSummary, Results
-    from ..schedule import TournamentPlan
 
 T = TypeVar("T")
 #: Game index -> "RED", "BLUE" or None (a draw, or both agents failed): what pairing needs of the records.
 Winners = Mapping[int, "str | None"]
+
+
+class Plan(Protocol):
+    """What a format reads of the tournament's plan (:class:`~referee.tournament.schedule.TournamentPlan` is
+    one).  A protocol, not the class, because the plan holds its format: the two would import each other."""
+
+    @property
+    def agents(self) -> Sequence[AgentEntry]: ...
+
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def games_per_pair(self) -> int: ...
+
+    @property
+    def format(self) -> Format: ...
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of everything the games depend on (a format may draw its tie-breaks from it)."""
 
 
 class ConfigFields(Protocol):
@@ -86,25 +107,6 @@ class Draw(ABC):
         """The games to play now, none of them in ``done``; empty when the event is over (or waits on results)."""
 
 
-@dataclass(frozen=True)
-class RoundRow:
-    """One line of the rounds listing: a pairing (first Red, first Blue) and its result, or a bye."""
-
-    round: int  # from 1, as listed (records count from 0)
-    red: str
-    blue: str | None  # None: ``red`` has the bye
-    result: str  # Red's points - Blue's points, or "not played", "1 of 2 played", "bye +0.5"
-    games: tuple[int, ...] = ()  # the game indices of the pairing
-
-
-@dataclass(frozen=True)
-class Column:
-    """A standings column only a format has (a Swiss's score, a knockout's round reached): a value per agent."""
-
-    header: str
-    values: Mapping[str, object]
-
-
 class Format(ABC):
     """A tournament format (see the module's docstring); subclasses are frozen dataclasses of their settings."""
 
@@ -135,15 +137,15 @@ class Format(ABC):
         """
         return self
 
-    def describe(self, plan: TournamentPlan) -> dict[str, Any]:
+    def describe(self, plan: Plan) -> dict[str, Any]:
         """The format's settings as plain data, after the shared ones in ``tournament.json`` (and the fingerprint)."""
         return {}
 
-    def challenger_of(self, plan: TournamentPlan) -> int | None:
+    def challenger_of(self, plan: Plan) -> int | None:
         """The agent that plays every game, if the format has one (``tournament.json`` names it)."""
         return None
 
-    def tested(self, plan: TournamentPlan) -> int:
+    def tested(self, plan: Plan) -> int:
         """Whose side a two-agent match and its SPRT are seen from: the challenger, else the first agent."""
         challenger = self.challenger_of(plan)
         return 0 if challenger is None else challenger
@@ -156,16 +158,16 @@ class Format(ABC):
     # -- the schedule ----------------------------------------------------------------
 
     @abstractmethod
-    def max_games(self, plan: TournamentPlan) -> int:
+    def max_games(self, plan: Plan) -> int:
         """The game indices the format may use, 0 to max_games - 1 (all played when :attr:`exact_length`)."""
 
     @abstractmethod
-    def draw(self, plan: TournamentPlan, winners: Winners, memo: dict[str, Any] | None = None) -> Draw:
+    def draw(self, plan: Plan, winners: Winners, memo: dict[str, Any] | None = None) -> Draw:
         """What ``winners`` (the results so far) pair; ``memo``: a cache kept between calls of one run, if any."""
 
     # -- the results -------------------------------------------------------------------
 
-    def results(self, plan: TournamentPlan, results: Results, games: Sequence[GameSummary]) -> Results:
+    def results(self, plan: Plan, results: Results, games: Sequence[GameSummary]) -> Results:
         """``results`` with what the format adds: its ranking rule, an official order (:attr:`Results.official`),
         columns and a rounds listing; a function of the records (``games``) alone."""
         return replace(results, ranking_rule=self.ranking_rule)
@@ -226,24 +228,24 @@ class EveryPairing(Format):
     """
 
     @abstractmethod
-    def pairing_count(self, plan: TournamentPlan) -> int:
+    def pairing_count(self, plan: Plan) -> int:
         """How many pairings."""
 
     @abstractmethod
-    def pairing(self, plan: TournamentPlan, number: int) -> tuple[int, int]:
+    def pairing(self, plan: Plan, number: int) -> tuple[int, int]:
         """Pairing ``number`` as agent positions (its first plays Red in even rounds), without listing the others."""
 
-    def max_games(self, plan: TournamentPlan) -> int:
+    def max_games(self, plan: Plan) -> int:
         return self.pairing_count(plan) * plan.games_per_pair
 
-    def draw(self, plan: TournamentPlan, winners: Winners, memo: dict[str, Any] | None = None) -> Draw:
+    def draw(self, plan: Plan, winners: Winners, memo: dict[str, Any] | None = None) -> Draw:
         return _EveryPairingDraw(self, plan)
 
 
 class _EveryPairingDraw(Draw):
     """Every game is known from the start: the results change nothing."""
 
-    def __init__(self, form: EveryPairing, plan: TournamentPlan):
+    def __init__(self, form: EveryPairing, plan: Plan):
         self.form, self.plan = form, plan
         self.count = form.pairing_count(plan)
         self.total = self.count * plan.games_per_pair

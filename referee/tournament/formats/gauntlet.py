@@ -6,11 +6,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from collections.abc import Callable, Mapping, Sequence
 
 from ..problems import ConfigError
-from .base import ConfigFields, EveryPairing
+from .base import ConfigFields, EveryPairing, Plan
 
 if TYPE_CHECKING:
     from ...match import AgentEntry
-    from ..schedule import TournamentPlan
 
 
 @dataclass(frozen=True)
@@ -46,14 +45,14 @@ class Gauntlet(EveryPairing):
             raise ConfigError(f"{where('challenger')}: {self.challenger!r} is none of the agents ({known})")
         return Gauntlet(self.challenger, matches[0])
 
-    def challenger_of(self, plan: TournamentPlan) -> int:
+    def challenger_of(self, plan: Plan) -> int:
         assert self.index is not None, "a gauntlet's challenger is placed when the field is known (fit)"
         return self.index
 
-    def pairing_count(self, plan: TournamentPlan) -> int:
+    def pairing_count(self, plan: Plan) -> int:
         return len(plan.agents) - 1
 
-    def pairing(self, plan: TournamentPlan, number: int) -> tuple[int, int]:
+    def pairing(self, plan: Plan, number: int) -> tuple[int, int]:
         if not 0 <= number < self.pairing_count(plan):
             raise IndexError(f"pairing {number} of {self.pairing_count(plan)}")
         challenger = self.challenger_of(plan)

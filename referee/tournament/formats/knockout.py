@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import knockout
-from .base import Column, Draw, Format, Pairing, RoundRow, Winners, at_least_three, result_text, winners_of
+from .base import (
+    Column, Draw, Format, Pairing, Plan, RoundRow, Winners, at_least_three, result_text, winners_of,
+)
 
 if TYPE_CHECKING:
     from ...match import AgentEntry
     from ..aggregate import GameSummary, Results
-    from ..schedule import TournamentPlan
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Knockout(Format):
         at_least_three(agents, "a knockout", where)
         return self
 
-    def max_games(self, plan: TournamentPlan) -> int:
+    def max_games(self, plan: Plan) -> int:
         # The index space: a bracket plays only the extra games it needs.
         return knockout.total_games(len(plan.agents), plan.games_per_pair)
 
@@ -49,10 +50,10 @@ class Knockout(Format):
             f"{knockout.EXTRA_PAIRS} extra pairs while level, then the higher seed goes through"
         )
 
-    def draw(self, plan: TournamentPlan, winners: Winners, memo: dict[str, Any] | None = None) -> KnockoutDraw:
+    def draw(self, plan: Plan, winners: Winners, memo: dict[str, Any] | None = None) -> KnockoutDraw:
         return KnockoutDraw(plan, winners)
 
-    def results(self, plan: TournamentPlan, results: Results, games: Sequence[GameSummary]) -> Results:
+    def results(self, plan: Plan, results: Results, games: Sequence[GameSummary]) -> Results:
         winners = winners_of(games)
         bracket = self.draw(plan, winners).bracket
         rows = []
@@ -79,7 +80,7 @@ class KnockoutDraw(Draw):
     """The bracket as far as the results decide it: every game it can play now (a round, or level ties' extra
     games)."""
 
-    def __init__(self, plan: TournamentPlan, winners: Winners):
+    def __init__(self, plan: Plan, winners: Winners):
         self.games_per_pair = plan.games_per_pair
         self.position = {name: i for i, name in enumerate(plan.names)}
         self.bracket = knockout.state(plan.names, plan.games_per_pair, winners)

@@ -19,13 +19,13 @@ from .. import swiss
 from ..problems import ConfigError
 from ..ratings import bradley_terry
 from .base import (
-    ConfigFields, Draw, Format, Pairing, RoundRow, Winners, at_least_three, first_red_points, result_text, winners_of,
+    ConfigFields, Draw, Format, Pairing, Plan, RoundRow, Winners, at_least_three, first_red_points, result_text,
+    winners_of,
 )
 
 if TYPE_CHECKING:
     from ...match import AgentEntry
     from ..aggregate import GameSummary, Results
-    from ..schedule import TournamentPlan
 
 
 @dataclass(frozen=True)
@@ -85,18 +85,18 @@ class Ladder(Format):
             )
         return self
 
-    def round_games(self, plan: TournamentPlan) -> int:
+    def round_games(self, plan: Plan) -> int:
         """Games per batch."""
         most = len(plan.agents) // 2
         return min(self.batch, most) if self.batch else most
 
-    def round_count(self, plan: TournamentPlan) -> int:
+    def round_count(self, plan: Plan) -> int:
         return math.ceil(self.budget / self.round_games(plan))
 
-    def max_games(self, plan: TournamentPlan) -> int:
+    def max_games(self, plan: Plan) -> int:
         return self.budget
 
-    def describe(self, plan: TournamentPlan) -> dict[str, Any]:
+    def describe(self, plan: Plan) -> dict[str, Any]:
         return {"games": self.budget, "batch": self.round_games(plan)}
 
     @classmethod
@@ -107,10 +107,10 @@ class Ladder(Format):
             f"{plan.get('batch')}, each paired from the ratings so far"
         )
 
-    def draw(self, plan: TournamentPlan, winners: Winners, memo: dict[str, Any] | None = None) -> LadderDraw:
+    def draw(self, plan: Plan, winners: Winners, memo: dict[str, Any] | None = None) -> LadderDraw:
         return LadderDraw(self, plan, winners, memo)
 
-    def results(self, plan: TournamentPlan, results: Results, games: Sequence[GameSummary]) -> Results:
+    def results(self, plan: Plan, results: Results, games: Sequence[GameSummary]) -> Results:
         winners = winners_of(games)
         draw = self.draw(plan, winners)
         rows = []
@@ -129,7 +129,7 @@ class Ladder(Format):
 class LadderDraw(Draw):
     """The batches :func:`ladder_state` pairs from the results so far."""
 
-    def __init__(self, form: Ladder, plan: TournamentPlan, winners: Winners, memo: LadderMemo | None):
+    def __init__(self, form: Ladder, plan: Plan, winners: Winners, memo: LadderMemo | None):
         self.size = form.round_games(plan)
         self.total = form.max_games(plan)
         self.position = {name: i for i, name in enumerate(plan.names)}
@@ -246,7 +246,7 @@ def _filled(chosen: list[tuple[str, str]], ratings: Mapping[str, tuple[float, fl
 
 
 def ladder_state(
-    plan: TournamentPlan, winners: Mapping[int, str | None], memo: LadderMemo | None = None
+    plan: Plan, winners: Mapping[int, str | None], memo: LadderMemo | None = None
 ) -> tuple[list[swiss.Round], list[swiss.Result]]:
     """The ladder batches pairable from ``winners`` (game index -> RED, BLUE or None), as rounds of (red, blue)
     pairs without byes, and the games of complete batches as (red, blue, red's score).

@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 from collections.abc import Mapping
 
-from .base import EveryPairing
-
-if TYPE_CHECKING:
-    from ..schedule import TournamentPlan
+from .base import EveryPairing, Plan
 
 
 @dataclass(frozen=True)
@@ -22,11 +19,11 @@ class RoundRobin(EveryPairing):
         "numbers of games (an unfinished run), by Elo, then score %, then name"
     )
 
-    def pairing_count(self, plan: TournamentPlan) -> int:
+    def pairing_count(self, plan: Plan) -> int:
         n = len(plan.agents)
         return n * (n - 1) // 2
 
-    def pairing(self, plan: TournamentPlan, number: int) -> tuple[int, int]:
+    def pairing(self, plan: Plan, number: int) -> tuple[int, int]:
         if not 0 <= number < self.pairing_count(plan):
             raise IndexError(f"pairing {number} of {self.pairing_count(plan)}")
         # Agent i is first in n-1-i pairings; they start at i(n-1) - i(i-1)/2.

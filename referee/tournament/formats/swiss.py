@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import swiss
 from .base import (
-    Column, ConfigFields, Draw, Format, Pairing, RoundRow, Winners, at_least_three, first_red_points, result_text,
+    Column, ConfigFields, Draw, Format, Pairing, Plan, RoundRow, Winners, at_least_three, first_red_points, result_text,
     shared_ranks, winners_of,
 )
 
 if TYPE_CHECKING:
     from ...match import AgentEntry
     from ..aggregate import GameSummary, Results
-    from ..schedule import TournamentPlan
 
 
 @dataclass(frozen=True)
@@ -64,14 +63,14 @@ class Swiss(Format):
         at_least_three(agents, "a Swiss tournament", where)
         return self
 
-    def round_count(self, plan: TournamentPlan) -> int:
+    def round_count(self, plan: Plan) -> int:
         return self.rounds if self.rounds is not None else swiss.default_rounds(len(plan.agents))
 
-    def round_games(self, plan: TournamentPlan) -> int:
+    def round_games(self, plan: Plan) -> int:
         """Games per round: every pair (the bye aside) plays a mini-match of games_per_pair."""
         return len(plan.agents) // 2 * plan.games_per_pair
 
-    def describe(self, plan: TournamentPlan) -> dict[str, Any]:
+    def describe(self, plan: Plan) -> dict[str, Any]:
         return {"rounds": self.round_count(plan)}
 
     @classmethod
@@ -82,13 +81,13 @@ class Swiss(Format):
             f"{plan.get('games_per_pair')} games, both colours equally"
         )
 
-    def max_games(self, plan: TournamentPlan) -> int:
+    def max_games(self, plan: Plan) -> int:
         return self.round_count(plan) * self.round_games(plan)
 
-    def draw(self, plan: TournamentPlan, winners: Winners, memo: dict[str, Any] | None = None) -> SwissDraw:
+    def draw(self, plan: Plan, winners: Winners, memo: dict[str, Any] | None = None) -> SwissDraw:
         return SwissDraw(self, plan, winners)
 
-    def results(self, plan: TournamentPlan, results: Results, games: Sequence[GameSummary]) -> Results:
+    def results(self, plan: Plan, results: Results, games: Sequence[GameSummary]) -> Results:
         """A Swiss's standings: a mini-match scores its share of the points (1 for winning both games); a bye has
         no record, so its ``swiss.BYE_SCORE`` comes from the pairing."""
         winners = winners_of(games)
@@ -128,7 +127,7 @@ class SwissDraw(Draw):
     Round 0 is always paired; round r + 1 once every game of rounds 0..r is in the results.
     """
 
-    def __init__(self, form: Swiss, plan: TournamentPlan, winners: Winners):
+    def __init__(self, form: Swiss, plan: Plan, winners: Winners):
         self.size = form.round_games(plan)
         self.per_pair = plan.games_per_pair
         self.position = {name: i for i, name in enumerate(plan.names)}
