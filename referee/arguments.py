@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "replay": "RECORD.json        a recorded game, step by step or as an HTML page (docs/replay.md)",
     "search": "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)",
     "autograde": "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)",
+    "serve": "[--port N] [--db FILE]  the battleground server: students' agents meet online (docs/battleground.md)",
+    "connect": "AGENT NAME        play your agent on a battleground server (docs/battleground.md)",
 }
 
 #: What argparse reads as a negative number, not an option (parsers here

@@ -5,7 +5,8 @@ Every command lives in its feature's package, as ``<feature>/cli.py`` with
 (a game between two agents) in :mod:`referee.agent_game.cli`; ``play`` (a
 person against an agent) in :mod:`referee.human_play.cli`; ``replay``,
 ``tournament``, ``search`` and ``autograde`` (:mod:`referee.marking.cli`) in
-theirs.  A command's module is imported only when used, so a plain game
+theirs; ``serve`` and ``connect`` (the battleground) in
+:mod:`referee.battleground.cli`.  A command's module is imported only when used, so a plain game
 starts fast.
 """
 from __future__ import annotations
@@ -23,6 +24,9 @@ SUBCOMMANDS: dict[str, str] = {
     "replay": "referee.replay.cli",
     "play": "referee.human_play.cli",
     "autograde": "referee.marking.cli",
+    # Two commands of one feature: module:function.
+    "serve": "referee.battleground.cli:serve_main",
+    "connect": "referee.battleground.cli:connect_main",
 }
 
 
@@ -45,7 +49,9 @@ def misspelled_subcommand(word: str) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in SUBCOMMANDS:
-        return import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
+        module, _, function = SUBCOMMANDS[argv[0]].partition(":")
+        command: int = getattr(import_module(module), function or "main")(argv[1:])
+        return command
     if argv:
         meant = misspelled_subcommand(argv[0])
         if meant:

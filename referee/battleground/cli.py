@@ -1,0 +1,234 @@
+"""``python -m referee serve`` (the battleground server, and ``serve tokens``) and ``python -m referee connect``."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import os
+import sys
+from pathlib import Path
+
+from ..arguments import ArgumentParser, non_negative, usage_error
+from ..exit_status import ExitStatus
+from ..games import command_line_options, game_names, registration
+from ..games.base import GameOptionError
+from ..hosting.sandbox import MODES
+from ..match import spec_problem
+from ..termination import report_stop, stoppable
+
+MISSING_LIBRARY = ("the battleground needs the websockets library: pip install -e \".[battleground]\" "
+                   "(docs/battleground.md)")
+
+
+def _websockets_missing() -> bool:
+    try:
+        import websockets  # noqa: F401
+    except ImportError:
+        print(f"python -m referee: error: {MISSING_LIBRARY}", file=sys.stderr)
+        return True
+    return False
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def _house(text: str) -> tuple[str, str]:
+    name, sep, spec = text.partition("=")
+    if not sep or not name or not spec:
+        raise argparse.ArgumentTypeError(f"{text!r}: a house agent is NAME=SPEC, e.g. greedy=agents.greedy")
+    return name, spec
+
+
+def _address(text: str) -> str:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. localhost:7030)")
+    return text
+
+
+def read_roster(path: str) -> dict[str, str | None]:
+    """name -> student id from a CSV with a ``name`` column (and optionally ``student_id``); ValueError saying where."""
+    from .protocol import NAME_PATTERN
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as file:
+            reader = csv.DictReader(file)
+            rows = list(reader)
+            fields = [f.strip().lower() for f in reader.fieldnames or []]
+    except OSError as exc:
+        raise ValueError(f"cannot read the roster {path}: {exc.strerror}") from None
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a CSV file ({exc})") from None
+    if "name" not in fields:
+        raise ValueError(f"{path}: the roster needs a 'name' column (and optionally 'student_id')")
+    roster: dict[str, str | None] = {}
+    for line, row in enumerate(rows, 2):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        name = row.get("name", "")
+        if not NAME_PATTERN.fullmatch(name):
+            raise ValueError(f"{path}, line {line}: {name!r} is not a name (1 to 32 letters, digits, '_', '-', '.')")
+        if name in roster:
+            raise ValueError(f"{path}, line {line}: {name!r} is on the roster twice")
+        roster[name] = row.get("student_id") or None
+    return roster
+
+
+def serve_parser(game: str = "infexion") -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="python -m referee serve",
+        description="The battleground server: students' agents play each other from their own machines "
+        "(docs/battleground.md). 'python -m referee serve tokens ROSTER.csv --db DB' prints the roster's tokens.",
+    )
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address)")
+    parser.add_argument("--port", type=_positive_int, default=7030, help="the one port (default 7030; 0: any free)")
+    parser.add_argument("--db", default="battleground.sqlite", help="the SQLite database (default battleground.sqlite)")
+    parser.add_argument("--game", default="infexion", choices=game_names(), help="which game (default infexion)")
+    parser.add_argument("-t", "--time", type=non_negative("the time limit"), default=180.0, metavar="SECONDS",
+                        help="CPU seconds per agent per game (default 180; 0: none)")
+    parser.add_argument("-s", "--space", type=non_negative("the space limit"), default=250.0, metavar="MB",
+                        help="memory per agent in MB (default 250; 0: none)")
+    parser.add_argument("--house", action="append", type=_house, default=[], metavar="NAME=SPEC",
+                        help="a house agent students play on channel NAME (repeatable)")
+    parser.add_argument("--house-workers", type=_positive_int, default=os.cpu_count() or 2, metavar="N",
+                        help="house agents' games at once (default: the number of cores)")
+    parser.add_argument("--sandbox", choices=MODES, default="auto", help="how house agents are sealed")
+    parser.add_argument("--roster", metavar="CSV", help="only these names may play, each with its token")
+    parser.add_argument("--grace", type=non_negative("the grace period"), default=20.0, metavar="SECONDS",
+                        help="how long a dropped client may take to come back to its game (default 20)")
+    parser.add_argument("--wall-factor", type=non_negative("the wall factor"), default=1.25, metavar="X",
+                        help="each side's wall clock on the server is X times the time limit (default 1.25)")
+    parser.add_argument("--per-address", type=_positive_int, default=8, metavar="N",
+                        help="connections from one address at once (default 8; 0: no cap)")
+    try:
+        registration(game).add_arguments(parser.add_argument_group(f"{game} options"))
+    except (GameOptionError, argparse.ArgumentError):
+        pass
+    return parser
+
+
+def serve_main(argv: list[str]) -> int:
+    if argv[:1] == ["tokens"]:
+        return tokens_main(argv[1:])
+    game = argv[argv.index("--game") + 1] if "--game" in argv[:-1] else "infexion"
+    parser = serve_parser(game if game in game_names() else "infexion")
+    args = parser.parse_args(argv)
+    if _websockets_missing():
+        return ExitStatus.USAGE
+    try:
+        options = command_line_options(args.game, args, None)
+    except GameOptionError as exc:
+        return usage_error(parser, str(exc))
+    for name, spec in args.house:
+        problem = spec_problem(spec, Path.cwd())
+        if problem:
+            return usage_error(parser, f"--house {name}: {problem}")
+    roster = None
+    if args.roster:
+        try:
+            roster = read_roster(args.roster)
+        except ValueError as exc:
+            return usage_error(parser, str(exc))
+    if not args.wall_factor or args.wall_factor < 1:
+        return usage_error(parser, "--wall-factor must be at least 1 (the server's clock backs the client's)")
+    from .server import ServerSettings, run_server
+    from .store import StoreError
+
+    settings = ServerSettings(
+        game=args.game, game_options=options, time_limit=args.time or None, space_limit=args.space or None,
+        wall_factor=args.wall_factor, grace=args.grace, house=dict(args.house), house_workers=args.house_workers,
+        house_sandbox=args.sandbox, roster=roster, per_address=args.per_address,
+    )
+
+    def run() -> int:
+        try:
+            asyncio.run(run_server(settings, args.db, args.host, args.port,
+                                   say=lambda text: print(text, file=sys.stderr, flush=True)))
+        except StoreError as exc:
+            return usage_error(parser, str(exc))
+        except OSError as exc:
+            return usage_error(parser, f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        return ExitStatus.OK
+
+    return stoppable(run, "* battleground: stopped ({how}); running games are recorded as aborted at the next start")
+
+
+def tokens_main(argv: list[str]) -> int:
+    parser = ArgumentParser(prog="python -m referee serve tokens",
+                            description="Print each roster name's token (CSV: name, student_id, token).")
+    parser.add_argument("roster", metavar="ROSTER.csv")
+    parser.add_argument("--db", default="battleground.sqlite",
+                        help="the server's database (default battleground.sqlite)")
+    parser.add_argument("--game", default="infexion", choices=game_names())
+    args = parser.parse_args(argv)
+    try:
+        roster = read_roster(args.roster)
+    except ValueError as exc:
+        return usage_error(parser, str(exc))
+    from .store import Store, StoreError
+
+    try:
+        store = Store(args.db, args.game, {})
+    except StoreError as exc:
+        return usage_error(parser, str(exc))
+    writer = csv.writer(sys.stdout)
+    writer.writerow(["name", "student_id", "token"])
+    for name, student_id in roster.items():
+        writer.writerow([name, student_id or "", store.roster_token(name)])
+    store.close()
+    return ExitStatus.OK
+
+
+def connect_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="python -m referee connect",
+        description="Play your agent on a battleground server from this machine; it runs sealed here, under the "
+        "server's limits, and the server never sees its code (docs/battleground.md).",
+    )
+    parser.add_argument("agent", metavar="AGENT", help="your agent's package, e.g. agents/my_agent")
+    parser.add_argument("name", metavar="NAME", help="your name on the server (1-32 letters, digits, _ - .)")
+    parser.add_argument("--server", type=_address, default="localhost:7030", help="HOST:PORT (default localhost:7030)")
+    parser.add_argument("--channel", default="", help="play whoever joins this channel, or the house agent of "
+                        "that name (default: the public pool, paired by rating)")
+    parser.add_argument("--games", type=_positive_int, default=2,
+                        help="games to play (default 2: a colour-swapped pair)")
+    parser.add_argument("--token", default=None, help="your token (default: the one kept from your first connection)")
+    parser.add_argument("--record-file", default="battleground-games.jsonl", metavar="PATH",
+                        help="append each game's record here (default battleground-games.jsonl)")
+    parser.add_argument("--sandbox", choices=MODES, default="auto", help="how your agent is sealed (default auto)")
+    parser.add_argument("-v", "--verbosity", type=int, choices=range(4), default=1, metavar="0-3",
+                        help="as for a local game (default 1: each action)")
+    parser.add_argument("--house-for", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--no-token-file", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def connect_main(argv: list[str]) -> int:
+    parser = connect_parser()
+    args = parser.parse_args(argv)
+    problem = spec_problem(args.agent, Path.cwd())
+    if problem:
+        return usage_error(parser, problem)
+    if not 1 <= args.games <= 1000:
+        return usage_error(parser, "--games must be between 1 and 1000")
+    if _websockets_missing():
+        return ExitStatus.USAGE
+    from .client import Client, ClientOptions
+
+    options = ClientOptions(
+        spec=args.agent, name=args.name, server=args.server, channel=args.channel, games=args.games,
+        token=args.token, sandbox=args.sandbox, record_file=args.record_file or None, verbosity=args.verbosity,
+        keep_token=not args.no_token_file, house_for=args.house_for,
+    )
+    client = Client(options)
+    try:
+        return client.run()
+    except KeyboardInterrupt as interrupt:
+        client.close_game()
+        return report_stop(interrupt, "* battleground @ {how}: the game in play is lost if not resumed in time")

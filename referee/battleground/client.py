@@ -1,0 +1,360 @@
+"""The battleground client (the protocol's reference implementation): a student's agent, played from their machine.
+
+The agent runs here, sealed and limited exactly as in a local game
+(:class:`~referee.hosting.process.HostedAgent`); the server only ever sees its
+actions.  The client mirrors the game to print it as a local game does and
+appends every finished game's record to a local JSONL file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.sync.client import ClientConnection, connect
+
+from .. import __version__
+from ..exit_status import ExitStatus
+from ..games import load_game
+from ..games.base import CHANCE, PLAYER_NAMES, GameState
+from ..hosting.failures import AgentFailure
+from ..hosting.process import HostedAgent
+from ..hosting.sandbox import Sandbox
+from ..limits import Limits
+from ..match import STOPPED_IN_A_CALL, AgentEntry, MatchSettings, agent_env, call_kwargs, error_entry, parse_spec
+from ..records import GameRecord, RecordError
+from ..render.terminal import ConsoleObserver
+from .protocol import MAX_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, SERVER_MESSAGES, ProtocolViolation, encode
+from .protocol import read_message
+
+#: Seconds between attempts to reconnect to a game after the connection dropped.
+RETRY_SECONDS = 1.0
+
+
+def token_file() -> Path:
+    """Where the client keeps the tokens the servers issued (docs/battleground.md, 'Identity')."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "referee" / "battleground-tokens.json"
+
+
+def stored_token(server: str, name: str) -> str | None:
+    try:
+        tokens = json.loads(token_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    token = tokens.get(f"{name}@{server}") if isinstance(tokens, dict) else None
+    return token if isinstance(token, str) else None
+
+
+def store_token(server: str, name: str, token: str) -> Path:
+    path = token_file()
+    try:
+        tokens = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(tokens, dict):
+            tokens = {}
+    except (OSError, ValueError):
+        tokens = {}
+    tokens[f"{name}@{server}"] = token
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(tokens, indent=1) + "\n", encoding="utf-8")
+    os.chmod(partial, 0o600)
+    partial.replace(path)
+    return path
+
+
+class ServerGone(Exception):
+    """The server refused us, broke the protocol or went away for good: said in one sentence."""
+
+
+@dataclass
+class ClientOptions:
+    spec: str
+    name: str
+    server: str = "127.0.0.1:7030"
+    channel: str = ""
+    games: int = 2
+    token: str | None = None
+    sandbox: str = "auto"
+    record_file: str | None = "battleground-games.jsonl"
+    verbosity: int = 1
+    keep_token: bool = True
+    house_for: str | None = None
+
+
+class LocalGame:
+    """This side of one game: the sealed agent and a mirror of the game for the console."""
+
+    def __init__(self, options: ClientOptions, welcome: dict[str, Any], start: dict[str, Any], out: ConsoleObserver):
+        self.id = start["id"]
+        self.color = PLAYER_NAMES.index(start["color"]) if start["color"] in PLAYER_NAMES else 0
+        self.out = out
+        given = start.get("game_options")
+        game_options: dict[str, Any] = given if isinstance(given, dict) else {}
+        self.game = load_game(welcome["game"], **game_options)
+        self.state: GameState[Any] = self.game.new_state()
+        self.known = 0  # actions the agent has been told
+        limits = Limits(time_limit=start.get("time_limit"), space_limit=start.get("space_limit"))
+        self.settings = MatchSettings(game=welcome["game"], game_options=game_options, limits=limits,
+                                      seed=start.get("seed"), sandbox=options.sandbox)
+        module, class_name = parse_spec(options.spec)
+        self.entry = AgentEntry(options.spec, name=options.name)
+        from ..hosting.sandbox import resolve
+
+        self.sandbox: Sandbox = resolve(options.sandbox)
+        self.agent = HostedAgent(start["color"], module, class_name, self.game.name, dict(game_options), limits,
+                                 env=agent_env(self.settings, self.sandbox, self.color), sandbox=self.sandbox)
+        names = [AgentEntry(options.name), AgentEntry(start["opponent"])]
+        if self.color == 1:
+            names.reverse()
+        self.out.started(self.game, self.state, names[0], names[1])
+
+    def call(self, message: dict[str, Any], where: str) -> Any:
+        try:
+            reply = self.agent.call(message)
+        except AgentFailure as failure:
+            if isinstance(failure, STOPPED_IN_A_CALL):
+                failure.locate(where)
+            self.out.output(self.color, self.agent.take_output())
+            raise
+        if self.agent.last_call is not None:
+            self.out.call(self.color, self.agent.last_call, self.agent.take_output())
+        return reply
+
+    def kwargs(self) -> dict[str, Any]:
+        return call_kwargs(self.game, self.settings, self.entry, self.agent)
+
+    def construct(self) -> None:
+        self.agent.start()
+        self.agent.wait_ready()
+        self.call({"op": "init", "module": self.agent.module, "class": self.agent.class_name,
+                   "color": PLAYER_NAMES[self.color], "kwargs": self.kwargs()}, "__init__()")
+
+    def catch_up(self, actions: list[Any]) -> None:
+        """Tell the agent the actions it has not been told (all of them for a fresh agent)."""
+        for pair in actions[self.known:]:
+            mover, text = (pair if isinstance(pair, list) and len(pair) == 2 else (None, pair))
+            self.told(mover, str(text))
+
+    def told(self, mover: str | None, text: str) -> None:
+        action = self.state.parse_action(text)
+        self.state.apply_checked(action)
+        self.known += 1
+        self.out.action(PLAYER_NAMES.index(mover) if mover in PLAYER_NAMES else CHANCE, text, self.state)
+        if not self.state.is_over:
+            self.call({"op": "turn", "color": mover, "action": text, "kwargs": self.kwargs()},
+                      f"turn() after turn {self.known}")
+
+    def act(self) -> str:
+        reply = self.call({"op": "action", "kwargs": self.kwargs()}, f"action() on turn {self.known + 1}")
+        if reply.action is None:
+            raise ServerGone("the agent's process answered action() without an action")
+        return str(reply.action)
+
+    def figures(self) -> dict[str, float]:
+        return {"cpu": round(self.agent.time_used, 4), "memory_mb": round(self.agent.peak_memory_mb, 2)}
+
+    def close(self) -> None:
+        self.agent.close()
+
+
+class Client:
+    """One connection at a time to the server; games one after another until ``done``."""
+
+    def __init__(self, options: ClientOptions, out: TextIO | None = None):
+        self.options = options
+        self.stream = out or sys.stdout
+        self.console = ConsoleObserver(options.verbosity, out=self.stream)
+        self.token = options.token or (stored_token(options.server, options.name) if options.keep_token else None)
+        self.welcome: dict[str, Any] = {}
+        self.local: LocalGame | None = None
+        self.finished = 0
+        self.grace = 20.0
+
+    def say(self, text: str) -> None:
+        print(f"* battleground @ {text}", file=self.stream, flush=True)
+
+    def run(self) -> int:
+        dropped_at: float | None = None
+        while True:
+            try:
+                with self.open() as conn:
+                    dropped_at = None
+                    if self.serve(conn):
+                        return ExitStatus.OK
+            except (ConnectionClosed, OSError, TimeoutError) as exc:
+                # A game in play may be resumed within the grace period; out of a game there is nothing to keep.
+                if self.local is None:
+                    self.say(f"the connection to {self.options.server} closed ({_why(exc)})")
+                    return ExitStatus.INTERNAL
+                dropped_at = dropped_at or time.monotonic()
+                if time.monotonic() - dropped_at > self.grace:
+                    self.say(f"could not reconnect to {self.options.server} within {self.grace:g} s: game lost")
+                    self.close_game()
+                    return ExitStatus.INTERNAL
+                self.say("connection lost: reconnecting to resume the game")
+                time.sleep(RETRY_SECONDS)
+            except ServerGone as exc:
+                self.say(str(exc))
+                self.close_game()
+                return ExitStatus.USAGE if not self.welcome else ExitStatus.INTERNAL
+            except InvalidHandshake as exc:
+                self.say(f"{self.options.server} is not a battleground server ({exc})")
+                return ExitStatus.USAGE
+            except KeyboardInterrupt:
+                self.say("stopped: the game in play (if any) is lost once the grace period ends")
+                self.close_game()
+                return ExitStatus.INTERRUPTED
+
+    def open(self) -> ClientConnection:
+        try:
+            return connect(f"ws://{self.options.server}{PLAY_PATH}", max_size=MAX_MESSAGE_BYTES * 64,
+                           compression=None, open_timeout=10, ping_interval=10, ping_timeout=30,
+                           user_agent_header=f"referee/{__version__}")
+        except InvalidURI:
+            raise ServerGone(f"{self.options.server!r} is not HOST:PORT") from None
+
+    def serve(self, conn: ClientConnection) -> bool:
+        """Say hello and play what the server asks; True once the server says there is nothing more."""
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.options.name, "token": self.token,
+                 "channel": self.options.channel, "games": max(1, self.options.games - self.finished),
+                 "client": f"referee {__version__}"}
+        if self.options.house_for:
+            hello["opponent"] = self.options.house_for
+        conn.send(encode(hello))
+        for raw in conn:
+            try:
+                message = read_message(raw, SERVER_MESSAGES)
+            except ProtocolViolation as exc:
+                raise ServerGone(f"the server sent something this client does not understand: {exc}") from None
+            if self.handle(conn, message):
+                return True
+        raise ConnectionClosed(None, None)
+
+    def handle(self, conn: ClientConnection, message: dict[str, Any]) -> bool:
+        kind = message["type"]
+        if kind == "refused":
+            raise ServerGone(f"refused by the server: {message['reason']}")
+        if kind == "error":
+            raise ServerGone(f"the server ended the connection: {message['message']}")
+        if kind == "welcome":
+            self.welcome = message
+            self.grace = float(message["grace"])
+            if isinstance(message.get("token"), str):
+                self.token = message["token"]
+                if self.options.keep_token:
+                    path = store_token(self.options.server, self.options.name, self.token)
+                    self.say(f"{self.options.name} is yours on this server: its token is kept in {path}")
+            self.say(f"connected to {self.options.server} as {message['name']}: {message['game']}, "
+                     f"{_limit(message.get('time_limit'), 's CPU')}, {_limit(message.get('space_limit'), ' MB')}")
+        elif kind == "waiting":
+            channel = message["channel"]
+            self.say(f"waiting for an opponent on {'the public pool' if not channel else 'channel ' + repr(channel)}")
+        elif kind == "start":
+            self.start(conn, message)
+        elif kind == "turn":
+            self.turn(conn, message)
+        elif kind == "play":
+            self.play(conn, message)
+        elif kind == "end":
+            self.end(message)
+        elif kind == "done":
+            self.say(message["message"])
+            return True
+        return False
+
+    def start(self, conn: ClientConnection, message: dict[str, Any]) -> None:
+        local = self.local
+        resumed = local is not None and local.id == message["id"]
+        if not resumed:
+            self.close_game()
+            pair = message["pair"]
+            self.say(f"game {message['id']} ({pair[0]} of {pair[1]}): you are {message['color']} against "
+                     f"{message['opponent']!r}")
+            try:
+                local = self.local = LocalGame(self.options, self.welcome, message, self.console)
+                local.construct()
+            except AgentFailure as failure:
+                self.failed(conn, message["id"], failure)
+                return
+        else:
+            self.say(f"back in game {message['id']}: catching up")
+        assert local is not None
+        try:
+            local.catch_up(message["actions"])
+        except AgentFailure as failure:
+            self.failed(conn, local.id, failure)
+            return
+        conn.send(encode({"type": "ready", "id": local.id}))
+
+    def turn(self, conn: ClientConnection, message: dict[str, Any]) -> None:
+        local = self.local
+        if local is None or local.id != message["id"]:
+            return
+        try:
+            local.told(message.get("color"), message["action"])
+        except AgentFailure as failure:
+            self.failed(conn, local.id, failure)
+
+    def play(self, conn: ClientConnection, message: dict[str, Any]) -> None:
+        local = self.local
+        if local is None or local.id != message["id"]:
+            return
+        try:
+            action = local.act()
+        except AgentFailure as failure:
+            self.failed(conn, local.id, failure)
+            return
+        conn.send(encode({"type": "action", "id": local.id, "action": action, **local.figures()}))
+
+    def failed(self, conn: ClientConnection, game_id: int, failure: AgentFailure) -> None:
+        self.console.failed(self.local.color if self.local else 0, failure)
+        figures = self.local.figures() if self.local else {"cpu": 0.0, "memory_mb": 0.0}
+        entry = error_entry(failure)
+        conn.send(encode({"type": "failed", "id": game_id, "reason": failure.reason, "message": entry["message"],
+                          "traceback": entry["traceback"], **figures}))
+        if self.local is not None:
+            self.local.agent.close()
+
+    def end(self, message: dict[str, Any]) -> None:
+        try:
+            record = GameRecord.from_dict(message["record"])
+        except RecordError as exc:
+            raise ServerGone(f"the server's record of game {message['id']} is not a record: {exc}") from None
+        local = self.local
+        if local is not None and local.id == message["id"]:
+            for text in record.actions[local.known:]:  # the last action is never told as a turn
+                mover = local.state.current_player
+                try:
+                    local.state.apply_checked(local.state.parse_action(text))
+                except Exception:  # noqa: BLE001  only the console's mirror; the server's record stands
+                    break
+                local.known += 1
+                self.console.action(mover, text, local.state)
+            self.console.finished(record, local.state)
+        self.close_game()
+        self.finished += 1
+        self.say(f"game {message['id']}: {record.message}")
+        if self.options.record_file:
+            with open(self.options.record_file, "a", encoding="utf-8") as file:
+                file.write(record.to_json() + "\n")
+
+    def close_game(self) -> None:
+        if self.local is not None:
+            self.local.close()
+            self.local = None
+
+
+def _limit(value: Any, unit: str) -> str:
+    return f"{value:g}{unit}" if isinstance(value, (int, float)) and value else f"no{unit.split()[-1]} limit"
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, ConnectionClosed) and exc.rcvd is not None:
+        return exc.rcvd.reason or f"code {exc.rcvd.code}"
+    return str(exc) or type(exc).__name__

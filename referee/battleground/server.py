@@ -1,0 +1,738 @@
+"""The battleground server: one asyncio process, one port (docs/battleground.md).
+
+* Agents connect with a WebSocket to :data:`~.protocol.PLAY_PATH`; every
+  other path is the web pages and the JSON API (:mod:`.web`), answered from
+  the same port by the WebSocket library's request hook.
+* The server is the referee: each game is a coroutine holding the
+  :class:`~referee.games.base.GameState`, asking the mover's client for an
+  action, checking it with the rules and telling both sides.
+* House agents are clients too: for each student on a house channel the server
+  starts ``python -m referee connect`` of that agent in its own process,
+  sealed as any local game, at most ``house_workers`` at once.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import os
+import random
+import secrets
+import signal
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Mapping
+
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from .. import __version__
+from ..games import game_class, load_game
+from ..games.base import CHANCE, PLAYER_NAMES, GameState, IllegalActionError, NotationError
+from ..match import chance_seed_for, ending_message, utc_now
+from ..records import UNFINISHED, GameRecord, bounded
+from .protocol import (
+    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode, failure_reason,
+    read_message,
+)
+from .store import Store, tallies
+
+log = logging.getLogger("referee.battleground")
+
+#: Wall seconds a client has to construct its agent (``start`` → ``ready``).
+STARTUP_ALLOWANCE = 60.0
+#: The most of a connection's round trip taken off one move's wall time.
+MAX_LAG_CREDIT = 0.5
+#: Seconds a new connection has to say hello.
+HELLO_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    game: str = "infexion"
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    time_limit: float | None = 180.0
+    space_limit: float | None = 250.0
+    wall_factor: float = 1.25
+    grace: float = 20.0
+    #: House agents: name -> package spec.
+    house: Mapping[str, str] = field(default_factory=dict)
+    house_workers: int = 2
+    house_sandbox: str = "auto"
+    #: Roster: name -> student id (None: no roster, first come first named).
+    roster: Mapping[str, str | None] | None = None
+    per_address: int = 8
+    rate: float = 200.0
+    burst: float = 400.0
+
+    @property
+    def wall_limit(self) -> float | None:
+        return None if self.time_limit is None else round(self.time_limit * self.wall_factor, 3)
+
+
+class Forfeit(Exception):
+    """A side loses the game: its colour, the verdict's reason and a sentence."""
+
+    def __init__(self, color: int, reason: str, message: str, error: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.color, self.reason, self.message = color, reason, message
+        self.error = error or {"kind": reason, "message": message, "traceback": None}
+
+
+class Player:
+    """One name's presence on the server: its connection (replaced on reconnection) and what it waits for."""
+
+    def __init__(self, name: str, house: bool):
+        self.name = name
+        self.house = house
+        self.conn: ServerConnection | None = None
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.connected = asyncio.Event()
+        self.gone_at: float | None = None
+        self.channel = ""
+        self.games_left = 0
+        self.seat: Seat | None = None
+        self.waiting_since = 0.0
+        #: A house player's one opponent (it plays only the student it was started for).
+        self.for_player: str | None = None
+        self.done = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        conn = self.conn
+        if conn is None:
+            return
+        try:
+            await conn.send(encode(message))
+        except ConnectionClosed:
+            pass  # the reader sees the close and says so
+
+    @property
+    def latency(self) -> float:
+        conn = self.conn
+        return min(conn.latency, MAX_LAG_CREDIT) if conn is not None else 0.0
+
+
+@dataclass
+class Seat:
+    """A player's side in one game."""
+
+    player: Player
+    color: int
+    cpu: float = 0.0
+    memory_mb: float = 0.0
+    wall_used: float = 0.0
+    #: Whether the client has the game (its agent constructed and told the actions so far).
+    ready: bool = False
+
+
+class LiveGame:
+    """A game being played: what the pages and the API show of it."""
+
+    def __init__(self, game_id: int, seats: tuple[Seat, Seat], channel: str, settings: ServerSettings, seed: int):
+        self.id = game_id
+        self.seats = seats
+        self.channel = channel
+        self.seed = seed
+        # A game whose setup is drawn from its seed (Infinitron's cities) gets it, as in a tournament.
+        self.options = dict(game_class(settings.game).seeded_options(dict(settings.game_options), seed))
+        self.game = load_game(settings.game, **self.options)
+        self.state: GameState[Any] = self.game.new_state()
+        self.actions: list[str] = []
+        self.movers: list[str | None] = []
+        self.clocks: list[list[float]] = []
+        self.moves = [0, 0]
+        self.chance_seed = chance_seed_for(seed)
+        self.chance_rng = random.Random(f"chance:{self.chance_seed}")
+        self.chance_used = False
+        self.started_at = utc_now()
+        self.start = time.monotonic()
+
+
+class Battleground:
+    """The server's state: players, lobby, live games and the database."""
+
+    def __init__(self, settings: ServerSettings, store: Store):
+        self.settings = settings
+        self.store = store
+        self.players: dict[str, Player] = {}
+        self.waiting: list[Player] = []
+        self.live: dict[int, LiveGame] = {}
+        self.addresses: dict[str, int] = {}
+        self.port = 0
+        self.title = f"battleground: {settings.game}"
+        self.house_slots = asyncio.Semaphore(max(1, settings.house_workers))
+        self.house_procs: set[asyncio.subprocess.Process] = set()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self._ratings: dict[str, tuple[float, float | None]] = {}
+        self._rated_games = -1
+        self._rating_task: asyncio.Task[None] | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        for name in settings.house:
+            store.add_player(name, None, utc_now(), house=True)
+        if settings.roster is not None:
+            for name, student_id in settings.roster.items():
+                if store.player(name) is None:
+                    store.add_player(name, store.roster_token(name), utc_now(), student_id)
+
+    # -- bookkeeping ------------------------------------------------------------------------------------
+
+    def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("internal error in a battleground task", exc_info=task.exception())
+
+    def house_token(self, name: str) -> str:
+        return hmac.new(self.store.secret.encode(), f"house:{name}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    # -- ratings ------------------------------------------------------------------------------------------
+
+    def ratings(self) -> dict[str, tuple[float, float | None]]:
+        """The last fit's ratings (name -> (elo, 95 % half-width)); a new fit starts when games were added."""
+        count = len(self.store.results())
+        if count != self._rated_games and (self._rating_task is None or self._rating_task.done()):
+            self._rating_task = self.spawn(self._refit(count))
+        return self._ratings
+
+    async def _refit(self, count: int) -> None:
+        wdl, pairs = tallies(self.store.results())
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(1)
+        # The fit is pure Python and takes a second for 200 players: off the event loop, in another process.
+        fit = await asyncio.get_running_loop().run_in_executor(self._pool, _fit, sorted(wdl), pairs)
+        self._ratings, self._rated_games = fit, count
+
+    def leaderboard(self) -> list[dict[str, Any]]:
+        wdl, _ = tallies(self.store.results())
+        ratings = self.ratings()
+        rows: list[dict[str, Any]] = []
+        for name, seen, _house in self.store.players():
+            if name not in wdl and name not in self.players:
+                continue
+            w, d, lost = wdl.get(name, [0, 0, 0])
+            elo, interval = ratings.get(name, (None, None))
+            rows.append({"name": name, "rating": None if elo is None else round(elo),
+                         "interval": None if interval is None else round(interval),
+                         "games": w + d + lost, "wins": w, "draws": d, "losses": lost, "last_seen": seen})
+        rows.sort(key=lambda r: (r["rating"] is None, -(r["rating"] or 0), -r["games"], r["name"]))
+        for rank, row in enumerate(rows, 1):
+            row["rank"] = rank
+        return [{"rank": r.pop("rank"), **r} for r in rows]
+
+    # -- the site (what :mod:`.web` reads) ------------------------------------------------------------
+
+    def games(self) -> dict[str, list[dict[str, Any]]]:
+        return {"running": [self._live_summary(g) for g in sorted(self.live.values(), key=lambda g: g.id)],
+                "finished": [row.to_json() for row in self.store.games("finished")]}
+
+    def _live_summary(self, live: LiveGame) -> dict[str, Any]:
+        return {"id": live.id, "red": live.seats[0].player.name, "blue": live.seats[1].player.name,
+                "channel": live.channel, "status": "running", "winner": None, "reason": None,
+                "turns": len(live.actions), "started_at": live.started_at, "ended_at": None}
+
+    def game(self, game_id: int) -> dict[str, Any] | None:
+        if game_id in self.live:
+            return self._live_summary(self.live[game_id])
+        row = self.store.game(game_id)
+        return row.to_json() if row else None
+
+    def record(self, game_id: int) -> GameRecord | None:
+        live = self.live.get(game_id)
+        if live is not None:
+            return self.record_of(live, None, UNFINISHED, "in play", {}, "running")
+        return self.store.record(game_id)
+
+    def player(self, name: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]] | None:
+        if self.store.player(name) is None:
+            return None
+        row = next((r for r in self.leaderboard() if r["name"] == name), None)
+        games = [self._live_summary(g) for g in self.live.values() if name in (g.seats[0].player.name,
+                                                                               g.seats[1].player.name)]
+        return row, games + [r.to_json() for r in self.store.games_of(name) if r.id not in self.live]
+
+    # -- HTTP ---------------------------------------------------------------------------------------------
+
+    def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        if request.path.split("?", 1)[0] == PLAY_PATH and "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        from .web import Answer, answer  # the pages only when a page is asked for
+
+        try:
+            reply: Answer = answer(self, "GET", request.path)
+        except Exception:  # noqa: BLE001  a page's bug must not take the server down
+            log.exception("internal error answering %s", request.path[:200])
+            reply = Answer(500, "text/plain; charset=utf-8", b"internal error\n")
+        headers = Headers([("Content-Type", reply.content_type), ("Content-Length", str(len(reply.body))),
+                           ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+                           *reply.headers])
+        return Response(reply.status, _REASONS.get(reply.status, "OK"), headers, reply.body)
+
+    # -- connections ----------------------------------------------------------------------------------------
+
+    async def handle(self, conn: ServerConnection) -> None:
+        address = str(conn.remote_address[0]) if conn.remote_address else "?"
+        player: Player | None = None
+        try:
+            try:
+                raw = await asyncio.wait_for(conn.recv(), HELLO_TIMEOUT)
+                hello = read_message(raw, CLIENT_MESSAGES)
+                if hello["type"] != "hello":
+                    raise ProtocolViolation("the first message must be hello")
+            except asyncio.TimeoutError:
+                await _refuse(conn, f"no hello within {HELLO_TIMEOUT:g} s")
+                return
+            except ProtocolViolation as exc:
+                await _refuse(conn, str(exc))
+                return
+            player = await self.welcome(conn, hello, address)
+            if player is None:
+                return
+            await self.read(conn, player)
+        except ConnectionClosed:
+            pass
+        finally:
+            if player is not None and player.conn is conn:
+                self.left(player, address)
+
+    async def welcome(self, conn: ServerConnection, hello: dict[str, Any], address: str) -> Player | None:
+        """Check the hello's name and token; attach the connection to its player (or refuse); the player."""
+        problem = check_hello(hello)
+        if problem:
+            await _refuse(conn, problem)
+            return None
+        name, token = hello["name"], hello.get("token")
+        settings = self.settings
+        house = name in settings.house
+        new_token = None
+        if house:
+            if not (isinstance(token, str) and hmac.compare_digest(token, self.house_token(name))):
+                await _refuse(conn, f"{name!r} is a house agent's name")
+                return None
+        elif settings.roster is not None and name not in settings.roster:
+            await _refuse(conn, f"{name!r} is not on this server's roster")
+            return None
+        elif self.store.player(name) is None:
+            new_token = secrets.token_hex(16)
+            self.store.add_player(name, new_token, utc_now())
+        elif not self.store.token_matches(name, token):
+            await _refuse(conn, f"wrong token for {name!r}" if token else
+                          f"{name!r} is taken: its token is needed (docs/battleground.md, 'Identity')")
+            return None
+        if not house and settings.per_address and self.addresses.get(address, 0) >= settings.per_address:
+            await _refuse(conn, f"at most {settings.per_address} connections from one address")
+            return None
+        player = self.players.get(name) if not house else None
+        if player is None:
+            player = Player(name, house)
+            if not house:
+                self.players[name] = player
+        elif player.conn is not None:
+            old = player.conn
+            player.conn = None
+            self.spawn(old.close(1000, "replaced by a new connection"))
+        player.conn = conn
+        player.gone_at = None
+        if not house:
+            self.addresses[address] = self.addresses.get(address, 0) + 1
+        self.store.seen(name, utc_now())
+        welcome = {"type": "welcome", "name": name, "game": settings.game,
+                   "game_options": dict(settings.game_options), "time_limit": settings.time_limit,
+                   "space_limit": settings.space_limit, "wall_limit": settings.wall_limit, "grace": settings.grace,
+                   "server": f"referee {__version__}"}
+        if new_token:
+            welcome["token"] = new_token
+        await player.send(welcome)
+        player.connected.set()
+        if player.seat is not None:
+            return player  # back to its game: the game sends it the actions so far
+        player.channel, player.games_left = hello["channel"], hello["games"]
+        player.done = False
+        if house:
+            player.for_player = hello.get("opponent") if isinstance(hello.get("opponent"), str) else None
+        self.enter_lobby(player)
+        return player
+
+    async def read(self, conn: ServerConnection, player: Player) -> None:
+        """Pass the connection's messages to the player's game; a violation closes it (and forfeits its game)."""
+        bucket, last = self.settings.burst, time.monotonic()
+        async for raw in conn:
+            now = time.monotonic()
+            bucket = min(self.settings.burst, bucket + (now - last) * self.settings.rate)
+            last = now
+            try:
+                if bucket < 1:
+                    raise ProtocolViolation(f"more than {self.settings.rate:g} messages a second")
+                bucket -= 1
+                message = read_message(raw, CLIENT_MESSAGES)
+                if message["type"] == "hello":
+                    raise ProtocolViolation("hello twice")
+                if player.seat is None:
+                    raise ProtocolViolation(f"{message['type']} outside a game")
+            except ProtocolViolation as exc:
+                if player.seat is not None:
+                    player.inbox.put_nowait({"type": "violation", "message": str(exc)})
+                await player.send({"type": "error", "message": str(exc)})
+                await conn.close(1008, "protocol violation")
+                return
+            player.inbox.put_nowait(message)
+
+    def left(self, player: Player, address: str) -> None:
+        """The player's connection closed: out of the lobby; a game waits for it (the grace period)."""
+        player.conn = None
+        player.connected.clear()
+        player.gone_at = time.monotonic()
+        if not player.house:
+            self.addresses[address] = max(0, self.addresses.get(address, 1) - 1)
+        if player in self.waiting:
+            self.waiting.remove(player)
+        if player.seat is not None:
+            player.inbox.put_nowait({"type": "gone"})
+        elif not player.house:
+            self.players.pop(player.name, None)
+        self.store.seen(player.name, utc_now())
+
+    # -- pairing ------------------------------------------------------------------------------------------
+
+    def enter_lobby(self, player: Player) -> None:
+        player.waiting_since = time.monotonic()
+        self.waiting.append(player)
+        self.spawn(player.send({"type": "waiting", "channel": player.channel}))
+        if not player.house and player.channel in self.settings.house:
+            self.spawn(self.start_house(player.channel, player))
+        self.pair()
+
+    def pair(self) -> None:
+        """Pair whoever can be: channel by channel in order of arrival; the public pool by nearest rating."""
+        while True:
+            found = self._pairing()
+            if found is None:
+                return
+            first, second = found
+            self.waiting.remove(first)
+            self.waiting.remove(second)
+            self.spawn(self.play_pair(first, second))
+
+    def _pairing(self) -> tuple[Player, Player] | None:
+        ratings = self._ratings
+        for index, first in enumerate(self.waiting):
+            if first.house:
+                continue
+            candidates = [p for p in self.waiting[index + 1:] + self.waiting[:index]
+                          if p is not first and p.channel == first.channel and p.name != first.name
+                          and (not p.house or p.for_player == first.name)]
+            if first.channel in self.settings.house:
+                candidates = [p for p in candidates if p.house]
+            if not candidates:
+                continue
+            if first.channel == "":
+                mine = ratings.get(first.name, (0.0, None))[0]
+                candidates.sort(key=lambda p: (abs(ratings.get(p.name, (0.0, None))[0] - mine), p.waiting_since))
+            else:
+                candidates.sort(key=lambda p: p.waiting_since)
+            return first, candidates[0]
+        return None
+
+    async def start_house(self, name: str, student: Player) -> None:
+        """Start the house agent ``name`` for ``student``: a client process on this machine, sealed as any."""
+        async with self.house_slots:
+            if student.conn is None and student.seat is None:
+                return
+            command = [sys.executable, "-m", "referee", "connect", self.settings.house[name], name,
+                       "--server", f"127.0.0.1:{self.port}", "--channel", name, "--games", str(student.games_left),
+                       "--token", self.house_token(name), "--house-for", student.name,
+                       "--sandbox", self.settings.house_sandbox, "--no-token-file", "-v", "0"]
+            proc = await asyncio.create_subprocess_exec(
+                *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            )
+            self.house_procs.add(proc)
+            try:
+                _, err = await proc.communicate()
+            finally:
+                self.house_procs.discard(proc)
+            if proc.returncode not in (0, None):
+                log.warning("house agent %s for %s ended with %s: %s", name, student.name, proc.returncode,
+                            err.decode(errors="replace")[-400:])
+                if student in self.waiting:
+                    await student.send({"type": "error", "message": f"the house agent {name} could not start"})
+
+    async def play_pair(self, first: Player, second: Player) -> None:
+        count = 2 if min(first.games_left, second.games_left) >= 2 else 1
+        for number in range(count):
+            red, blue = (first, second) if number == 0 else (second, first)
+            await self.play_game(red, blue, first.channel, [number + 1, count])
+            for player in (first, second):
+                player.games_left -= 1
+            if any(p.conn is None for p in (first, second)):
+                break
+        for player in (first, second):
+            if player.conn is None:
+                if not player.house:
+                    self.players.pop(player.name, None)
+                continue
+            opponent = second if player is first else first
+            if player.games_left > 0 and not (player.house and (opponent.conn is None or opponent.games_left <= 0)):
+                self.enter_lobby(player)
+            else:
+                player.done = True
+                await player.send({"type": "done", "message": "no more games: thank you for playing"})
+                if player.conn is not None:
+                    self.spawn(player.conn.close(1000, "done"))
+
+    # -- a game ---------------------------------------------------------------------------------------------
+
+    async def play_game(self, red: Player, blue: Player, channel: str, pair: list[int]) -> None:
+        seed = secrets.randbelow(2 ** 31)
+        game_id = self.store.start_game(red.name, blue.name, channel, utc_now())
+        seats = (Seat(red, 0), Seat(blue, 1))
+        live = LiveGame(game_id, seats, channel, self.settings, seed)
+        self.live[game_id] = live
+        for seat in seats:
+            seat.player.seat = seat
+            _drain(seat.player.inbox)
+        winner: str | None
+        error: dict[str, Any] = {}
+        try:
+            await asyncio.gather(*(self.send_start(live, seat, pair) for seat in seats))
+            await asyncio.gather(*(self.await_ready(live, seat, pair) for seat in seats))
+            await self.play_moves(live, pair)
+        except Forfeit as lost:
+            winner, reason, message = PLAYER_NAMES[1 - lost.color], lost.reason, f"{PLAYER_NAMES[lost.color]} " \
+                f"({seats[lost.color].player.name}): {lost.message}"
+            error = {PLAYER_NAMES[lost.color]: lost.error}
+        else:
+            outcome = live.state.outcome
+            assert outcome is not None
+            winner, reason = outcome.winner_name, outcome.reason
+            message = ending_message(winner, reason)
+        finally:
+            for seat in seats:
+                seat.player.seat = None
+            self.live.pop(game_id, None)
+        record = self.record_of(live, winner, reason, message, error, "finished")
+        self.store.finish_game(game_id, record, "finished", utc_now())
+        end = {"type": "end", "id": game_id, "record": record.to_dict()}
+        await asyncio.gather(*(seat.player.send(end) for seat in seats))
+        self.ratings()
+
+    async def send_start(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
+        other = live.seats[1 - seat.color].player
+        seat.ready = False
+        await seat.player.send({
+            "type": "start", "id": live.id, "color": PLAYER_NAMES[seat.color], "opponent": other.name,
+            "seed": live.seed, "game_options": live.options, "actions": [list(p) for p in zip(live.movers,
+                                                                                              live.actions)],
+            "pair": pair, "time_limit": self.settings.time_limit, "space_limit": self.settings.space_limit,
+        })
+
+    async def await_ready(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
+        message = await self.receive(live, seat, STARTUP_ALLOWANCE, pair, charge=False)
+        if message["type"] != "ready":
+            raise Forfeit(seat.color, "protocol_error", f"sent {message['type']} before ready")
+        seat.ready = True
+
+    async def receive(self, live: LiveGame, seat: Seat, timeout: float, pair: list[int],
+                      charge: bool = True) -> dict[str, Any]:
+        """The seat's next message for this game within ``timeout`` wall seconds, across a reconnection.
+
+        A timeout, a drop not mended within the grace period, a violation or a ``failed`` is a Forfeit.
+        """
+        player = seat.player
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if player.conn is None:
+                gone_at = player.gone_at or time.monotonic()
+                grace_left = gone_at + self.settings.grace - time.monotonic()
+                if not await _wait_event(player.connected, min(grace_left, max(left, 0.0))):
+                    if grace_left <= left:
+                        raise Forfeit(seat.color, "disconnected",
+                                      f"disconnected and not back within {self.settings.grace:g} s")
+                    raise self.out_of_time(seat, charge)
+                # Back: the game again from the start; the request it was waiting on comes after.
+                _drain(player.inbox)
+                await self.send_start(live, seat, pair)
+                message = await self.receive(live, seat, STARTUP_ALLOWANCE, pair, charge=False)
+                if message["type"] != "ready":
+                    raise Forfeit(seat.color, "protocol_error", f"sent {message['type']} before ready")
+                seat.ready = True
+                return {"type": "resumed"}
+            try:
+                message = await asyncio.wait_for(player.inbox.get(), max(left, 0.0))
+            except asyncio.TimeoutError:
+                raise self.out_of_time(seat, charge) from None
+            kind = message["type"]
+            if kind == "gone":
+                continue
+            if kind == "violation":
+                raise Forfeit(seat.color, "protocol_error", f"broke the protocol: {message['message']}")
+            if message.get("id") != live.id:
+                continue  # a late answer about an earlier game
+            if kind == "failed":
+                seat.cpu, seat.memory_mb = float(message["cpu"]), float(message["memory_mb"])
+                traceback = message.get("traceback")
+                raise Forfeit(seat.color, failure_reason(message), bounded(message["message"]) or "",
+                              {"kind": failure_reason(message), "message": bounded(message["message"]),
+                               "traceback": bounded(traceback) if isinstance(traceback, str) else None})
+            return message
+
+    def out_of_time(self, seat: Seat, charged: bool) -> Forfeit:
+        if not charged:
+            return Forfeit(seat.color, "load_error", f"the agent was not ready within {STARTUP_ALLOWANCE:g} s")
+        return Forfeit(seat.color, "time_limit",
+                       f"out of wall-clock time on the server ({self.settings.wall_limit:g} s for a "
+                       f"{self.settings.time_limit:g} s CPU limit)")
+
+    async def play_moves(self, live: LiveGame, pair: list[int]) -> None:
+        state, wall_limit = live.state, self.settings.wall_limit
+        while not state.is_over:
+            mover = state.current_player
+            if mover == CHANCE:
+                action = state.sample_chance(live.chance_rng)
+                live.chance_used = True
+                state.apply_checked(action)
+                self.played(live, None, state.action_to_str(action))
+                if not state.is_over:
+                    await self.tell(live, None)
+                continue
+            seat = live.seats[mover]
+            while True:
+                left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
+                await seat.player.send({"type": "play", "id": live.id, "clock": self.clock(live)})
+                asked = time.monotonic()
+                message = await self.receive(live, seat, left + seat.player.latency, pair)
+                elapsed = time.monotonic() - asked
+                seat.wall_used += max(0.0, elapsed - seat.player.latency)
+                if wall_limit is not None and seat.wall_used > wall_limit:
+                    raise self.out_of_time(seat, True)
+                if message["type"] != "resumed":
+                    break  # (resumed: the client has the game again; ask again)
+            if message["type"] != "action":
+                raise Forfeit(mover, "protocol_error", f"answered play with {message['type']}")
+            seat.cpu, seat.memory_mb = float(message["cpu"]), float(message["memory_mb"])
+            try:
+                parsed = state.parse_action(message["action"])
+                state.apply_checked(parsed)
+            except NotationError as exc:
+                raise Forfeit(mover, "protocol_error", f"unreadable action: {exc}") from None
+            except IllegalActionError as exc:
+                raise Forfeit(mover, "illegal_action", str(exc)) from None
+            live.moves[mover] += 1
+            self.played(live, PLAYER_NAMES[mover], state.action_to_str(parsed))
+            if not state.is_over:
+                await self.tell(live, PLAYER_NAMES[mover])
+
+    def played(self, live: LiveGame, mover: str | None, text: str) -> None:
+        live.actions.append(text)
+        live.movers.append(mover)
+        live.clocks.append([round(seat.cpu, 4) for seat in live.seats])
+
+    async def tell(self, live: LiveGame, mover: str | None) -> None:
+        message = {"type": "turn", "id": live.id, "color": mover, "action": live.actions[-1]}
+        await asyncio.gather(*(seat.player.send(message) for seat in live.seats if seat.player.conn is not None))
+
+    def clock(self, live: LiveGame) -> dict[str, float | None]:
+        limit = self.settings.wall_limit
+        return {PLAYER_NAMES[s.color]: None if limit is None else round(max(0.0, limit - s.wall_used), 3)
+                for s in live.seats}
+
+    def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
+                  error: Mapping[str, Any], status: str) -> GameRecord:
+        red, blue = (seat.player.name for seat in live.seats)
+        return GameRecord(
+            game=live.game.name, game_options=live.options, red=red, blue=blue, red_name=red, blue_name=blue,
+            winner=winner, reason=reason, message=message, turns=len(live.actions), actions=list(live.actions),
+            moves={"RED": live.moves[0], "BLUE": live.moves[1]},
+            time_used={PLAYER_NAMES[s.color]: round(s.cpu, 4) for s in live.seats},
+            peak_memory_mb={PLAYER_NAMES[s.color]: round(s.memory_mb, 2) for s in live.seats},
+            error={"RED": error.get("RED"), "BLUE": error.get("BLUE")},
+            seed=live.seed, time_limit=self.settings.time_limit, space_limit=self.settings.space_limit,
+            started_at=live.started_at, duration=round(time.monotonic() - live.start, 4),
+            referee_version=__version__,
+            extra={"battleground": {
+                "id": live.id, "channel": live.channel, "status": status, "clock": "reported by the client",
+                "wall_used": {PLAYER_NAMES[s.color]: round(s.wall_used, 3) for s in live.seats},
+                "wall_limit": self.settings.wall_limit,
+            }},
+            chance_seed=live.chance_seed if live.chance_used else None,
+            time_used_after=list(live.clocks),
+        )
+
+    async def close(self) -> None:
+        for proc in list(self.house_procs):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for task in list(self.tasks):
+            task.cancel()
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+
+def _fit(names: list[str], pairs: dict[tuple[str, str], tuple[int, int, int]]) -> dict[str, tuple[float, float | None]]:
+    from ..tournament.ratings import bradley_terry
+
+    fit = bradley_terry(names, pairs)
+    return {name: (rating.elo, rating.ci95) for name, rating in fit.ratings.items()}
+
+
+def _drain(queue: asyncio.Queue[Any]) -> None:
+    while not queue.empty():
+        queue.get_nowait()
+
+
+async def _wait_event(event: asyncio.Event, timeout: float) -> bool:
+    if event.is_set():
+        return True
+    try:
+        await asyncio.wait_for(event.wait(), max(timeout, 0.0))
+    except asyncio.TimeoutError:
+        return False
+    return True
+
+
+async def _refuse(conn: ServerConnection, reason: str) -> None:
+    try:
+        await conn.send(encode({"type": "refused", "reason": reason}))
+        await conn.close(1008, "refused")
+    except ConnectionClosed:
+        pass
+
+
+_REASONS = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
+
+
+async def run_server(settings: ServerSettings, db: str, host: str, port: int,
+                     ready: asyncio.Event | None = None, say: Any = print) -> None:
+    """Serve until cancelled (or SIGINT/SIGTERM through the CLI)."""
+    store = Store(db, settings.game, settings.game_options)
+    aborted = store.abort_running(utc_now())
+    if aborted:
+        say(f"* battleground: {aborted} game(s) interrupted by the last stop recorded as aborted (not counted)")
+    ground = Battleground(settings, store)
+    try:
+        async with serve(ground.handle, host, port, process_request=ground.process_request,
+                         max_size=MAX_MESSAGE_BYTES, max_queue=64, compression=None,
+                         ping_interval=5, ping_timeout=20, logger=log) as server:
+            ground.port = next(iter(server.sockets)).getsockname()[1]
+            say(f"* battleground: {settings.game} on http://{host}:{ground.port}/ (agents: ws://{host}:"
+                f"{ground.port}{PLAY_PATH}), database {db}")
+            if ready is not None:
+                ready.set()
+            await asyncio.Future()
+    finally:
+        await ground.close()
+        store.close()
+

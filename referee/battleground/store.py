@@ -1,0 +1,224 @@
+"""The battleground's database: players, games and the server's secret, in one SQLite file.
+
+SQLite in WAL mode with synchronous writes: a game's record and its result
+are written in one transaction, so a crash (``kill -9``) loses at most the
+games being played, which a restart marks aborted.  Ratings are not stored:
+they are a function of the finished games (:func:`leaderboard_rows`).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from collections.abc import Mapping, Sequence
+
+from ..records import GameRecord, RecordError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT,
+    student_id TEXT,
+    house INTEGER NOT NULL DEFAULT 0,
+    created TEXT NOT NULL,
+    last_seen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    red TEXT NOT NULL,
+    blue TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'aborted')),
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    winner TEXT,
+    reason TEXT,
+    turns INTEGER NOT NULL DEFAULT 0,
+    record TEXT
+);
+CREATE INDEX IF NOT EXISTS games_by_red ON games (red);
+CREATE INDEX IF NOT EXISTS games_by_blue ON games (blue);
+CREATE INDEX IF NOT EXISTS games_by_status ON games (status);
+"""
+
+
+class StoreError(Exception):
+    """A database that cannot be used (another game's, unreadable): said in one sentence."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    red: str
+    blue: str
+    channel: str
+    status: str
+    started_at: str
+    ended_at: str | None
+    winner: str | None
+    reason: str | None
+    turns: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "red": self.red, "blue": self.blue, "channel": self.channel, "status": self.status,
+            "winner": self.winner, "reason": self.reason, "turns": self.turns,
+            "started_at": self.started_at, "ended_at": self.ended_at,
+        }
+
+
+_GAME_COLUMNS = "id, red, blue, channel, status, started_at, ended_at, winner, reason, turns"
+
+
+class Store:
+    """The database, used from one thread (the server's event loop)."""
+
+    def __init__(self, path: str | Path, game: str, game_options: Mapping[str, Any]):
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a battleground database ({exc})") from None
+        self.secret = self._meta("secret") or self._set_meta("secret", secrets.token_hex(32))
+        setup = json.dumps({"game": game, "game_options": dict(game_options)}, sort_keys=True)
+        known = self._meta("game") or self._set_meta("game", setup)
+        if known != setup:
+            raise StoreError(f"{path} holds the games of {known}, not of {setup}: use another --db")
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> str:
+        self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+        return value
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- start-up ---------------------------------------------------------------------------------------
+
+    def abort_running(self, when: str) -> int:
+        """Mark the games a crash interrupted as aborted (never counted); how many."""
+        cursor = self.db.execute(
+            "UPDATE games SET status = 'aborted', ended_at = ?, reason = 'aborted' WHERE status = 'running'", (when,)
+        )
+        return cursor.rowcount
+
+    # -- players ------------------------------------------------------------------------------------------
+
+    def roster_token(self, name: str) -> str:
+        """The token of ``name`` on a roster: the same every time for this database (an HMAC of its secret)."""
+        return hmac.new(self.secret.encode(), f"roster:{name}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    def player(self, name: str) -> sqlite3.Row | None:
+        self.db.row_factory = sqlite3.Row
+        try:
+            row: sqlite3.Row | None = self.db.execute("SELECT * FROM players WHERE name = ?", (name,)).fetchone()
+            return row
+        finally:
+            self.db.row_factory = None
+
+    def add_player(self, name: str, token: str | None, when: str, student_id: str | None = None,
+                   house: bool = False) -> None:
+        self.db.execute(
+            "INSERT INTO players (name, token_hash, student_id, house, created, last_seen) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET student_id = excluded.student_id, house = excluded.house",
+            (name, token_hash(token) if token else None, student_id, int(house), when, when),
+        )
+
+    def seen(self, name: str, when: str) -> None:
+        self.db.execute("UPDATE players SET last_seen = ? WHERE name = ?", (when, name))
+
+    def token_matches(self, name: str, token: str | None) -> bool:
+        row = self.player(name)
+        if row is None or row["token_hash"] is None or token is None:
+            return False
+        return hmac.compare_digest(row["token_hash"], token_hash(token))
+
+    # -- games ----------------------------------------------------------------------------------------------
+
+    def start_game(self, red: str, blue: str, channel: str, when: str) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO games (red, blue, channel, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+            (red, blue, channel, when),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def finish_game(self, game_id: int, record: GameRecord, status: str, when: str) -> None:
+        """Write the game's record and result in one transaction."""
+        self.db.execute(
+            "UPDATE games SET status = ?, ended_at = ?, winner = ?, reason = ?, turns = ?, record = ? WHERE id = ?",
+            (status, when, record.winner, record.reason, record.turns, record.to_json(), game_id),
+        )
+
+    def game(self, game_id: int) -> GameRow | None:
+        row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        return GameRow(*row) if row else None
+
+    def record(self, game_id: int) -> GameRecord | None:
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        if not row or row[0] is None:
+            return None
+        try:
+            return GameRecord.from_json(row[0])
+        except RecordError:
+            return None
+
+    def games(self, status: str, limit: int = 100) -> list[GameRow]:
+        rows = self.db.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? ORDER BY id DESC LIMIT ?", (status, limit)
+        ).fetchall()
+        return [GameRow(*row) for row in rows]
+
+    def games_of(self, name: str, limit: int = 200) -> list[GameRow]:
+        rows = self.db.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE red = ? OR blue = ? ORDER BY id DESC LIMIT ?", (name, name, limit)
+        ).fetchall()
+        return [GameRow(*row) for row in rows]
+
+    def results(self) -> list[tuple[str, str, str | None]]:
+        """Every counted game as (red, blue, winner): what the ratings and tallies are computed from."""
+        rows = self.db.execute("SELECT red, blue, winner FROM games WHERE status = 'finished' ORDER BY id").fetchall()
+        return [(red, blue, winner) for red, blue, winner in rows]
+
+    def players(self) -> list[tuple[str, str, bool]]:
+        """(name, last seen, house) of every player."""
+        return [(n, s, bool(h)) for n, s, h in self.db.execute("SELECT name, last_seen, house FROM players")]
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+Pairs = dict[tuple[str, str], tuple[int, int, int]]
+
+
+def tallies(results: Sequence[tuple[str, str, str | None]]) -> tuple[dict[str, list[int]], Pairs]:
+    """Each player's [wins, draws, losses], and each pairing's (wins, draws, losses) of its first name (sorted)."""
+    wdl: dict[str, list[int]] = {}
+    pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for red, blue, winner in results:
+        for name, won in ((red, winner == "RED"), (blue, winner == "BLUE")):
+            row = wdl.setdefault(name, [0, 0, 0])
+            row[0 if won else 1 if winner is None else 2] += 1
+        a, b = sorted((red, blue))
+        w, d, lost = pairs.get((a, b), (0, 0, 0))
+        a_won = winner is not None and (winner == "RED") == (a == red)
+        if winner is None:
+            d += 1
+        elif a_won:
+            w += 1
+        else:
+            lost += 1
+        pairs[(a, b)] = (w, d, lost)
+    return wdl, pairs
