@@ -102,11 +102,16 @@ class Player:
         #: A house player's one opponent (it plays only the student it was started for).
         self.for_player: str | None = None
         self.done = False
+        #: Answers the server asked for (a ``start`` or ``play`` sent): these are never rate-limited, so a fast
+        #: agent is not cut off for answering quickly; only messages nobody asked for draw on the budget.
+        self.asked = 0
 
     async def send(self, message: dict[str, Any]) -> None:
         conn = self.conn
         if conn is None:
             return
+        if message["type"] in ("start", "play"):
+            self.asked += 1
         try:
             await conn.send(encode(message))
         except ConnectionClosed:
@@ -342,6 +347,7 @@ class Battleground:
             player.conn = None
             self.spawn(old.close(1000, "replaced by a new connection"))
         player.conn = conn
+        player.asked = 0
         player.gone_at = None
         if not house:
             self.addresses[address] = self.addresses.get(address, 0) + 1
@@ -371,9 +377,12 @@ class Battleground:
             bucket = min(self.settings.burst, bucket + (now - last) * self.settings.rate)
             last = now
             try:
-                if bucket < 1:
-                    raise ProtocolViolation(f"more than {self.settings.rate:g} messages a second")
-                bucket -= 1
+                if player.asked > 0:
+                    player.asked -= 1
+                elif bucket < 1:
+                    raise ProtocolViolation(f"more than {self.settings.rate:g} messages a second unasked")
+                else:
+                    bucket -= 1
                 message = read_message(raw, CLIENT_MESSAGES)
                 if message["type"] == "hello":
                     raise ProtocolViolation("hello twice")
