@@ -25,6 +25,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from collections import deque
 from collections.abc import Mapping
 
 from websockets.asyncio.server import ServerConnection, serve
@@ -106,14 +107,15 @@ class Player:
         #: agent is not cut off for answering quickly; only messages nobody asked for draw on the budget.
         self.asked = 0
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any], text: str | None = None) -> None:
+        """Send ``message`` (``text``: its encoding, when one message goes to several players)."""
         conn = self.conn
         if conn is None:
             return
         if message["type"] in ("start", "play"):
             self.asked += 1
         try:
-            await conn.send(encode(message))
+            await conn.send(text or encode(message))
         except ConnectionClosed:
             pass  # the reader sees the close and says so
 
@@ -174,6 +176,9 @@ class Battleground:
         self.house_slots = asyncio.Semaphore(max(1, settings.house_workers))
         self.house_procs: set[asyncio.subprocess.Process] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
+        #: The server's own latency of the last moves: from an action's arrival to the next request sent.
+        self.latencies: deque[float] = deque(maxlen=20_000)
+        self.moves_played = 0
         self._ratings: dict[str, tuple[float, float | None]] = {}
         self._rated_games = -1
         self._rating_task: asyncio.Task[None] | None = None
@@ -266,11 +271,25 @@ class Battleground:
                                                                                g.seats[1].player.name)]
         return row, games + [r.to_json() for r in self.store.games_of(name) if r.id not in self.live]
 
+    def stats(self) -> dict[str, Any]:
+        """The server's figures (``GET /api/stats``): connections, games and its latency over the last moves."""
+        latencies = sorted(self.latencies)
+
+        def percentile(share: float) -> float | None:
+            return round(1000 * latencies[int(share * (len(latencies) - 1))], 3) if latencies else None
+
+        return {"connections": sum(1 for p in self.players.values() if p.conn is not None),
+                "waiting": len(self.waiting), "games_running": len(self.live), "moves": self.moves_played,
+                "latency_ms": {"moves": len(latencies), "p50": percentile(0.5), "p99": percentile(0.99),
+                               "max": percentile(1.0)}}
+
     # -- HTTP ---------------------------------------------------------------------------------------------
 
     def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
         if request.path.split("?", 1)[0] == PLAY_PATH and "websocket" in request.headers.get("Upgrade", "").lower():
             return None
+        if request.path == "/api/stats":
+            return _json_response(self.stats())
         from .web import Answer, answer  # the pages only when a page is asked for
 
         try:
@@ -394,6 +413,7 @@ class Battleground:
                 await player.send({"type": "error", "message": str(exc)})
                 await conn.close(1008, "protocol violation")
                 return
+            message["received"] = now  # for the server's own latency per move (/api/stats)
             player.inbox.put_nowait(message)
 
     def left(self, player: Player, address: str) -> None:
@@ -578,7 +598,7 @@ class Battleground:
                 seat.ready = True
                 return {"type": "resumed"}
             try:
-                message = await asyncio.wait_for(player.inbox.get(), max(left, 0.0))
+                message = await _next(player.inbox, max(left, 0.0))
             except asyncio.TimeoutError:
                 raise self.out_of_time(seat, charge) from None
             kind = message["type"]
@@ -605,6 +625,7 @@ class Battleground:
 
     async def play_moves(self, live: LiveGame, pair: list[int]) -> None:
         state, wall_limit = live.state, self.settings.wall_limit
+        received: float | None = None  # when the last action arrived (the server's latency runs from there)
         while not state.is_over:
             mover = state.current_player
             if mover == CHANCE:
@@ -620,6 +641,9 @@ class Battleground:
                 left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
                 await seat.player.send({"type": "play", "id": live.id, "clock": self.clock(live)})
                 asked = time.monotonic()
+                if received is not None:
+                    self.latencies.append(asked - received)
+                    received = None
                 message = await self.receive(live, seat, left + seat.player.latency, pair)
                 elapsed = time.monotonic() - asked
                 seat.wall_used += max(0.0, elapsed - seat.player.latency)
@@ -630,6 +654,7 @@ class Battleground:
             if message["type"] != "action":
                 raise Forfeit(mover, "protocol_error", f"answered play with {message['type']}")
             seat.cpu, seat.memory_mb = float(message["cpu"]), float(message["memory_mb"])
+            received = message.get("received")
             try:
                 parsed = state.parse_action(message["action"])
                 state.apply_checked(parsed)
@@ -643,13 +668,17 @@ class Battleground:
                 await self.tell(live, PLAYER_NAMES[mover])
 
     def played(self, live: LiveGame, mover: str | None, text: str) -> None:
+        self.moves_played += 1
         live.actions.append(text)
         live.movers.append(mover)
         live.clocks.append([round(seat.cpu, 4) for seat in live.seats])
 
     async def tell(self, live: LiveGame, mover: str | None) -> None:
         message = {"type": "turn", "id": live.id, "color": mover, "action": live.actions[-1]}
-        await asyncio.gather(*(seat.player.send(message) for seat in live.seats if seat.player.conn is not None))
+        text = encode(message)
+        # One after the other: a send only queues the frame, so a task per send would cost more than it saves.
+        for seat in live.seats:
+            await seat.player.send(message, text)
 
     def clock(self, live: LiveGame) -> dict[str, float | None]:
         limit = self.settings.wall_limit
@@ -697,6 +726,20 @@ def _fit(names: list[str], pairs: dict[tuple[str, str], tuple[int, int, int]]) -
     return {name: (rating.elo, rating.ci95) for name, rating in fit.ratings.items()}
 
 
+async def _next(queue: asyncio.Queue[dict[str, Any]], timeout: float) -> dict[str, Any]:
+    """The queue's next item within ``timeout`` seconds (asyncio.TimeoutError past it).
+
+    On the path of every move: ``asyncio.wait_for`` makes a task per call, ``asyncio.timeout`` (3.11) only a
+    timer, and a message already there is taken at once.
+    """
+    if not queue.empty():
+        return queue.get_nowait()
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await queue.get()
+    return await asyncio.wait_for(queue.get(), timeout)
+
+
 def _drain(queue: asyncio.Queue[Any]) -> None:
     while not queue.empty():
         queue.get_nowait()
@@ -718,6 +761,12 @@ async def _refuse(conn: ServerConnection, reason: str) -> None:
         await conn.close(1008, "refused")
     except ConnectionClosed:
         pass
+
+
+def _json_response(data: Any) -> Response:
+    body = (encode(data) + "\n").encode()
+    return Response(200, "OK", Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                                        ("Cache-Control", "no-store")]), body)
 
 
 _REASONS = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
