@@ -47,7 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     "referee.search": {"referee.games", "referee.arguments", "referee.agent_text", "referee.exit_status"},
     "referee.battleground": {
         "referee.__version__", "referee.games", "referee.match", "referee.records", "referee.hosting",
-        "referee.limits", "referee.render", "referee.tournament.ratings", "referee.arguments", "referee.termination",
+        "referee.limits", "referee.render", "referee.tournament.ratings", "referee.tournament.executor",
+        "referee.arguments", "referee.termination",
         "referee.exit_status", "referee.agent_text",
     },
     "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},

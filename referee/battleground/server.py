@@ -37,6 +37,7 @@ from .. import __version__
 from ..games import game_class, load_game
 from ..games.base import CHANCE, PLAYER_NAMES, GameState, IllegalActionError, NotationError
 from ..match import chance_seed_for, ending_message, utc_now
+from ..tournament.executor import die_with_parent
 from ..records import UNFINISHED, GameRecord, bounded
 from .protocol import (
     CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode, failure_reason,
@@ -218,7 +219,8 @@ class Battleground:
     async def _refit(self, count: int) -> None:
         wdl, pairs = tallies(self.store.results())
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(1)
+            # The worker dies with the server, even by SIGKILL: a crashed server leaves no process behind.
+            self._pool = ProcessPoolExecutor(1, initializer=die_with_parent, initargs=(os.getpid(),))
         # The fit is pure Python and takes a second for 200 players: off the event loop, in another process.
         fit = await asyncio.get_running_loop().run_in_executor(self._pool, _fit, sorted(wdl), pairs)
         self._ratings, self._rated_games = fit, count
