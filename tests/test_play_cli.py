@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -145,9 +144,7 @@ def test_each_verbosity_shows_what_its_help_says(tmp_path):
 def run_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     """The command run in ``cwd`` (agents are imported from there), the referee from this checkout."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args], cwd=cwd, capture_output=True, text=True, timeout=60, env=env
-    )
+    return run(*args, cwd=cwd, env=env)
 
 
 def assert_usage_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:

@@ -17,7 +17,7 @@ from referee.marking.part_b import (
     PROG, Band, Opponent, SchemeError, games_file_for, main, parse_scheme, sandbox_state,
 )
 from referee.records import GameRecord
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_referee
 
 
 GREEDY = """\
@@ -415,10 +415,7 @@ def test_unsealed_games_and_the_students_names_are_in_the_results(tmp_path, caps
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", "autograde", "partB", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=300,
-    )
+    return run_referee("autograde", "partB", *args, cwd=cwd, timeout=300)
 
 
 def test_the_command_marks_a_submission(tmp_path):
