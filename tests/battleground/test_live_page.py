@@ -1,0 +1,152 @@
+"""The real server's pages in a real browser: the leaderboard and a game followed live as it is played.
+
+One side of the game is a real client (``python -m referee connect``, a
+subprocess); the other is this test speaking the protocol, so the game goes
+on exactly as long as the test needs it to.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from referee.games import load_game
+from tests.helpers import ROOT, wait_until
+
+websockets_client = pytest.importorskip("websockets.sync.client")
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
+         str(tmp_path / "bg.sqlite"), "-t", "60"],
+        cwd=ROOT, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, line + proc.stderr.read()
+    try:
+        yield int(found.group(1))
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def get_json(port: int, path: str):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as reply:
+        return json.load(reply)
+
+
+class Side:
+    """This test as a battleground client playing random legal moves when asked."""
+
+    def __init__(self, ws, name: str, channel: str):
+        self.ws = ws
+        self.ws.send(json.dumps({"type": "hello", "protocol": 1, "name": name, "token": None, "channel": channel,
+                                 "games": 1, "client": "test"}))
+        self.state = load_game("infexion").new_state()
+        self.rng = random.Random(7)
+        self.id: int | None = None
+        self.color = ""
+
+    def next(self) -> dict:
+        return json.loads(self.ws.recv(timeout=30))
+
+    def until_play(self) -> dict:
+        """Answer what the server says until it asks for a move; that request."""
+        while True:
+            message = self.next()
+            if message["type"] == "start":
+                self.id, self.color = message["id"], message["color"]
+                self.ws.send(json.dumps({"type": "ready", "id": self.id}))
+            elif message["type"] == "turn":
+                self.state.apply_checked(self.state.parse_action(message["action"]))
+            elif message["type"] == "play":
+                return message
+            elif message["type"] in ("end", "refused", "error"):
+                raise AssertionError(f"the game ended early: {message}")
+
+    def move(self) -> None:
+        self.until_play()
+        action = self.state.action_to_str(self.rng.choice(self.state.legal_actions()))
+        self.ws.send(json.dumps({"type": "action", "id": self.id, "action": action, "cpu": 0.01, "memory_mb": 1}))
+
+
+def test_the_leaderboard_and_a_game_followed_live_in_the_browser(browser, server, tmp_path):
+    from playwright.sync_api import expect
+
+    port = server
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    client = subprocess.Popen(
+        [sys.executable, "-m", "referee", "connect", "agents/random_agent", "carol", "--server",
+         f"127.0.0.1:{port}", "--channel", "live", "--games", "1", "--sandbox", "off",
+         "--record-file", str(tmp_path / "carol.jsonl"), "-v", "0"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    stack = contextlib.ExitStack()
+    me = Side(stack.enter_context(websockets_client.connect(f"ws://127.0.0.1:{port}/play", open_timeout=10)),
+              "dave", "live")
+    try:
+        for _ in range(3):
+            me.move()
+        game_id = me.id
+        running = wait_until(lambda: get_json(port, "/api/games")["running"], 10, "the game listed as running")
+        # Colours go by arrival: whoever was paired first is Red.
+        players = ("dave", "carol") if me.color == "RED" else ("carol", "dave")
+        assert [(g["id"], g["red"], g["blue"]) for g in running] == [(game_id, *players)]
+
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(f"http://127.0.0.1:{port}/")
+        link = page.locator("#running a", has_text=f"game {game_id}")
+        expect(link).to_be_visible()
+        link.click()
+        page.wait_for_url(f"http://127.0.0.1:{port}/games/{game_id}")
+        expect(page.locator("body")).to_have_attribute("data-shown", str(len(get_json(port, f"/api/games/{game_id}")
+                                                                              ["actions"])))
+        assert page.locator("svg#board g.cell").count() == 49
+
+        # Two more moves of each side: the page follows without a reload.
+        for _ in range(2):
+            me.move()
+        me.until_play()
+        shown = len(get_json(port, f"/api/games/{game_id}")["actions"])
+        assert shown >= 10
+        expect(page.locator("body")).to_have_attribute("data-shown", str(shown), timeout=10_000)
+
+        # This side breaks the protocol: it forfeits, and the page shows the end and stops.
+        me.ws.send("this is not JSON")
+        record = wait_until(lambda: get_json(port, f"/api/games/{game_id}")["extra"]["battleground"]["status"]
+                            == "finished" and get_json(port, f"/api/games/{game_id}"), 10, "the game's end")
+        assert (record["winner"], record["reason"]) == ("BLUE" if me.color == "RED" else "RED", "protocol_error")
+        expect(page.locator("body")).to_have_attribute("data-polling", "no", timeout=10_000)
+        expect(page.locator("#replay")).to_be_visible()
+        assert problems == []
+
+        # The real client saw the same end and wrote the same record.
+        assert client.wait(30) == 0, client.stdout.read() if client.stdout else ""
+        kept = json.loads((tmp_path / "carol.jsonl").read_text().splitlines()[0])
+        assert kept == record
+
+        page.goto(f"http://127.0.0.1:{port}/")
+        board = page.locator("table", has_text="carol")
+        expect(board.first).to_be_visible()
+        rows = {row["name"]: row for row in get_json(port, "/api/leaderboard")}
+        assert (rows["carol"]["wins"], rows["dave"]["losses"]) == (1, 1)
+        page.close()
+    finally:
+        stack.close()
+        if client.poll() is None:
+            client.kill()
