@@ -251,7 +251,7 @@ class Client:
                     path = store_token(self.options.server, self.options.name, self.token)
                     self.say(f"{self.options.name} is yours on this server: its token is kept in {path}")
             self.say(f"connected to {self.options.server} as {message['name']}: {message['game']}, "
-                     f"{_limit(message.get('time_limit'), 's CPU')}, {_limit(message.get('space_limit'), ' MB')}")
+                     f"{_limit(message.get('time_limit'), 's CPU')}, {_limit(message.get('space_limit'), 'MB')}")
         elif kind == "waiting":
             channel = message["channel"]
             self.say(f"waiting for an opponent on {'the public pool' if not channel else 'channel ' + repr(channel)}")
@@ -274,6 +274,9 @@ class Client:
         if not resumed:
             self.close_game()
             pair = message["pair"]
+            if message["actions"]:
+                self.say(f"resuming game {message['id']}: its {len(message['actions'])} actions so far told to a "
+                         f"new agent")
             self.say(f"game {message['id']} ({pair[0]} of {pair[1]}): you are {message['color']} against "
                      f"{message['opponent']!r}")
             try:
@@ -351,7 +354,7 @@ class Client:
 
 
 def _limit(value: Any, unit: str) -> str:
-    return f"{value:g}{unit}" if isinstance(value, (int, float)) and value else f"no{unit.split()[-1]} limit"
+    return f"{value:g} {unit}" if isinstance(value, (int, float)) and value else f"no {unit.split()[-1]} limit"
 
 
 def _why(exc: BaseException) -> str:

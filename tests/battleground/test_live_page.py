@@ -9,8 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
-import re
 import subprocess
 import sys
 import urllib.request
@@ -18,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.games import load_game
+from tests.battleground.sides import Server, Side
 from tests.helpers import ROOT, wait_until
 
 websockets_client = pytest.importorskip("websockets.sync.client")
@@ -26,60 +24,16 @@ websockets_client = pytest.importorskip("websockets.sync.client")
 
 @pytest.fixture
 def server(tmp_path: Path):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
-         str(tmp_path / "bg.sqlite"), "-t", "60"],
-        cwd=ROOT, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    assert found, line + proc.stderr.read()
+    running = Server(tmp_path / "bg.sqlite", "-t", "60")
     try:
-        yield int(found.group(1))
+        yield running.port
     finally:
-        proc.kill()
-        proc.wait(10)
+        running.kill()
 
 
 def get_json(port: int, path: str):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as reply:
         return json.load(reply)
-
-
-class Side:
-    """This test as a battleground client playing random legal moves when asked."""
-
-    def __init__(self, ws, name: str, channel: str):
-        self.ws = ws
-        self.ws.send(json.dumps({"type": "hello", "protocol": 1, "name": name, "token": None, "channel": channel,
-                                 "games": 1, "client": "test"}))
-        self.state = load_game("infexion").new_state()
-        self.rng = random.Random(7)
-        self.id: int | None = None
-        self.color = ""
-
-    def next(self) -> dict:
-        return json.loads(self.ws.recv(timeout=30))
-
-    def until_play(self) -> dict:
-        """Answer what the server says until it asks for a move; that request."""
-        while True:
-            message = self.next()
-            if message["type"] == "start":
-                self.id, self.color = message["id"], message["color"]
-                self.ws.send(json.dumps({"type": "ready", "id": self.id}))
-            elif message["type"] == "turn":
-                self.state.apply_checked(self.state.parse_action(message["action"]))
-            elif message["type"] == "play":
-                return message
-            elif message["type"] in ("end", "refused", "error"):
-                raise AssertionError(f"the game ended early: {message}")
-
-    def move(self) -> None:
-        self.until_play()
-        action = self.state.action_to_str(self.rng.choice(self.state.legal_actions()))
-        self.ws.send(json.dumps({"type": "action", "id": self.id, "action": action, "cpu": 0.01, "memory_mb": 1}))
 
 
 def test_the_leaderboard_and_a_game_followed_live_in_the_browser(browser, server, tmp_path):
