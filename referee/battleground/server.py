@@ -107,6 +107,10 @@ class Player:
         #: Answers the server asked for (a ``start`` or ``play`` sent): these are never rate-limited, so a fast
         #: agent is not cut off for answering quickly; only messages nobody asked for draw on the budget.
         self.asked = 0
+        #: Back in its game on a new connection: the game sends it ``start`` (the actions so far) before asking more.
+        self.returned = False
+        #: The id of its last game: an answer about it after its end (a forfeit, a time-out) is late, not a violation.
+        self.last_game: int | None = None
 
     async def send(self, message: dict[str, Any], text: str | None = None) -> None:
         """Send ``message`` (``text``: its encoding, when one message goes to several players)."""
@@ -382,7 +386,11 @@ class Battleground:
         await player.send(welcome)
         player.connected.set()
         if player.seat is not None:
-            return player  # back to its game: the game sends it the actions so far
+            # Back to its game: the game sends it the actions so far before it asks anything more, whichever
+            # side the game is waiting on now (the wake-up reaches it if it is waiting on this one).
+            player.returned = True
+            player.inbox.put_nowait({"type": "back"})
+            return player
         player.channel, player.games_left = hello["channel"], hello["games"]
         player.done = False
         if house:
@@ -407,11 +415,18 @@ class Battleground:
                 message = read_message(raw, CLIENT_MESSAGES)
                 if message["type"] == "hello":
                     raise ProtocolViolation("hello twice")
+                if player.seat is None and player.last_game is not None and message.get("id") == player.last_game:
+                    continue  # the answer to a request of a game that ended meanwhile
                 if player.seat is None:
                     raise ProtocolViolation(f"{message['type']} outside a game")
             except ProtocolViolation as exc:
-                if player.seat is not None:
-                    player.inbox.put_nowait({"type": "violation", "message": str(exc)})
+                seat = player.seat
+                if seat is not None:
+                    # Told to both sides: the game forfeits this one at once, whichever side it is waiting on.
+                    violation = {"type": "violation", "color": seat.color, "message": str(exc)}
+                    live = next((g for g in self.live.values() if seat in g.seats), None)
+                    for each in (live.seats if live is not None else (seat,)):
+                        each.player.inbox.put_nowait(violation)
                 await player.send({"type": "error", "message": str(exc)})
                 await conn.close(1008, "protocol violation")
                 return
@@ -531,6 +546,8 @@ class Battleground:
         self.live[game_id] = live
         for seat in seats:
             seat.player.seat = seat
+            seat.player.returned = False
+            seat.player.last_game = game_id
             _drain(seat.player.inbox)
         winner: str | None
         error: dict[str, Any] = {}
@@ -569,9 +586,16 @@ class Battleground:
 
     async def await_ready(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
         message = await self.receive(live, seat, STARTUP_ALLOWANCE, pair, charge=False)
-        if message["type"] != "ready":
+        if message["type"] not in ("ready", "resumed"):
             raise Forfeit(seat.color, "protocol_error", f"sent {message['type']} before ready")
         seat.ready = True
+
+    async def resume(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
+        """The seat's player is back on a new connection: the game again from the start, then its ``ready``."""
+        seat.player.returned = False
+        _drain(seat.player.inbox)
+        await self.send_start(live, seat, pair)
+        await self.await_ready(live, seat, pair)
 
     async def receive(self, live: LiveGame, seat: Seat, timeout: float, pair: list[int],
                       charge: bool = True) -> dict[str, Any]:
@@ -583,7 +607,10 @@ class Battleground:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            if player.conn is None:
+            if player.returned:
+                await self.resume(live, seat, pair)
+                return {"type": "resumed"}
+            if player.conn is None and player.inbox.empty():
                 gone_at = player.gone_at or time.monotonic()
                 grace_left = gone_at + self.settings.grace - time.monotonic()
                 if not await _wait_event(player.connected, min(grace_left, max(left, 0.0))):
@@ -591,23 +618,17 @@ class Battleground:
                         raise Forfeit(seat.color, "disconnected",
                                       f"disconnected and not back within {self.settings.grace:g} s")
                     raise self.out_of_time(seat, charge)
-                # Back: the game again from the start; the request it was waiting on comes after.
-                _drain(player.inbox)
-                await self.send_start(live, seat, pair)
-                message = await self.receive(live, seat, STARTUP_ALLOWANCE, pair, charge=False)
-                if message["type"] != "ready":
-                    raise Forfeit(seat.color, "protocol_error", f"sent {message['type']} before ready")
-                seat.ready = True
-                return {"type": "resumed"}
+                continue  # back: resumed at the loop's top
             try:
                 message = await _next(player.inbox, max(left, 0.0))
             except asyncio.TimeoutError:
                 raise self.out_of_time(seat, charge) from None
             kind = message["type"]
-            if kind == "gone":
+            if kind in ("gone", "back"):
                 continue
             if kind == "violation":
-                raise Forfeit(seat.color, "protocol_error", f"broke the protocol: {message['message']}")
+                raise Forfeit(message.get("color", seat.color), "protocol_error",
+                              f"broke the protocol: {message['message']}")
             if message.get("id") != live.id:
                 continue  # a late answer about an earlier game
             if kind == "failed":
@@ -641,6 +662,8 @@ class Battleground:
             seat = live.seats[mover]
             while True:
                 left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
+                if seat.player.returned:  # back on a new connection: the game first, then the request
+                    await self.resume(live, seat, pair)
                 await seat.player.send({"type": "play", "id": live.id, "clock": self.clock(live)})
                 asked = time.monotonic()
                 if received is not None:
