@@ -252,6 +252,13 @@ class Client:
                     self.say(f"{self.options.name} is yours on this server: its token is kept in {path}")
             self.say(f"connected to {self.options.server} as {message['name']}: {message['game']}, "
                      f"{_limit(message.get('time_limit'), 's CPU')}, {_limit(message.get('space_limit'), 'MB')}")
+            aborted = message.get("aborted")
+            if isinstance(aborted, list) and aborted:
+                games = ", ".join(str(game_id) for game_id in aborted)
+                self.say(f"game{'s' if len(aborted) > 1 else ''} {games} aborted when the server stopped "
+                         f"(not counted)")
+                if self.local is not None and self.local.id in aborted:
+                    self.close_game()
         elif kind == "waiting":
             channel = message["channel"]
             self.say(f"waiting for an opponent on {'the public pool' if not channel else 'channel ' + repr(channel)}")

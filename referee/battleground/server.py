@@ -188,6 +188,8 @@ class Battleground:
         self._rated_games = -1
         self._rating_task: asyncio.Task[None] | None = None
         self._pool: ProcessPoolExecutor | None = None
+        #: name -> the ids of its games the last stop interrupted (aborted at start-up), told once at its welcome.
+        self.aborted: dict[str, list[int]] = {}
         for name in settings.house:
             store.add_player(name, None, utc_now(), house=True)
         if settings.roster is not None:
@@ -383,6 +385,8 @@ class Battleground:
                    "server": f"referee {__version__}"}
         if new_token:
             welcome["token"] = new_token
+        if name in self.aborted:
+            welcome["aborted"] = self.aborted.pop(name)
         await player.send(welcome)
         player.connected.set()
         if player.seat is not None:
@@ -803,8 +807,11 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
     store = Store(db, settings.game, settings.game_options)
     aborted = store.abort_running(utc_now())
     if aborted:
-        say(f"* battleground: {aborted} game(s) interrupted by the last stop recorded as aborted (not counted)")
+        say(f"* battleground: {len(aborted)} game(s) interrupted by the last stop recorded as aborted (not counted)")
     ground = Battleground(settings, store)
+    for game_id, red, blue in aborted:
+        for name in (red, blue):
+            ground.aborted.setdefault(name, []).append(game_id)
     try:
         async with serve(ground.handle, host, port, process_request=ground.process_request,
                          max_size=MAX_MESSAGE_BYTES, max_queue=64, compression=None,

@@ -106,12 +106,13 @@ class Store:
 
     # -- start-up ---------------------------------------------------------------------------------------
 
-    def abort_running(self, when: str) -> int:
-        """Mark the games a crash interrupted as aborted (never counted); how many."""
-        cursor = self.db.execute(
+    def abort_running(self, when: str) -> list[tuple[int, str, str]]:
+        """Mark the games a crash interrupted as aborted (never counted); their (id, red, blue)."""
+        rows = self.db.execute("SELECT id, red, blue FROM games WHERE status = 'running' ORDER BY id").fetchall()
+        self.db.execute(
             "UPDATE games SET status = 'aborted', ended_at = ?, reason = 'aborted' WHERE status = 'running'", (when,)
         )
-        return cursor.rowcount
+        return [(game_id, red, blue) for game_id, red, blue in rows]
 
     # -- players ------------------------------------------------------------------------------------------
 
