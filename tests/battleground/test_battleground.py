@@ -1,0 +1,528 @@
+"""The battleground end to end: a real server and real clients in subprocesses, over localhost.
+
+Every test waits on an event (a line in a log file, a row in the server's
+SQLite database, a process's exit), never on a fixed sleep.  The database is
+read directly: it is what survives the server, and the record of truth.
+
+* A colour-swapped pair between two students' sealed agents; a house channel.
+* A client killed mid-game: lost on ``disconnected`` after the grace period,
+  or resumed by a new client process within it (also while the opponent is
+  the one thinking).
+* Garbage, oversized and out-of-place messages: refused, never the server's end.
+* A roster's tokens; a server killed with SIGKILL and restarted on its database.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.games import load_game
+from referee.records import GameRecord
+from tests.helpers import ROOT, wait_until
+
+websockets_client = pytest.importorskip("websockets.sync.client")
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+SLOW = "tests/battleground/fixture_agents/slow"
+URL_LINE = re.compile(r"\* battleground: infexion on http://127\.0\.0\.1:(\d+)/")
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    """SIGKILL a process started in a session of its own, and everything it started."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(10)
+
+
+class Server:
+    """``python -m referee serve`` on a free port; its stderr in a log file."""
+
+    def __init__(self, tmp: Path, *args: str, db: Path | None = None, log_name: str = "server.log"):
+        self.db = db or tmp / "bg.sqlite"
+        self.log = tmp / log_name
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0",
+                 "--db", str(self.db), *args],
+                cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        found = wait_until(lambda: URL_LINE.search(self.text()) or self.proc.poll() is not None, 30,
+                           "the server's URL line")
+        assert isinstance(found, re.Match), self.text()
+        self.port = int(found.group(1))
+        self.address = f"127.0.0.1:{self.port}"
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        _kill_group(self.proc)
+
+    def rows(self, where: str = "1", *params: Any) -> list[sqlite3.Row]:
+        """The games table's rows (a fresh read-only connection: the server writes with WAL)."""
+        db = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+        db.row_factory = sqlite3.Row
+        try:
+            return db.execute(f"SELECT * FROM games WHERE {where} ORDER BY id", params).fetchall()
+        finally:
+            db.close()
+
+    def player_names(self) -> set[str]:
+        db = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+        try:
+            return {name for (name,) in db.execute("SELECT name FROM players")}
+        finally:
+            db.close()
+
+
+class Client:
+    """``python -m referee connect`` in a session of its own; its output in a log file, its tokens in ``config``."""
+
+    def __init__(self, tmp: Path, server: Server | str, agent: str, name: str, *args: str,
+                 sandbox: str | None = "off", config: Path | None = None, log_name: str | None = None):
+        self.name = name
+        self.config = config or tmp / f"config-{name}"
+        self.log = tmp / (log_name or f"{name}.log")
+        self.records = self.log.with_suffix(".jsonl")
+        address = server.address if isinstance(server, Server) else server
+        command = [sys.executable, "-m", "referee", "connect", agent, name, "--server", address,
+                   "--record-file", str(self.records), *args]
+        if sandbox is not None:
+            command += ["--sandbox", sandbox]
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                command, cwd=ROOT, env=dict(os.environ, XDG_CONFIG_HOME=str(self.config)), stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait(self, timeout: float = 40) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"{self.name}'s client still running after {timeout} s:\n{self.text()}") from None
+
+    def kill(self) -> None:
+        _kill_group(self.proc)
+
+    def game_records(self) -> list[GameRecord]:
+        if not self.records.exists():
+            return []
+        return [GameRecord.from_json(line) for line in self.records.read_text().splitlines() if line.strip()]
+
+    def turns_seen(self) -> int:
+        """The last turn number this client printed (its console at the default verbosity)."""
+        numbers = re.findall(r"turn (\d+): ", self.text())
+        return int(numbers[-1]) if numbers else 0
+
+
+@contextmanager
+def running(*procs: Server | Client) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+
+
+def replay(record: GameRecord) -> Any:
+    """The record's actions applied with the game's own rules (each must be legal); the final state."""
+    state = load_game("infexion").new_state()
+    for text in record.actions:
+        assert not state.is_over, f"an action after the end: {text}"
+        state.apply_checked(state.parse_action(text))
+    return state
+
+
+def finished_row(server: Server, game_id: int | None = None, **match: str) -> sqlite3.Row | None:
+    conditions = ["status = 'finished'"] + [f"{key} = ?" for key in match]
+    if game_id is not None:
+        conditions.append(f"id = {int(game_id)}")
+    rows = server.rows(" AND ".join(conditions), *match.values())
+    return rows[-1] if rows else None
+
+
+# -- raw protocol --------------------------------------------------------------------------------------------
+
+
+def raw_connect(server: Server) -> Any:
+    return websockets_client.connect(f"ws://{server.address}/play", open_timeout=10, max_size=None)
+
+
+def hello(name: str, channel: str = "", games: int = 1, token: str | None = None) -> str:
+    return json.dumps({"type": "hello", "protocol": 1, "name": name, "token": token, "channel": channel,
+                       "games": games, "client": "test"})
+
+
+def receive(ws: Any) -> dict[str, Any]:
+    return json.loads(ws.recv(timeout=20))
+
+
+def closed_after(ws: Any) -> list[dict[str, Any]]:
+    """Every message until the server closes the connection (it must, within the timeout)."""
+    messages = []
+    try:
+        while True:
+            messages.append(receive(ws))
+    except ConnectionClosed:
+        return messages
+
+
+class RawSide:
+    """The test as a client speaking the protocol itself: plays the first legal action when asked."""
+
+    def __init__(self, ws: Any, name: str, channel: str):
+        self.ws = ws
+        ws.send(hello(name, channel))
+        self.welcome = receive(ws)
+        assert self.welcome["type"] == "welcome", self.welcome
+        self.state = load_game("infexion").new_state()
+        self.id: int | None = None
+        self.color = ""
+        self.rng = random.Random(7)
+
+    def until_play(self) -> dict[str, Any]:
+        """Answer what the server says until it asks for a move (that request), or the game's end."""
+        while True:
+            message = receive(self.ws)
+            if message["type"] == "start":
+                self.id, self.color = message["id"], message["color"]
+                self.ws.send(json.dumps({"type": "ready", "id": self.id}))
+            elif message["type"] == "turn":
+                self.state.apply_checked(self.state.parse_action(message["action"]))
+            elif message["type"] in ("play", "end"):
+                return message
+            elif message["type"] not in ("waiting",):
+                raise AssertionError(f"unexpected: {message}")
+
+    def action(self) -> str:
+        """A legal action, chosen by a seeded generator (the same game every run against the same moves)."""
+        return self.state.action_to_str(self.rng.choice(self.state.legal_actions()))
+
+    def send_action(self, action: str) -> None:
+        self.ws.send(json.dumps({"type": "action", "id": self.id, "action": action, "cpu": 0.01, "memory_mb": 1.0}))
+
+    def play_out(self) -> dict[str, Any]:
+        """Play until the game ends; the ``end`` message."""
+        while True:
+            message = self.until_play()
+            if message["type"] == "end":
+                return message
+            self.send_action(self.action())
+
+
+# -- the servers ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the tests that each use channels of their own: a house agent, a 2 s grace period."""
+    server = Server(tmp_path_factory.mktemp("shared"), "-t", "30", "--grace", "2",
+                    "--house", "greedy=agents.greedy", "--sandbox", "off")
+    yield server
+    server.kill()
+
+
+# -- 1. a colour-swapped pair between two students' sealed agents ----------------------------------------------
+
+
+def test_a_colour_swapped_pair_between_two_sealed_agents(shared: Server, tmp_path: Path):
+    alice = Client(tmp_path, shared, "agents/random_agent", "alice", "--channel", "pair", "-v", "0", sandbox=None)
+    bob = Client(tmp_path, shared, "agents/greedy", "bob", "--channel", "pair", "-v", "0", sandbox=None)
+    with running(alice, bob):
+        assert alice.wait() == 0, alice.text()
+        assert bob.wait() == 0, bob.text()
+    for client in (alice, bob):
+        assert "no more games" in client.text()
+    rows = shared.rows("channel = 'pair'")
+    assert [row["status"] for row in rows] == ["finished", "finished"]
+    served = [GameRecord.from_json(row["record"]) for row in rows]
+    assert {(r.red, r.blue) for r in served} == {("alice", "bob"), ("bob", "alice")}  # each Red once
+    for client in (alice, bob):
+        assert [r.to_dict() for r in client.game_records()] == [r.to_dict() for r in served]
+    for record, row in zip(served, rows):
+        state = replay(record)
+        assert state.is_over and record.turns == len(record.actions) == row["turns"]
+        assert (record.winner, record.reason) == (state.outcome.winner_name, state.outcome.reason)
+        assert (row["winner"], row["reason"]) == (record.winner, record.reason)
+        assert record.extra["battleground"]["clock"] == "reported by the client"
+
+
+# -- 2. a house channel -----------------------------------------------------------------------------------------
+
+
+def test_a_house_channel_plays_the_house_agent(shared: Server, tmp_path: Path):
+    carol = Client(tmp_path, shared, "agents/random_agent", "carol", "--channel", "greedy", "--games", "1",
+                   "-v", "0")
+    with running(carol):
+        assert carol.wait() == 0, carol.text() + shared.text()
+    [row] = shared.rows("red = 'carol' OR blue = 'carol'")
+    assert row["status"] == "finished" and {row["red"], row["blue"]} == {"carol", "greedy"}
+    assert row["channel"] == "greedy"
+    [record] = carol.game_records()
+    assert record.to_dict() == GameRecord.from_json(row["record"]).to_dict()
+    replay(record)
+
+
+# -- 3. a client killed mid-game ------------------------------------------------------------------------------------
+
+
+def test_a_client_killed_mid_game_loses_on_disconnected_after_the_grace_period(shared: Server, tmp_path: Path):
+    dora = Client(tmp_path, shared, SLOW, "dora", "--channel", "drop", "--games", "1")
+    eve = Client(tmp_path, shared, "agents/random_agent", "eve", "--channel", "drop", "--games", "1", "-v", "0")
+    with running(dora, eve):
+        wait_until(lambda: dora.turns_seen() >= 6 or dora.proc.poll() is not None, 30, "dora mid-game")
+        assert dora.proc.poll() is None, dora.text()
+        [row] = shared.rows("channel = 'drop'")
+        assert row["status"] == "running"
+        dora.kill()
+        killed = time.monotonic()
+        row = wait_until(lambda: finished_row(shared, row["id"]), 30, "the game's end")
+        waited = time.monotonic() - killed
+        assert eve.wait() == 0, eve.text()
+    dora_color = "RED" if row["red"] == "dora" else "BLUE"
+    assert row["reason"] == "disconnected" and row["winner"] != dora_color and row["winner"] is not None
+    assert waited >= 2.0  # the grace period
+    record = GameRecord.from_json(row["record"])
+    assert record.error[dora_color]["kind"] == "disconnected"
+    replay(record)
+    assert [r.to_dict() for r in eve.game_records()] == [record.to_dict()]
+
+
+@pytest.fixture
+def patient(tmp_path: Path) -> Iterator[Server]:
+    """A server with a 15 s grace period (the resumption tests end well within it)."""
+    server = Server(tmp_path, "-t", "30", "--grace", "15")
+    yield server
+    server.kill()
+
+
+def test_a_client_killed_mid_game_is_resumed_by_a_new_client_within_the_grace(patient: Server, tmp_path: Path):
+    first = Client(tmp_path, patient, SLOW, "fred", "--channel", "resume", "--games", "1", log_name="fred-1.log")
+    gina = Client(tmp_path, patient, "agents/random_agent", "gina", "--channel", "resume", "--games", "1", "-v", "0")
+    with running(first, gina):
+        wait_until(lambda: first.turns_seen() >= 6 or first.proc.poll() is not None, 30, "fred mid-game")
+        assert first.proc.poll() is None, first.text()
+        first.kill()
+        # The same name and the same token file: the same player, back within the grace period.
+        second = Client(tmp_path, patient, SLOW, "fred", "--channel", "resume", "--games", "1",
+                        config=first.config, log_name="fred-2.log")
+        with running(second):
+            assert second.wait() == 0, second.text() + patient.text()
+            assert gina.wait() == 0, gina.text()
+    [row] = patient.rows()
+    assert f"resuming game {row['id']}" in second.text(), second.text()
+    assert row["status"] == "finished" and row["reason"] != "disconnected", dict(row)
+    record = GameRecord.from_json(row["record"])
+    state = replay(record)
+    assert state.is_over and (record.winner, record.reason) == (state.outcome.winner_name, state.outcome.reason)
+    assert [r.to_dict() for r in second.game_records()] == [record.to_dict()]
+    assert first.game_records() == []
+
+
+def test_a_client_resumed_while_its_opponent_is_thinking(patient: Server, tmp_path: Path):
+    """The new client arrives while the server waits on the other side: it must still get the game back."""
+    with raw_connect(patient) as ws:
+        first = Client(tmp_path, patient, SLOW, "hana", "--channel", "think", "--games", "1", log_name="hana-1.log")
+        with running(first):
+            me = RawSide(ws, "ivan", "think")
+            for _ in range(4):
+                assert me.until_play()["type"] == "play"
+                me.send_action(me.action())
+            assert me.until_play()["type"] == "play"  # the server now waits on this side
+            first.kill()
+            second = Client(tmp_path, patient, SLOW, "hana", "--channel", "think", "--games", "1",
+                            config=first.config, log_name="hana-2.log")
+            with running(second):
+                wait_until(lambda: "connected to" in second.text(), 30, "hana's new client connected")
+                me.send_action(me.action())
+                end = me.play_out()
+                assert second.wait() == 0, second.text() + patient.text()
+    record = GameRecord.from_dict(end["record"])
+    assert record.reason not in ("disconnected", "time_limit", "protocol_error"), record.message
+    state = replay(record)
+    assert (record.winner, record.reason) == (state.outcome.winner_name, state.outcome.reason)
+    assert [r.to_dict() for r in second.game_records()] == [record.to_dict()]
+
+
+# -- 4. garbage and oversized messages ------------------------------------------------------------------------
+
+
+_fresh = itertools.count()
+
+
+@pytest.mark.parametrize("garbage", [
+    "this is not JSON",
+    json.dumps({"type": "shout", "protocol": 1}),
+    json.dumps({"type": "hello", "protocol": 1, "name": "bad name!", "token": None, "channel": "", "games": 1,
+                "client": "test"}),
+    json.dumps({"type": "hello", "protocol": 1, "name": "x" * 33, "token": None, "channel": "", "games": 1,
+                "client": "test"}),
+    json.dumps({"type": "ready", "id": 1}),
+    b"\x00binary",
+])
+def test_a_bad_first_message_is_refused_and_the_server_keeps_serving(shared: Server, garbage: str | bytes):
+    with raw_connect(shared) as ws:
+        ws.send(garbage)
+        messages = closed_after(ws)
+    assert [m["type"] for m in messages] == ["refused"], messages
+    with raw_connect(shared) as ws:
+        ws.send(hello(f"served-{next(_fresh)}", channel="nobody-else"))
+        assert receive(ws)["type"] == "welcome"
+    assert shared.proc.poll() is None
+
+
+def test_an_oversized_message_closes_the_connection_and_the_server_keeps_serving(shared: Server):
+    with raw_connect(shared) as ws:
+        ws.send(hello("huge", channel="nobody-else"))
+        assert receive(ws)["type"] == "welcome"
+        ws.send(json.dumps({"type": "ready", "id": 1, "padding": "x" * 100_000}))
+        closed_after(ws)
+        assert ws.close_code == 1009
+    with raw_connect(shared) as ws:
+        ws.send(json.dumps({"type": "hello", "protocol": 1, "name": "huge2" + "x" * 100_000}))
+        closed_after(ws)
+        assert ws.close_code == 1009
+    with raw_connect(shared) as ws:
+        ws.send(hello(f"served-{next(_fresh)}", channel="nobody-else"))
+        assert receive(ws)["type"] == "welcome"
+    assert shared.proc.poll() is None
+
+
+@pytest.mark.parametrize("when", ["on its move", "on the opponent's move"])
+def test_garbage_mid_game_forfeits_on_protocol_error(shared: Server, tmp_path: Path, when: str):
+    channel = "junk-" + when.split()[1][:3]
+    name = "kim" if "its" in when else "lee"
+    opponent = Client(tmp_path, shared, "agents/random_agent", f"{name}-o", "--channel", channel, "--games", "1",
+                      "-v", "0")
+    with running(opponent), raw_connect(shared) as ws:
+        me = RawSide(ws, name, channel)
+        for _ in range(3):
+            assert me.until_play()["type"] == "play"
+            me.send_action(me.action())
+        if when == "on its move":
+            assert me.until_play()["type"] == "play"
+        ws.send("{not json")
+        messages = closed_after(ws)
+        assert messages and messages[-1]["type"] == "error", messages
+        row = wait_until(lambda: finished_row(shared, me.id), 20, "the game's end")
+        assert opponent.wait() == 0, opponent.text()
+    assert row["reason"] == "protocol_error"
+    assert row["winner"] == ("BLUE" if me.color == "RED" else "RED")
+    record = GameRecord.from_json(row["record"])
+    assert record.error[me.color]["kind"] == "protocol_error"
+    replay(record)
+
+
+# -- 5. a roster ------------------------------------------------------------------------------------------------
+
+
+def test_a_roster_lets_its_names_play_with_their_tokens_only(tmp_path: Path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,student_id\nmia,1001\nned,1002\n")
+    db = tmp_path / "bg.sqlite"
+    printed = subprocess.run([sys.executable, "-m", "referee", "serve", "tokens", str(roster), "--db", str(db)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert printed.returncode == 0, printed.stderr
+    lines = printed.stdout.splitlines()
+    assert lines[0] == "name,student_id,token"
+    tokens = {name: token for name, _, token in (line.split(",") for line in lines[1:])}
+    assert set(tokens) == {"mia", "ned"} and all(re.fullmatch(r"[0-9a-f]{32}", t) for t in tokens.values())
+    again = subprocess.run([sys.executable, "-m", "referee", "serve", "tokens", str(roster), "--db", str(db)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert again.stdout == printed.stdout  # the same tokens every time for the same database
+
+    server = Server(tmp_path, "-t", "30", "--roster", str(roster), db=db)
+    with running(server):
+        wrong = Client(tmp_path, server, "agents/random_agent", "mia", "--token", "0" * 32, "-v", "0",
+                       log_name="mia-wrong.log")
+        stranger = Client(tmp_path, server, "agents/random_agent", "oz", "-v", "0")
+        with running(wrong, stranger):
+            assert wrong.wait() != 0
+            assert stranger.wait() != 0
+        assert "wrong token" in wrong.text(), wrong.text()
+        assert "roster" in stranger.text(), stranger.text()
+        mia = Client(tmp_path, server, "agents/random_agent", "mia", "--token", tokens["mia"], "--channel", "r",
+                     "--games", "1", "-v", "0")
+        ned = Client(tmp_path, server, "agents/random_agent", "ned", "--token", tokens["ned"], "--channel", "r",
+                     "--games", "1", "-v", "0")
+        with running(mia, ned):
+            assert mia.wait() == 0, mia.text()
+            assert ned.wait() == 0, ned.text()
+        [row] = server.rows()
+        assert row["status"] == "finished" and {row["red"], row["blue"]} == {"mia", "ned"}
+        assert server.player_names() == {"mia", "ned"}
+
+
+# -- 6. the server killed mid-game ------------------------------------------------------------------------------
+
+
+def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(tmp_path: Path):
+    server = Server(tmp_path, "-t", "30", "--grace", "2")
+    with running(server):
+        olga = Client(tmp_path, server, "agents/random_agent", "olga", "--channel", "c", "--games", "2", "-v", "0")
+        pete = Client(tmp_path, server, SLOW, "pete", "--channel", "c", "--games", "2")
+        with running(olga, pete):
+            wait_until(lambda: "(2 of 2)" in pete.text() and pete.turns_seen() >= 6 or pete.proc.poll() is not None,
+                       30, "the second game under way")
+            assert pete.proc.poll() is None, pete.text()
+            assert [row["status"] for row in server.rows()] == ["finished", "running"]
+            server.kill()
+            for client in (olga, pete):
+                assert client.wait() != 0, client.text()
+                assert "connection lost" in client.text() or "connection to" in client.text(), client.text()
+    [finished, running_game] = server.rows()
+    before = dict(finished)
+
+    again = Server(tmp_path, "-t", "30", "--grace", "2", db=server.db, log_name="server-2.log")
+    with running(again):
+        assert "1 game(s) interrupted by the last stop recorded as aborted" in again.text()
+        rows = again.rows()
+        assert dict(rows[0]) == before
+        assert rows[1]["id"] == running_game["id"] and rows[1]["status"] == "aborted"
+        assert again.player_names() == {"olga", "pete"}
+        # pete's token still opens pete's name: the player is intact.
+        stored = json.loads((pete.config / "referee" / "battleground-tokens.json").read_text())
+        token = stored[f"pete@{server.address}"]
+        with raw_connect(again) as ws:
+            ws.send(hello("pete", channel="after", token=token))
+            welcome = receive(ws)
+            # Told once that its game was aborted.
+            assert welcome["type"] == "welcome" and "token" not in welcome
+            assert welcome["aborted"] == [running_game["id"]]
+        # olga's client is told so too (her token is kept for the first server's address: given here).
+        kept = json.loads((olga.config / "referee" / "battleground-tokens.json").read_text())
+        back = Client(tmp_path, again, "agents/random_agent", "olga", "--channel", "after", "--games", "1",
+                      "--token", kept[f"olga@{server.address}"], "-v", "0", log_name="olga-2.log")
+        with running(back):
+            wait_until(lambda: "aborted when the server stopped" in back.text() or back.proc.poll() is not None,
+                       30, "olga told her game was aborted")
+            assert f"game {running_game['id']} aborted when the server stopped (not counted)" in back.text(), \
+                back.text()
+        with raw_connect(again) as ws:
+            ws.send(hello("pete", channel="after", token=token))
+            assert "aborted" not in receive(ws)
+        with raw_connect(again) as ws:
+            ws.send(hello("pete", channel="after", token="f" * 32))
+            assert receive(ws)["type"] == "refused"
+    replay(GameRecord.from_json(before["record"]))
+    assert len(olga.game_records()) == 1
