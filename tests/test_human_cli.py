@@ -18,7 +18,7 @@ from referee.games import game_class
 from referee.human_play.session import Session
 from referee.records import GameRecord
 from tests.sandboxing import require_sandbox
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_referee
 
 RANDOM = "agents.random_agent"
 PROMPT = re.compile(r"(RED|BLUE) \(you\) > ")
@@ -129,8 +129,7 @@ def test_question_mark_illegal_entry_undo_and_quit_with_a_record(tmp_path):
     lines = (term.shown + rest).splitlines()
     assert [line for line in lines if not PROMPT.match(line) and not line.startswith("* referee @ ")] == []
     assert sum(line.startswith("* referee @                   r=6") for line in lines) == 4
-    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    replay = run_referee("replay", str(record_path), timeout=120)
     # A quit game is not over by the rules, and says so without calling the record cut short or edited.
     assert replay.returncode == 0 and "draw (unfinished)" in replay.stdout, replay.stdout + replay.stderr
     assert "WARNING" not in replay.stdout + replay.stderr
@@ -152,8 +151,7 @@ def test_a_whole_game_as_blue_by_a_scripted_person_and_its_record_replays(tmp_pa
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
     assert record.blue == "human" and record.red == RANDOM
     assert record.reason in ("elimination", "turn_limit") and record.turns == len(record.actions)
-    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    replay = run_referee("replay", str(record_path), timeout=120)
     assert replay.returncode == 0 and "WARNING" not in replay.stdout + replay.stderr, replay.stdout + replay.stderr
 
 
@@ -176,10 +174,7 @@ def test_end_of_input_saves_like_q_and_ctrl_c_exits_130(tmp_path):
 def test_a_last_line_without_its_newline_is_read_before_the_end_of_input(tmp_path):
     # Piped input ending in "resign" with no newline: the line is played, not dropped as if never typed.
     record_path = tmp_path / "r.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "play", "--sandbox", "off", "--record", str(record_path), RANDOM],
-        cwd=ROOT, input="resign", capture_output=True, text=True, timeout=WAIT,
-    )
+    proc = run_referee("play", "--sandbox", "off", "--record", str(record_path), RANDOM, input="resign", timeout=WAIT)
     assert proc.returncode == 0, proc.stderr
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
     assert (record.winner, record.reason) == ("BLUE", "resignation")
@@ -243,8 +238,7 @@ def test_cachex_is_played_too_and_resign_gives_the_game_up(tmp_path):
     # Each side's clock once each action was played: the person's wall clock, the agent's CPU.
     assert len(record.time_used_after) == 2 and record.time_used_after[0][0] > 0
     assert record.time_used_after[-1][1] <= record.time_used["BLUE"]
-    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    replay = run_referee("replay", str(record_path), timeout=120)
     shown = replay.stdout + replay.stderr
     assert replay.returncode == 0 and "WARNING" not in shown, shown
     assert "BLUE wins (resignation): RED (human) resigned after 2 actions" in shown
@@ -284,8 +278,7 @@ def test_infinitron_several_commands_a_turn_and_chaos_events(tmp_path):
     assert events[0] in record.actions and record.error == {"RED": None, "BLUE": None}
     chance = [a for a in record.actions if a == "NO_EVENT" or a.startswith(("ASTEROID", "FISH_MARKET"))]
     assert record.moves["RED"] + record.moves["BLUE"] == len(record.actions) - len(chance)
-    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    replay = run_referee("replay", str(record_path), timeout=120)
     assert replay.returncode == 0 and "WARNING" not in replay.stdout + replay.stderr, replay.stdout + replay.stderr
 
 
@@ -385,8 +378,7 @@ def test_the_human_keeps_no_limit_unless_human_time_is_given(tmp_path):
 def test_the_help_lists_every_games_own_options():
     """play -h (with or without --game) shows each game's flags, each game in a group of its own."""
     for extra in ([], ["--game", "cachex"]):
-        done = subprocess.run([sys.executable, "-m", "referee", "play", *extra, "-h"], cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
+        done = run_referee("play", *extra, "-h")
         assert done.returncode == 0, done.stderr
         assert "cachex only (with --game cachex)" in done.stdout and "--size N" in done.stdout
         assert "infinitron only (with --game infinitron)" in done.stdout and "--chaos" in done.stdout

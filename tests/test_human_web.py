@@ -27,7 +27,7 @@ from referee.records import GameRecord
 from referee.render.frames import build_frames
 from tests.render.test_html_replay import seconds
 from tests.test_human_cli import agents_with_hash_seed
-from tests.helpers import ROOT, wait_until
+from tests.helpers import ROOT, run_referee, wait_until
 
 RANDOM = "agents.random_agent"
 SLEEPER = "tests.hosting.fixture_agents.misbehave:Sleeps"  # thinks for ten minutes
@@ -355,11 +355,9 @@ def test_hot_seat_two_people_play_cachex_by_clicks_steal_and_undo(tmp_path, brow
         assert (first.winner, first.reason) == ("RED", "resignation")
         assert (second.winner, second.reason, second.actions) == (None, "unfinished", ("PLACE(0, 1)",))
         assert second.message == "unfinished: a new game was started after 1 actions"
-        proc = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path), "-w", "0"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        proc = run_referee("replay", str(record_path), "-w", "0", timeout=WAIT)
         assert proc.returncode == 2 and "holds 2 records" in proc.stderr and "--game-index N (0..1" in proc.stderr
-        proc = subprocess.run([sys.executable, "-m", "referee", "replay", str(record_path), "--game-index", "1",
-                               "-w", "0"], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        proc = run_referee("replay", str(record_path), "--game-index", "1", "-w", "0", timeout=WAIT)
         assert proc.returncode == 0 and "result: draw (unfinished)" in proc.stdout, proc.stdout + proc.stderr
     finally:
         page.close()
@@ -500,8 +498,7 @@ def test_a_record_file_that_is_not_one_record_a_line_is_refused_before_the_game(
     spoilt = tmp_path / "terminal.json"
     spoilt.write_text('{\n "game": "infexion"\n}\n')
     for path, message in ((spoilt, "line 1 is not a game record on one line"), (tmp_path, "that is a folder")):
-        proc = subprocess.run([sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", "0",
-                               "--record", str(path), RANDOM], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        proc = run_referee("play", "--web", "--no-open", "--port", "0", "--record", str(path), RANDOM, timeout=WAIT)
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert spoilt.read_text() == '{\n "game": "infexion"\n}\n'
 
@@ -511,8 +508,7 @@ def test_a_port_in_use_is_a_usage_error():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", str(port),
-                               RANDOM], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        proc = run_referee("play", "--web", "--no-open", "--port", str(port), RANDOM, timeout=WAIT)
     assert proc.returncode == 2 and f"--port {port}" in proc.stderr and "--port 0" in proc.stderr, proc.stderr
 
 

@@ -5,20 +5,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 
 ENV = dict(os.environ, REFEREE_GAMES="dice_race=tests.fixtures.dice_race:DiceRace")
 
 
 def play(tmp_path: Path, seed: int, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     path = tmp_path / f"game{seed}.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "dice_race", "-v", "1", "--seed", str(seed),
-         "--record", str(path), *extra, "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
+    proc = run_referee(
+        "--game", "dice_race", "-v", "1", "--seed", str(seed),
+        "--record", str(path), *extra, "agents.random_agent", "agents.random_agent", env=ENV,
     )
     assert proc.returncode == 0, proc.stderr
     return proc, json.loads(path.read_text())
@@ -56,17 +54,13 @@ def test_chance_cannot_be_predicted_from_the_agents_seed_but_replays_from_the_re
 
 
 def test_unknown_plugin_spec_is_a_clear_error(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, env=dict(os.environ, REFEREE_GAMES="broken"), capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("agents.random_agent", "agents.random_agent", env=dict(os.environ, REFEREE_GAMES="broken"))
     assert proc.returncode == 2 and "REFEREE_GAMES" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_plugin_that_cannot_be_imported_is_a_clear_error(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "ghost", "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, env=dict(os.environ, REFEREE_GAMES="ghost=no_such_module:Ghost"),
-        capture_output=True, text=True, timeout=60,
+    proc = run_referee(
+        "--game", "ghost", "agents.random_agent", "agents.random_agent",
+        env=dict(os.environ, REFEREE_GAMES="ghost=no_such_module:Ghost"),
     )
     assert proc.returncode == 2 and "cannot be loaded" in proc.stderr and "Traceback" not in proc.stderr

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 
@@ -19,7 +17,7 @@ from referee.cachex import PlaceAction, PlayerColor, StealAction, to_engine_acti
 from referee.games import load_game
 from referee.games.base import BLUE, RED
 from referee.games.cachex import STEAL, CachexState
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 
 COLORS = (PlayerColor.RED, PlayerColor.BLUE)
 MODULES = {
@@ -70,10 +68,9 @@ def test_search_agents_beat_random_on_a_bigger_even_board():
 
 def test_a_game_through_the_referee_ends_by_the_rules(tmp_path):
     path = tmp_path / "game.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "5", "-t", "2", "-s", "250", "-v", "0",
-         "--seed", "3", "--record", str(path), "agents.minimax", "agents.mcts"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    proc = run_referee(
+        "--game", "cachex", "-n", "5", "-t", "2", "-s", "250", "-v", "0",
+        "--seed", "3", "--record", str(path), "agents.minimax", "agents.mcts", timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     record = json.loads(path.read_text())

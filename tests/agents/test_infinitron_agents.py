@@ -4,7 +4,6 @@ from __future__ import annotations
 import importlib
 import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from referee.games.infinitron.engine import (
     template_of,
 )
 from referee.infinitron import from_engine_action, to_engine_action
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 
 COLORS = (PlayerColor.RED, PlayerColor.BLUE)
 SEARCH_AGENTS = ("agents.greedy", "agents.minimax", "agents.mcts")
@@ -148,13 +147,9 @@ def test_a_whole_game_through_the_referee_ends_by_the_rules(tmp_path: Path) -> N
     # -t 8: the agents spread their clock over the game, so a game takes at most
     # 16 s of CPU (at -t 20 it took 5 to 40 s, by how the searches went).
     record = tmp_path / "game.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "infinitron", "-t", "8", "-v", "0", "--seed", "5",
-         "agents.minimax", "agents.mcts", "--record", str(record)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = run_referee(
+        "--game", "infinitron", "-t", "8", "-v", "0", "--seed", "5",
+        "agents.minimax", "agents.mcts", "--record", str(record), timeout=600,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(record.read_text())

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
-import sys
 import typing
 
 import pytest
@@ -14,7 +12,7 @@ from referee.games.base import AlternatingState, Game, GameState, IllegalActionE
 from referee.games.cachex.engine import Cachex, CachexState
 from referee.games.infexion.engine import Infexion, InfexionState
 from referee.games.infinitron.engine import Infinitron, InfinitronState
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_referee
 
 
 def test_the_version_is_written_once_and_the_cli_prints_it():
@@ -26,10 +24,7 @@ def test_the_version_is_written_once_and_the_cli_prints_it():
     assert 'version = {attr = "referee.__version__"}' in pyproject
     assert re.fullmatch(r"\d+\.\d+\.\d+\S*", referee.__version__)
     # From the source tree, whatever is installed.
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
+    done = run_referee("--version", env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0 and done.stdout.strip() == f"referee {referee.__version__}"
 
 

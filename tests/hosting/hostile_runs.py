@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_referee
 
 from .hostile.common import PREFIX, helper_name, victim_name
 from .test_isolation import alive, assert_nothing_left, referee
@@ -208,10 +208,9 @@ def tournament(tree: Path, tmp_path: Path, name: str, agents: dict[str, str], se
     config = tmp_path / f"{name}.yaml"
     config.write_text("\n".join(lines) + "\n")
     marker = str(tmp_path / "tournament-marker")
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", str(config), "-q"],
-        cwd=tree, env=dict(os.environ, **tree_env(tree), REFEREE_TEST_PIDS=marker),
-        capture_output=True, text=True, timeout=120,
+    proc = run_referee(
+        "tournament", str(config), "-q",
+        cwd=tree, env=dict(os.environ, **tree_env(tree), REFEREE_TEST_PIDS=marker), timeout=120,
     )
     assert_nothing_left(marker)
     return proc, tree / "results" / name

@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
-import sys
 from array import array
 from pathlib import Path
 
@@ -58,11 +56,9 @@ def test_2022_player_returning_a_bad_tuple_loses_with_the_reason(tmp_path):
         "    def turn(self, player, action): pass\n"
     )
     path = tmp_path / "game.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "5", "-v", "0", "--record", str(path),
-         "bad2022", "agents.random_agent"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    proc = run_referee(
+        "--game", "cachex", "-n", "5", "-v", "0", "--record", str(path), "bad2022", "agents.random_agent",
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stderr
     record = json.loads(path.read_text())
@@ -80,10 +76,9 @@ def test_a_place_off_this_board_is_the_agents_illegal_action(tmp_path):
         "    def action(self, **kw): return PlaceAction(9, 9)\n    def turn(self, *a, **kw): pass\n"
     )
     path = tmp_path / "game.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "7", "-v", "0", "--record", str(path),
-         "offboard", "agents.random_agent"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    proc = run_referee(
+        "--game", "cachex", "-n", "7", "-v", "0", "--record", str(path), "offboard", "agents.random_agent",
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stderr
     record = json.loads(path.read_text())
@@ -92,17 +87,10 @@ def test_a_place_off_this_board_is_the_agents_illegal_action(tmp_path):
 
 
 def test_cachex_board_shown_and_n_passed_to_agents(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "4", "--seed", "1",
-         "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("--game", "cachex", "-n", "4", "--seed", "1", "agents.random_agent", "agents.random_agent")
     assert proc.returncode == 0, proc.stderr
     assert "plays action PLACE(" in proc.stdout and "result:" in proc.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "16", "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    bad = run_referee("--game", "cachex", "-n", "16", "agents.random_agent", "agents.random_agent")
     assert bad.returncode == 2 and "3" in bad.stderr and "15" in bad.stderr and "Traceback" not in bad.stderr
 
 

@@ -425,9 +425,7 @@ def test_usage_errors_exit_2_with_a_message(tmp_path):
         ([RANDOM, RANDOM, "--record", str(tmp_path / "missing" / "r.json")], "does not exist"),
         ([RANDOM, RANDOM, "-v", "7"], "invalid choice"),
     ]:
-        proc = subprocess.run(
-            [sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True, timeout=30
-        )
+        proc = run_referee(*args, timeout=30)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert fragment in proc.stderr, (args, proc.stderr)
         assert "Traceback" not in proc.stderr

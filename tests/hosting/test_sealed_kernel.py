@@ -229,16 +229,11 @@ class Agent:
 def test_an_agent_named_after_a_module_python_imports_is_refused_clearly(tmp_path, name):
     """A package named like a module of Python's (the host imports json; site and
     sitecustomize run at start-up) is refused before any game, saying why."""
-    import subprocess
-
-    from tests.helpers import ROOT
+    from tests.helpers import ROOT, run_referee
 
     (tmp_path / name).mkdir()
     (tmp_path / name / "__init__.py").write_text(SHADOWING_AGENT)
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", name, RANDOM], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    proc = run_referee(name, RANDOM, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2, proc.stderr
     assert f"the agent's top-level package is named {name!r}" in proc.stderr and "rename its folder" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -387,19 +382,17 @@ def test_an_agent_whose_files_only_root_can_read_is_told_how_to_fix_them(sealed,
     """Sealed agents run as an unprivileged user; a module of mode 0600 cannot be imported, and the
     load error says why and what to do."""
     import json
-    import subprocess
 
-    from tests.helpers import ROOT
+    from tests.helpers import ROOT, run_referee
 
     agent = tmp_path / "private_agent"
     agent.mkdir()
     (agent / "__init__.py").write_text("from .program import Agent\n")
     (agent / "program.py").write_text("from agents.random_agent import Agent\n")
     (agent / "program.py").chmod(0o600)
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "-v", "0", "--sandbox", "required", "--record", "r.json",
-         "private_agent", RANDOM],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    proc = run_referee(
+        "-v", "0", "--sandbox", "required", "--record", "r.json", "private_agent", RANDOM,
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stderr
     record = json.loads((tmp_path / "r.json").read_text())

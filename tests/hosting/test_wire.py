@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from referee.hosting.wire import Reply, WireError, parse_reply
 
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 
 from .hostile_runs import HOSTILE, RANDOM
 
@@ -37,10 +35,7 @@ def test_a_tournament_records_the_game_of_an_agent_raising_a_lone_surrogate(tmp_
         f"  - {{name: whole, spec: {RANDOM}}}\ngames_per_pair: 2\nworkers: 1\nsandbox: off\n"
         f"output: {tmp_path / 'out'}\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", str(config), "-q"], cwd=ROOT, capture_output=True, text=True,
-        timeout=120,
-    )
+    proc = run_referee("tournament", str(config), "-q", timeout=120)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text("utf-8").splitlines()]
     assert len(records) == 2 and all(r["error"]["RED" if r["red_name"] == "half" else "BLUE"] for r in records)

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -11,6 +9,7 @@ import pytest
 
 from referee.marking.gradescope import problems
 from referee.marking.part_a import main
+from tests.helpers import run_referee
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "partA_boards"
 
@@ -285,10 +284,9 @@ def test_missing_scheme_and_missing_submission_are_usage_errors(tmp_path, capsys
 def test_cli_writes_results_gradescope_accepts_and_prints_the_table(tmp_path):
     sub = printing(tmp_path, LONGER)
     results = tmp_path / "out" / "results.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "autograde", "partA", "--submission", str(sub),
-         "--scheme", str(scheme(tmp_path, TINY_SCHEME)), "--results", str(results)],
-        capture_output=True, text=True, timeout=120,
+    done = run_referee(
+        "autograde", "partA", "--submission", str(sub),
+        "--scheme", str(scheme(tmp_path, TINY_SCHEME)), "--results", str(results), timeout=120,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(results.read_text())
@@ -299,10 +297,9 @@ def test_cli_writes_results_gradescope_accepts_and_prints_the_table(tmp_path):
 
 def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
     scheme_file = scheme(tmp_path, "time_limit: 5\nboards:\n  - file: tiny.csv\n    mark: 1\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "autograde", "partA", "--submission", str(printing(tmp_path, SHORTEST)),
-         "--scheme", str(scheme_file), "--results", str(tmp_path / "results.json")],
-        capture_output=True, text=True, timeout=120,
+    done = run_referee(
+        "autograde", "partA", "--submission", str(printing(tmp_path, SHORTEST)),
+        "--scheme", str(scheme_file), "--results", str(tmp_path / "results.json"), timeout=120,
     )
     assert done.returncode == 2
     assert f"{scheme_file}:4: boards[0].mark: unknown field (did you mean 'marks'?)" in done.stderr

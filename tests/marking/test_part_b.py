@@ -380,7 +380,7 @@ def test_the_command_given_plays_the_graded_game_again(tmp_path, capsys, game, o
 
 
 def option_flags_exist() -> bool:
-    done = subprocess.run([sys.executable, "-m", "referee", "-h"], capture_output=True, text=True, timeout=60)
+    done = run_referee("-h")
     return "--red-option" in done.stdout
 
 

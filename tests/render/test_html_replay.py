@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -16,7 +14,7 @@ import pytest
 
 from referee.games.infexion import InfexionState
 from referee.records import GameRecord
-from tests.helpers import ROOT, play_recorded
+from tests.helpers import play_recorded, run_referee
 
 
 @pytest.fixture(scope="module")
@@ -234,10 +232,7 @@ def test_text_from_the_record_is_shown_as_text_not_run(browser, game, tmp_path):
     data["message"] = "</script><script>alert(3)</script>"
     hostile = GameRecord.from_dict(data)
     path = tmp_path / "hostile.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "replay", "-", "--html", str(path)],
-        input=json.dumps(hostile.to_dict()), cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("replay", "-", "--html", str(path), input=json.dumps(hostile.to_dict()))
     assert proc.returncode == 0, proc.stderr
     page, problems, requests = open_page(browser, path)
     dialogs: list[str] = []
@@ -256,10 +251,7 @@ def test_replay_from_a_games_jsonl_line(browser, game, tmp_path):
     jsonl = tmp_path / "games.jsonl"
     jsonl.write_text(record.to_json() + "\n" + other.to_json() + "\n")
     out = tmp_path / "second.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "replay", str(jsonl), "--game-index", "1", "--html", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("replay", str(jsonl), "--game-index", "1", "--html", str(out))
     assert proc.returncode == 0, proc.stderr
     page, problems, _ = open_page(browser, out)
     assert "second game" in page.locator("#players").inner_text()
@@ -271,10 +263,9 @@ def test_cachex_replay_shows_the_rhombus_and_the_final_board(browser, tmp_path):
     from referee.games.cachex import CachexState
 
     record_path, html_path = tmp_path / "cachex.json", tmp_path / "cachex.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "--game", "cachex", "-n", "6", "-v", "0", "--seed", "4",
-         "--record", str(record_path), "--html", str(html_path), "agents.random_agent", "agents.random_agent"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    proc = run_referee(
+        "--game", "cachex", "-n", "6", "-v", "0", "--seed", "4",
+        "--record", str(record_path), "--html", str(html_path), "agents.random_agent", "agents.random_agent",
     )
     assert proc.returncode == 0, proc.stderr
     record = GameRecord.from_json(record_path.read_text())
@@ -321,10 +312,7 @@ def test_a_truncated_record_shows_a_visible_warning(browser, game, tmp_path):
     page.close()
     cut = GameRecord.from_dict({**record.to_dict(), "actions": record.actions[:100]})
     out = tmp_path / "cut.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "replay", "-", "--html", str(out)],
-        input=cut.to_json(), cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("replay", "-", "--html", str(out), input=cut.to_json())
     assert proc.returncode == 0, proc.stderr
     page, problems, _ = open_page(browser, out)
     warning = page.locator("#warning")
@@ -364,10 +352,7 @@ def figures_shown(page) -> dict[str, list[str]]:
 def html_of(record: dict, tmp_path: Path, name: str) -> Path:
     """The replay command's HTML page of ``record`` (a dict, as in a file)."""
     out = tmp_path / f"{name}.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "replay", "-", "--html", str(out)],
-        input=json.dumps(record), cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("replay", "-", "--html", str(out), input=json.dumps(record))
     assert proc.returncode == 0, proc.stderr
     return out
 

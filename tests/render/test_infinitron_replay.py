@@ -7,8 +7,6 @@ through the engine here, never from the page's data.
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from referee.games import load_game
 from referee.games.infinitron.engine import ABILITY_NAMES, CELLS, DESTROYED, RANGE_NAMES, InfinitronState
 from referee.records import GameRecord
 
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 
 from .test_html_replay import open_page
 
@@ -53,14 +51,13 @@ def unit_cells(state: InfinitronState) -> dict[tuple[int, int], Cell]:
 def game(tmp_path_factory) -> Game:
     folder = tmp_path_factory.mktemp("infinitron")
     record_path, html_path = folder / "game.json", folder / "game.html"
-    proc = subprocess.run(
+    proc = run_referee(
         # Seed 3: units of both sides die, some after an asteroid destroyed a city (with the
         # varied army's fort, greedy lost no unit to random on seed 4).
-        [sys.executable, "-m", "referee", "--game", "infinitron", "--chaos", "-v", "0", "--seed", "3",
-         # A fixed chance seed: chaos events are otherwise drawn from a secret of the run.
-         "--chance-seed", "c", "--record", str(record_path), "--html", str(html_path),
-         "agents.greedy", "agents.random_agent"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        "--game", "infinitron", "--chaos", "-v", "0", "--seed", "3",
+        # A fixed chance seed: chaos events are otherwise drawn from a secret of the run.
+        "--chance-seed", "c", "--record", str(record_path), "--html", str(html_path),
+        "agents.greedy", "agents.random_agent", timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     found = Game(GameRecord.from_json(record_path.read_text()), html_path)

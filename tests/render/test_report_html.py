@@ -4,14 +4,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from referee.hosting.sandbox import Sandbox
 from referee.records import GameRecord
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 
 from .test_html_replay import board_after, board_drawn, open_page
 
@@ -36,10 +34,7 @@ def tournament(tmp_path_factory):
     config = folder / "config.yaml"
     config.write_text(CONFIG)
     out = folder / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", str(config), "-q", "--workers", "2", "-o", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=180,
-    )
+    proc = run_referee("tournament", str(config), "-q", "--workers", "2", "-o", str(out), timeout=180)
     assert proc.returncode == 0, proc.stderr
     records = [GameRecord.from_json(line) for line in (out / "games.jsonl").read_text().splitlines()]
     return out, records
@@ -84,9 +79,8 @@ def test_games_are_numbered_by_game_index_as_replay_game_index_is(browser, tourn
     lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
     lines = lines[::-1] + lines[-1:]
     (folder / "games.jsonl").write_text("".join(lines))
-    proc = subprocess.run(  # a finished folder: plays nothing, writes the tables and the report again
-        [sys.executable, "-m", "referee", "tournament", str(out.parent / "config.yaml"), "-q", "-o", str(folder)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    proc = run_referee(  # a finished folder: plays nothing, writes the tables and the report again
+        "tournament", str(out.parent / "config.yaml"), "-q", "-o", str(folder), timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     by_index = {r.game_index: r for r in records}
@@ -106,10 +100,7 @@ def test_games_are_numbered_by_game_index_as_replay_game_index_is(browser, tourn
     index = next(i for p, i in enumerate(positions) if p != i)
     record = by_index[index]
     on_demand = tmp_path / f"game-{index}.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "referee", "replay", str(folder / "games.jsonl"), "--game-index", str(index),
-         "--html", str(on_demand)], cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+    proc = run_referee("replay", str(folder / "games.jsonl"), "--game-index", str(index), "--html", str(on_demand))
     assert proc.returncode == 0, proc.stderr
     for path in (folder / "replays" / f"game-{index}.html", on_demand):
         replay, problems, _ = open_page(browser, path)
@@ -123,9 +114,7 @@ def test_games_are_numbered_by_game_index_as_replay_game_index_is(browser, tourn
 
 def test_the_report_says_how_the_tournament_was_played(browser, tournament):
     out, records = tournament
-    version = subprocess.run(
-        [sys.executable, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60
-    ).stdout.split()[-1]
+    version = run_referee("--version").stdout.split()[-1]
     page, problems, _ = open_page(browser, out / "report.html")
     terms = page.locator("#how-played dt").all_inner_texts()
     said = dict(zip(terms, page.locator("#how-played dd").all_inner_texts()))

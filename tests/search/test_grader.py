@@ -1,7 +1,6 @@
 """The grader, on small fake "student programs" run as real subprocesses."""
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 import time
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.search.cli import main
-from tests.helpers import wait_until
+from tests.helpers import run_referee, wait_until
 
 # The red 1 must take the blue 3 (making a red 4) and then sweep the column:
 # optimum 2, see test_solver.test_capture_grows_a_red_stack_that_then_reaches_further.
@@ -170,10 +169,9 @@ def test_a_bad_board_is_a_row_of_the_table_and_the_others_are_graded(tmp_path):
     bad.write_text("0,0,r,1\n1,1,b,2\n1,1,b,3\n")
     repeated = tmp_path / "repeated.csv"
     repeated.write_text(BOARD + BOARD.splitlines()[1] + "\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "search", "--grade", f"{sys.executable} -m referee search",
-         *bundled, str(bad), str(repeated), str(tmp_path / "missing.csv")],
-        cwd=root, capture_output=True, text=True, timeout=300,
+    done = run_referee(
+        "search", "--grade", f"{sys.executable} -m referee search",
+        *bundled, str(bad), str(repeated), str(tmp_path / "missing.csv"), cwd=root, timeout=300,
     )
     assert done.returncode == 2  # some board is bad, though every good one was graded
     table = done.stdout

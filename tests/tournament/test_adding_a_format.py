@@ -5,12 +5,11 @@ from __future__ import annotations
 import csv
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from referee.records import GameRecord
 
-from tests.helpers import ROOT
+from tests.helpers import run_referee
 PLUGIN = "king_of_the_hill=tests.tournament.fixtures.formats.king_of_the_hill:KingOfTheHill"
 ENV = dict(os.environ, REFEREE_FORMATS=PLUGIN)
 
@@ -31,10 +30,7 @@ seed: 5
 def tournament(tmp_path: Path, text: str, *args: str) -> subprocess.CompletedProcess:
     config = tmp_path / "config.yaml"
     config.write_text(text)
-    return subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", str(config), "-o", str(tmp_path / "out"), "-q", *args],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300,
-    )
+    return run_referee("tournament", str(config), "-o", str(tmp_path / "out"), "-q", *args, env=ENV, timeout=300)
 
 
 def test_king_of_the_hill_is_played_through_the_command(tmp_path):
@@ -82,7 +78,5 @@ def test_its_own_field_is_checked_and_named_to_other_formats(tmp_path):
         "config.yaml:11: on_level: on_level is only used by format: king_of_the_hill "
         "(who holds the hill after a level challenge)"
     ) in stray.stderr
-    usage = subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", "-h"], cwd=ROOT, env=ENV, capture_output=True, text=True,
-    ).stdout
+    usage = run_referee("tournament", "-h", env=ENV).stdout
     assert "Swiss, ladder, knockout or king of the hill)" in " ".join(usage.split())

@@ -21,7 +21,7 @@ from referee.records import GameRecord
 
 from .procs import MARK, marked_processes, wait_until_gone
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_referee
 
 TINY = """\
 name: tiny
@@ -41,7 +41,7 @@ def command(*args: str) -> list[str]:
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(command(*args), cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    return run_referee("tournament", *args, timeout=120, env=env)
 
 
 def write_config(tmp_path: Path, text: str, name: str = "config.yaml") -> str:
@@ -525,8 +525,7 @@ def test_a_discovered_symlink_out_of_the_folder_is_left_out_unimported(tmp_path)
         "name: class\nagents:\n  - {discover: subs, on_error: forfeit}\ngames_per_pair: 2\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = run_referee("tournament", "class.yaml", "-o", "out", "-q", cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     for name in ("evil", "sneaky"):
         line = next(line for line in proc.stderr.splitlines() if line.startswith(f"{tmp_path / 'subs' / name}:"))
@@ -711,8 +710,8 @@ def run_class(tmp_path: Path, on_error: str) -> tuple[subprocess.CompletedProces
         f"name: class\nagents:\n  - {{discover: subs, on_error: {on_error}}}\ngames_per_pair: 2\nseed: 1\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run(command("class.yaml", "-o", "out", "-q", "--workers", "2"), cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=180)
+    proc = run_referee("tournament", "class.yaml", "-o", "out", "-q", "--workers", "2", cwd=tmp_path, env=env,
+                       timeout=180)
     return proc, tmp_path / "out"
 
 
@@ -760,8 +759,7 @@ def test_when_too_few_agents_load_each_left_out_folder_says_why(tmp_path):
     shutil.rmtree(subs / "bob")
     (tmp_path / "class.yaml").write_text("name: class\nagents:\n  - {discover: subs}\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run(command("class.yaml", "-o", "out", "-q"), cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = run_referee("tournament", "class.yaml", "-o", "out", "-q", cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert (
         "agents: a tournament needs at least two agents; 1 can play (5 discovered folders were left out)" in proc.stderr
