@@ -130,7 +130,7 @@ def _game_route(site: Site, game_id: int, part: str, api: bool) -> Answer:
     if part == "":
         return Answer(200, _JSON, record.to_json().encode(), _SECURITY)
     if part == "record":
-        name = f"battleground-game-{game_id}.json"
+        name = f"game-{game_id}.json"
         return Answer(200, _JSON, record.to_json().encode(),
                       _SECURITY + (("Content-Disposition", f'attachment; filename="{name}"'),))
     status = _status(record)

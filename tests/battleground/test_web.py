@@ -71,7 +71,7 @@ def played() -> tuple[GameRecord, GameRecord, GameRecord]:
     first = dataclasses.replace(first, red_name=EVIL, blue_name=QUOTES)
     second = dataclasses.replace(second, red_name=QUOTES, blue_name=EVIL)
     running = dataclasses.replace(
-        first, actions=first.actions[:10], turns=10, winner=None, reason="unfinished",
+        first, actions=first.actions[:10], turns=10, winner=None, reason="unfinished", message="in play",
         time_used_after=first.time_used_after[:10], extra={"battleground": {"status": "running"}},
     )
     return first, second, running
@@ -149,7 +149,7 @@ def test_replay_and_record_download(played):
     first = played[0]
     download = get(site, "/games/1/record")
     assert download.status == 200
-    assert dict(download.headers)["Content-Disposition"].startswith("attachment")
+    assert dict(download.headers)["Content-Disposition"] == 'attachment; filename="game-1.json"'
     assert GameRecord.from_json(download.body.decode()) == first
     replay = get(site, "/games/1/replay")
     assert replay.status == 200 and b'id="replay-data"' in replay.body and EVIL.encode() not in replay.body
@@ -263,6 +263,8 @@ def test_game_page_follows_the_game_live(browser, served, played):
         expect(page.locator("body")).to_have_attribute("data-shown", str(first.turns))
         expect(page.locator("body")).to_have_attribute("data-polling", "no")
         expect(page.locator("#status")).to_contain_text(f"{first.winner} (")
+        if first.message:  # the record's own words, as text
+            expect(page.locator("#status")).to_contain_text(first.message)
         expect(page.locator("#replay")).to_be_visible()
         assert page.locator("#download").get_attribute("href") == f"/games/{RUNNING}/record"
         replay = page.request.get(base + page.locator("#replay").get_attribute("href"))
