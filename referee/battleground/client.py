@@ -197,7 +197,7 @@ class Client:
                     self.say(f"could not reconnect to {self.options.server} within {self.grace:g} s: game lost")
                     self.close_game()
                     return ExitStatus.INTERNAL
-                self.say("connection lost: reconnecting to resume the game")
+                self.say(f"connection lost ({_why(exc)}): reconnecting to resume the game")
                 time.sleep(RETRY_SECONDS)
             except ServerGone as exc:
                 self.say(str(exc))
@@ -260,6 +260,9 @@ class Client:
                 if self.local is not None and self.local.id in aborted:
                     self.close_game()
         elif kind == "waiting":
+            if self.local is not None:  # back, but the game did not wait (it ended meanwhile): nothing to resume
+                self.say(f"game {self.local.id} ended while this client was away (its record is on the server)")
+                self.close_game()
             channel = message["channel"]
             self.say(f"waiting for an opponent on {'the public pool' if not channel else 'channel ' + repr(channel)}")
         elif kind == "start":
@@ -300,7 +303,7 @@ class Client:
         except AgentFailure as failure:
             self.failed(conn, local.id, failure)
             return
-        conn.send(encode({"type": "ready", "id": local.id}))
+        _send(conn, {"type": "ready", "id": local.id})
 
     def turn(self, conn: ClientConnection, message: dict[str, Any]) -> None:
         local = self.local
@@ -320,14 +323,14 @@ class Client:
         except AgentFailure as failure:
             self.failed(conn, local.id, failure)
             return
-        conn.send(encode({"type": "action", "id": local.id, "action": action, **local.figures()}))
+        _send(conn, {"type": "action", "id": local.id, "action": action, **local.figures()})
 
     def failed(self, conn: ClientConnection, game_id: int, failure: AgentFailure) -> None:
         self.console.failed(self.local.color if self.local else 0, failure)
         figures = self.local.figures() if self.local else {"cpu": 0.0, "memory_mb": 0.0}
         entry = error_entry(failure)
-        conn.send(encode({"type": "failed", "id": game_id, "reason": failure.reason, "message": entry["message"],
-                          "traceback": entry["traceback"], **figures}))
+        _send(conn, {"type": "failed", "id": game_id, "reason": failure.reason, "message": entry["message"],
+                     "traceback": entry["traceback"], **figures})
         if self.local is not None:
             self.local.agent.close()
 
@@ -358,6 +361,15 @@ class Client:
         if self.local is not None:
             self.local.close()
             self.local = None
+
+
+def _send(conn: ClientConnection, message: dict[str, Any]) -> None:
+    """Send an answer; if the connection closed meanwhile, the reading loop still gets what the server sent
+    before closing (a game's ``end`` and ``done`` when the game ended while the agent was thinking)."""
+    try:
+        conn.send(encode(message))
+    except ConnectionClosed:
+        pass
 
 
 def _limit(value: Any, unit: str) -> str:
