@@ -1,7 +1,11 @@
-"""A slow agent for the battleground's tests: the bundled greedy agent, 0.05 s of wall time per action.
+"""A slow agent for the battleground's tests: 0.05 s of wall time per action, deterministic choices.
 
-A game against another agent then lasts a few seconds, long enough for a test to stop a client (or the
-server) in the middle of it.  Its choices are greedy's, deterministic given the referee's ``seed``.
+A game then lasts long enough for a test to stop a client (or the server) in
+the middle of it.  So that a game cannot end in its first turns (an opponent
+capturing the one piece it has), its first :data:`CAUTIOUS` actions are spawns
+that keep it the most power whatever the opponent replies (never a capture,
+so it does not end the game either); from then on it plays as the bundled greedy agent (its ties
+broken by the referee's ``seed``).
 """
 from __future__ import annotations
 
@@ -10,8 +14,43 @@ from typing import Any
 
 from agents.greedy import Agent as Greedy
 
+#: Actions played cautiously before playing greedily.
+CAUTIOUS = 8
+SLEEP = 0.05
+
 
 class Agent(Greedy):
+    def __init__(self, color: Any, **referee: Any):
+        super().__init__(color, **referee)
+        self.played = 0
+
     def action(self, **referee: Any) -> Any:
-        time.sleep(0.05)
+        time.sleep(SLEEP)
+        self.played += 1
+        if self.played <= CAUTIOUS:
+            spawn = self.safe_spawn()
+            if spawn is not None:
+                return self.view.to_agent(spawn)
         return super().action(**referee)
+
+    def safe_spawn(self) -> Any:
+        """The spawn after which the opponent's best reply leaves it the most power (the first such in notation
+        order): it never captures, so the game goes on, and loses as little as it can."""
+        state, me = self.view.state.copy(), self.view.me
+        best, best_kept = None, -1
+        for action in sorted(state.legal_actions(), key=state.action_to_str):
+            if not state.action_to_str(action).startswith("SPAWN"):
+                continue
+            state.apply(action)
+            kept = min((self._kept(state, reply, me) for reply in state.legal_actions()), default=state.power(me))
+            state.undo()
+            if kept > best_kept:
+                best, best_kept = action, kept
+        return best
+
+    @staticmethod
+    def _kept(state: Any, reply: Any, me: int) -> int:
+        state.apply(reply)
+        kept = state.power(me)
+        state.undo()
+        return int(kept)
