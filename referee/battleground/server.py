@@ -336,6 +336,8 @@ class Battleground:
         finally:
             if player is not None and player.conn is conn:
                 self.left(player, address)
+            elif player is not None and not player.house:  # replaced by a new login: its place is free again
+                self.addresses[address] = max(0, self.addresses.get(address, 1) - 1)
 
     async def welcome(self, conn: ServerConnection, hello: dict[str, Any], address: str) -> Player | None:
         """Check the hello's name and token; attach the connection to its player (or refuse); the player."""

@@ -526,3 +526,19 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
             assert receive(ws)["type"] == "refused"
     replay(GameRecord.from_json(before["record"]))
     assert len(olga.game_records()) == 1
+
+
+def test_a_name_logging_in_again_replaces_its_connection_and_frees_its_place(shared: Server):
+    """A new login with the right token replaces the old connection, which no longer counts against the address."""
+    with raw_connect(shared) as ws:
+        ws.send(hello("rita", channel="alone"))
+        token = receive(ws)["token"]
+    for _ in range(10):  # more than the 8 connections an address may hold at once
+        with raw_connect(shared) as old:
+            old.send(hello("rita", channel="alone", token=token))
+            assert receive(old)["type"] == "welcome"
+            with raw_connect(shared) as new:
+                new.send(hello("rita", channel="alone", token=token))
+                assert receive(new)["type"] == "welcome"
+                assert "waiting" in [m["type"] for m in closed_after(old)]
+                assert old.close_reason == "replaced by a new connection"
