@@ -287,7 +287,8 @@ def test_a_house_channel_plays_the_house_agent(shared: Server, tmp_path: Path):
 
 
 def test_a_client_killed_mid_game_loses_on_disconnected_after_the_grace_period(shared: Server, tmp_path: Path):
-    dora = Client(tmp_path, shared, SLOW, "dora", "--channel", "drop", "--games", "1")
+    # Sealed (the default sandbox): the kill takes its process group, the sealed agent's processes with it.
+    dora = Client(tmp_path, shared, SLOW, "dora", "--channel", "drop", "--games", "1", sandbox=None)
     eve = Client(tmp_path, shared, "agents/random_agent", "eve", "--channel", "drop", "--games", "1", "-v", "0")
     with running(dora, eve):
         wait_until(lambda: dora.turns_seen() >= 6 or dora.proc.poll() is not None, 30, "dora mid-game")
