@@ -240,6 +240,8 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                     "--house", "greedy=agents.greedy", "--sandbox", "off")
     yield server
     server.kill()
+    # Whatever the tests threw at it, the server never failed inside (a task's or a page's internal error).
+    assert "Traceback" not in server.text() and "internal error" not in server.text(), server.text()
 
 
 # -- 1. a colour-swapped pair between two students' sealed agents ----------------------------------------------
