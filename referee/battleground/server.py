@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
 from .. import __version__
@@ -407,6 +408,26 @@ class Battleground:
     async def read(self, conn: ServerConnection, player: Player) -> None:
         """Pass the connection's messages to the player's game; a violation closes it (and forfeits its game)."""
         bucket, last = self.settings.burst, time.monotonic()
+        try:
+            await self._read(conn, player, bucket, last)
+        except ConnectionClosed as closed:
+            # A frame over the size limit is refused by the WebSocket library itself, which closes with 1009
+            # before the message reaches us: a violation all the same (a forfeit at once, not a drop the player
+            # could mend by reconnecting within the grace period).
+            if closed.sent is not None and closed.sent.code == CloseCode.MESSAGE_TOO_BIG:
+                self.violated(player, f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+            raise
+
+    def violated(self, player: Player, why: str) -> None:
+        """Tell the player's game (both sides: whichever it waits on) that the player broke the protocol."""
+        seat = player.seat
+        if seat is not None:
+            violation = {"type": "violation", "color": seat.color, "message": why}
+            live = next((g for g in self.live.values() if seat in g.seats), None)
+            for each in (live.seats if live is not None else (seat,)):
+                each.player.inbox.put_nowait(violation)
+
+    async def _read(self, conn: ServerConnection, player: Player, bucket: float, last: float) -> None:
         async for raw in conn:
             now = time.monotonic()
             bucket = min(self.settings.burst, bucket + (now - last) * self.settings.rate)
@@ -426,13 +447,7 @@ class Battleground:
                 if player.seat is None:
                     raise ProtocolViolation(f"{message['type']} outside a game")
             except ProtocolViolation as exc:
-                seat = player.seat
-                if seat is not None:
-                    # Told to both sides: the game forfeits this one at once, whichever side it is waiting on.
-                    violation = {"type": "violation", "color": seat.color, "message": str(exc)}
-                    live = next((g for g in self.live.values() if seat in g.seats), None)
-                    for each in (live.seats if live is not None else (seat,)):
-                        each.player.inbox.put_nowait(violation)
+                self.violated(player, str(exc))
                 await player.send({"type": "error", "message": str(exc)})
                 await conn.close(1008, "protocol violation")
                 return

@@ -411,10 +411,15 @@ def test_an_oversized_message_closes_the_connection_and_the_server_keeps_serving
     assert shared.proc.poll() is None
 
 
-@pytest.mark.parametrize("when", ["on its move", "on the opponent's move"])
-def test_garbage_mid_game_forfeits_on_protocol_error(shared: Server, tmp_path: Path, when: str):
+@pytest.mark.parametrize(("when", "garbage"), [
+    ("on its move", "{not json"),
+    ("on the opponent's move", "{not json"),
+    # Refused by the WebSocket library (close 1009) before the server reads it: a forfeit all the same, at once.
+    ("oversized on its move", json.dumps({"type": "action", "padding": "x" * 100_000})),
+])
+def test_garbage_mid_game_forfeits_on_protocol_error(shared: Server, tmp_path: Path, when: str, garbage: str):
     channel = "junk-" + when.split()[1][:3]
-    name = "kim" if "its" in when else "lee"
+    name = {"on its move": "kim", "on the opponent's move": "lee"}.get(when, "max")
     opponent = Client(tmp_path, shared, "agents/random_agent", f"{name}-o", "--channel", channel, "--games", "1",
                       "-v", "0")
     with running(opponent), raw_connect(shared) as ws:
@@ -422,12 +427,17 @@ def test_garbage_mid_game_forfeits_on_protocol_error(shared: Server, tmp_path: P
         for _ in range(3):
             assert me.until_play()["type"] == "play"
             me.send_action(me.action())
-        if when == "on its move":
+        if when != "on the opponent's move":
             assert me.until_play()["type"] == "play"
-        ws.send("{not json")
+        ws.send(garbage)
+        sent = time.monotonic()
         messages = closed_after(ws)
-        assert messages and messages[-1]["type"] == "error", messages
+        if len(garbage) > 65536:
+            assert ws.close_code == 1009
+        else:
+            assert messages and messages[-1]["type"] == "error", messages
         row = wait_until(lambda: finished_row(shared, me.id), 20, "the game's end")
+        assert time.monotonic() - sent < 2  # at once, not after the 2 s grace period of a dropped connection
         assert opponent.wait() == 0, opponent.text()
     assert row["reason"] == "protocol_error"
     assert row["winner"] == ("BLUE" if me.color == "RED" else "RED")
