@@ -307,7 +307,9 @@ async def run(server: Server, count: int, phases: list[tuple[str, bool]], second
     tasks = [asyncio.create_task(guarded(client(server.port, f"c{i}", f"pair{i // 2}", 1000, clients, stop, i,
                                                 [None]), clients, f"c{i}"))
              for i in range(count)]
-    phase, since, windows = [""], {}, []
+    phase = [""]
+    since: dict[str, int] = {}
+    windows: list[tuple[str, Window]] = []
     sampler = asyncio.create_task(sample(server, windows, phase, since))
     results = []
     try:
