@@ -326,19 +326,11 @@ td.num { text-align: right; font-family: ui-monospace, monospace; }
 _GAME_SCRIPT = r"""
 "use strict";
 const G = JSON.parse(document.getElementById("game-data").textContent);
-const SVG = "http://www.w3.org/2000/svg";
 const board = document.getElementById("board");
 const POLL_MS = 1000;
 let F = null;          // the last frames drawn
 let cellEls = [];
 let busy = false, timer = null, noBoard = false;
-
-function el(tag, attrs, parent) {
-  const e = document.createElementNS(SVG, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (parent) parent.appendChild(e);
-  return e;
-}
 
 async function getJSON(path) {
   const response = await fetch(path, {cache: "no-store"});
@@ -358,51 +350,16 @@ function problem(text) {
   p.hidden = !text;
 }
 
-// The layout, once per game: flat-topped hexes, neighbouring centres 1 apart (as the replays draw them).
+// The layout, once per game, as the replays draw it.
 function build() {
-  while (board.firstChild) board.removeChild(board.firstChild);
-  const R = 1 / Math.sqrt(3) * 0.97, pad = 1.0;
-  const xs = F.cells.map(c => c.x), ys = F.cells.map(c => c.y);
-  const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
-  board.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
-  for (const side of F.sides) {
-    el("polyline", {class: "side " + side.color, points: side.points.map(p => p.join(",")).join(" ")}, board);
-  }
-  cellEls = F.cells.map((c, i) => {
-    const g = el("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
-    el("polygon", {points: hexPoints(c, R)}, g);
-    el("text", {class: "coord", x: c.x, y: c.y + R * 0.72}, g).textContent = `${c.r},${c.q}`;
-    el("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
-    return g;
-  });
+  cellEls = drawBoard(board, F);
 }
 
 // The latest position, with the last action's marks.
 function paint() {
   const step = F.boards.length - 1;
-  const cells = F.boards[step];
   const info = step > 0 ? F.steps[step - 1] : null;
-  const mark = stepMarks(info);
-  if (typeof cells === "string") {
-    cellEls.forEach((g, i) => {
-      const [owner, power] = cellOwnerPower(cells[i]);
-      g.setAttribute("data-owner", owner);
-      g.setAttribute("data-power", String(power));
-      g.setAttribute("class", "cell " + (mark[i] || ""));
-      g.querySelector("text.power").textContent = owner && F.game !== "cachex" ? String(power) : "";
-    });
-  } else {
-    // [cell, kinds, owner, text] for every cell that is not plain ground (games with terrain and units).
-    const extra = {};
-    for (const e of cells) extra[e[0]] = e;
-    cellEls.forEach((g, i) => {
-      const e = extra[i] || [i, "", "", ""];
-      g.setAttribute("data-owner", e[2]);
-      g.setAttribute("data-kind", e[1]);
-      g.setAttribute("class", "cell " + e[1] + " " + (mark[i] || ""));
-      g.querySelector("text.power").textContent = e[3];
-    });
-  }
+  paintBoard(cellEls, F, step);
   document.getElementById("current").textContent =
     info ? `Action ${step}: ${info.player} plays ${info.action}` : "Start of the game";
   document.body.dataset.shown = String(step);

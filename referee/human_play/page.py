@@ -102,7 +102,6 @@ footer { margin-top: 1.5rem; }
 
 _SCRIPT = r"""
 "use strict";
-const SVG = "http://www.w3.org/2000/svg";
 const board = document.getElementById("board");
 const ANIMATION_MS = 350;  // per action while the board catches up with the game
 let S = null;              // the last state the server sent
@@ -111,13 +110,6 @@ let shown = 0;             // how many actions the board shows
 let animation = null;
 let selected = null;       // the cell of a first click waiting for its second (a SPREAD's direction)
 let waiting = false, sending = false;
-
-function el(tag, attrs, parent) {
-  const e = document.createElementNS(SVG, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (parent) parent.appendChild(e);
-  return e;
-}
 
 function say(text, error) {
   const m = document.getElementById("message");
@@ -138,25 +130,11 @@ async function api(method, path, body) {
   return data;
 }
 
-// The board, drawn as the replays draw it: flat-topped hexes, neighbouring centres 1 apart.
+// The board, drawn as the replays draw it; a click on a cell plays it.
 function build() {
   const F = S.frames;
-  while (board.firstChild) board.removeChild(board.firstChild);
-  const R = 1 / Math.sqrt(3) * 0.97, pad = 1.0;
-  const xs = F.cells.map(c => c.x), ys = F.cells.map(c => c.y);
-  const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
-  board.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
-  for (const side of F.sides) {
-    el("polyline", {class: "side " + side.color, points: side.points.map(p => p.join(",")).join(" ")}, board);
-  }
-  cellEls = F.cells.map((c, i) => {
-    const g = el("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
-    el("polygon", {points: hexPoints(c, R)}, g);
-    el("text", {class: "coord", x: c.x, y: c.y + R * 0.72}, g).textContent = `${c.r},${c.q}`;
-    el("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
-    g.addEventListener("click", () => clickCell(i));
-    return g;
-  });
+  cellEls = drawBoard(board, F);
+  cellEls.forEach((g, i) => g.addEventListener("click", () => clickCell(i)));
   document.getElementById("title").textContent = `Play ${S.game}` + (S.hot_seat ? " (hot seat)" : "");
   document.title = `play ${S.game}: ${S.players.RED} vs ${S.players.BLUE}`;
   // Games of several commands a turn (Infinitron) are played by typed commands on the text board.

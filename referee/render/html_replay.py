@@ -226,6 +226,62 @@ function stepMarks(info) {
   }
   return mark;
 }
+
+function svgNode(tag, attrs, parent) {
+  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// The hex radius: flat-topped hexes whose neighbouring centres are 1 apart.
+const HEX_R = 1 / Math.sqrt(3) * 0.97;
+
+function drawBoard(board, F) {
+  // The board's layout from the frames (F): the sides' edges and one group per cell; the cells' groups.
+  while (board.firstChild) board.removeChild(board.firstChild);
+  const pad = 1.0;
+  const xs = F.cells.map(c => c.x), ys = F.cells.map(c => c.y);
+  const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
+  board.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
+  for (const side of F.sides) {
+    svgNode("polyline", {class: "side " + side.color, points: side.points.map(p => p.join(",")).join(" ")}, board);
+  }
+  return F.cells.map((c, i) => {
+    const g = svgNode("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
+    svgNode("polygon", {points: hexPoints(c, HEX_R)}, g);
+    svgNode("text", {class: "coord", x: c.x, y: c.y + HEX_R * 0.72}, g).textContent = `${c.r},${c.q}`;
+    svgNode("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
+    return g;
+  });
+}
+
+function paintBoard(cellEls, F, step) {
+  // The position after `step` actions with that action's marks; for games with terrain and units, the
+  // [cell, kinds, owner, text] of every cell that is not plain ground, by cell (else null).
+  const cells = F.boards[step];
+  const mark = stepMarks(step > 0 ? F.steps[step - 1] : null);
+  if (typeof cells === "string") {
+    cellEls.forEach((g, i) => {
+      const [owner, power] = cellOwnerPower(cells[i]);
+      g.setAttribute("data-owner", owner);
+      g.setAttribute("data-power", String(power));
+      g.setAttribute("class", "cell " + (mark[i] || ""));
+      g.querySelector("text.power").textContent = owner && F.game !== "cachex" ? String(power) : "";
+    });
+    return null;
+  }
+  const extra = {};
+  for (const e of cells) extra[e[0]] = e;
+  cellEls.forEach((g, i) => {
+    const e = extra[i] || [i, "", "", ""];
+    g.setAttribute("data-owner", e[2]);
+    g.setAttribute("data-kind", e[1]);
+    g.setAttribute("class", "cell " + e[1] + " " + (mark[i] || ""));
+    g.querySelector("text.power").textContent = e[3];
+  });
+  return extra;
+}
 """
 
 
@@ -353,23 +409,8 @@ function el(tag, attrs, parent) {
   return e;
 }
 
-// Flat-topped hexes: neighbouring centres are 1 apart, so the radius is 1/sqrt(3).
-const R = 1 / Math.sqrt(3) * 0.97;
-const xs = D.cells.map(c => c.x), ys = D.cells.map(c => c.y);
-const pad = 1.0;
-const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
-board.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
-for (const side of D.sides) {
-  el("polyline", {class: "side " + side.color, points: side.points.map(p => p.join(",")).join(" ")}, board);
-}
-const cellEls = D.cells.map((c, i) => {
-  const g = el("g", {class: "cell", "data-r": c.r, "data-q": c.q, "data-index": i}, board);
-  el("polygon", {points: hexPoints(c, R)}, g);
-  const coord = el("text", {class: "coord", x: c.x, y: c.y + R * 0.72}, g);
-  coord.textContent = `${c.r},${c.q}`;
-  el("text", {class: "power", x: c.x, y: c.y - 0.04}, g);
-  return g;
-});
+const R = HEX_R;
+const cellEls = drawBoard(board, D);
 
 // Games with figures (Infinitron): territories are outlined on a layer above
 // the cells, so that no cell's fill covers them and the pointer passes through.
@@ -417,30 +458,9 @@ slider.max = String(total);
 
 function show(n) {
   step = Math.max(0, Math.min(total, n));
-  const cells = D.boards[step];
   const info = step > 0 ? D.steps[step - 1] : null;
-  const mark = stepMarks(info);
-  if (typeof cells === "string") {
-    cellEls.forEach((g, i) => {
-      const [owner, power] = cellOwnerPower(cells[i]);
-      g.setAttribute("data-owner", owner);
-      g.setAttribute("data-power", String(power));
-      g.setAttribute("class", "cell " + (mark[i] || ""));
-      g.querySelector("text.power").textContent = owner && D.game !== "cachex" ? String(power) : "";
-    });
-  } else {
-    // [cell, kinds, owner, text] for every cell that is not plain ground.
-    const extra = {};
-    for (const e of cells) extra[e[0]] = e;
-    shown = extra;
-    cellEls.forEach((g, i) => {
-      const e = extra[i] || [i, "", "", ""];
-      g.setAttribute("data-owner", e[2]);
-      g.setAttribute("data-kind", e[1]);
-      g.setAttribute("class", "cell " + e[1] + " " + (mark[i] || ""));
-      g.querySelector("text.power").textContent = e[3];
-    });
-  }
+  const extra = paintBoard(cellEls, D, step);
+  if (extra) shown = extra;
   showFigures();
   if (D.status) { showStatus(D.status[step]); showInfo(); }
   slider.value = String(step);
