@@ -119,6 +119,22 @@ def non_negative(kind: str) -> Callable[[str], float]:
     return convert
 
 
+def whole_number(kind: str = "", minimum: int = 0) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``, refused naming ``kind`` (if given)."""
+    subject = f"{kind} " if kind else ""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{subject}must be a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{subject}must be at least {minimum}, not {value}")
+        return value
+
+    return convert
+
+
 def seed(text: str) -> int:
     """An argparse type: a seed, a whole number."""
     try:

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..arguments import ArgumentParser, non_negative, usage_error
+from ..arguments import ArgumentParser, non_negative, usage_error, whole_number
 from ..exit_status import ExitStatus
 from ..games import command_line_options, game_names, registration
 from ..games.base import GameOptionError
@@ -29,14 +29,7 @@ def _websockets_missing() -> bool:
     return False
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative")
-    return value
+_positive_int = whole_number()
 
 
 def _house(text: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..agent_text import inert, inert_line
-from ..arguments import ArgumentParser
+from ..arguments import ArgumentParser, whole_number
 from ..exit_status import ExitStatus
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
@@ -40,14 +40,7 @@ from .tables import LEFT_OUT_TITLE, LeftOut, render
 
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+_positive = whole_number(minimum=1)
 
 
 def _formats_in_words() -> str:
