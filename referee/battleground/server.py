@@ -44,7 +44,7 @@ from .protocol import (
     CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode, failure_reason,
     read_message,
 )
-from .store import Store, tallies
+from .store import Pairs, Store, tallies
 
 log = logging.getLogger("referee.battleground")
 
@@ -187,6 +187,10 @@ class Battleground:
         self.moves_played = 0
         self._ratings: dict[str, tuple[float, float | None]] = {}
         self._rated_games = -1
+        #: Every counted game as (red, blue, winner), read once at start and kept as games finish: the
+        #: ratings and tallies are computed from it, never by reading the whole table on the event loop.
+        self.results: list[tuple[str, str, str | None]] = store.results()
+        self._tallied: tuple[int, tuple[dict[str, list[int]], Pairs]] = (-1, ({}, {}))
         self._rating_task: asyncio.Task[None] | None = None
         self._pool: ProcessPoolExecutor | None = None
         #: name -> the ids of its games the last stop interrupted (aborted at start-up), told once at its welcome.
@@ -218,13 +222,19 @@ class Battleground:
 
     def ratings(self) -> dict[str, tuple[float, float | None]]:
         """The last fit's ratings (name -> (elo, 95 % half-width)); a new fit starts when games were added."""
-        count = len(self.store.results())
+        count = len(self.results)
         if count != self._rated_games and (self._rating_task is None or self._rating_task.done()):
             self._rating_task = self.spawn(self._refit(count))
         return self._ratings
 
+    def tallied(self) -> tuple[dict[str, list[int]], Pairs]:
+        """Each player's [wins, draws, losses] and each pairing's results, recounted only when games were added."""
+        if self._tallied[0] != len(self.results):
+            self._tallied = (len(self.results), tallies(self.results))
+        return self._tallied[1]
+
     async def _refit(self, count: int) -> None:
-        wdl, pairs = tallies(self.store.results())
+        wdl, pairs = self.tallied()
         if self._pool is None:
             # The worker dies with the server, even by SIGKILL: a crashed server leaves no process behind.
             self._pool = ProcessPoolExecutor(1, initializer=die_with_parent, initargs=(os.getpid(),))
@@ -233,7 +243,7 @@ class Battleground:
         self._ratings, self._rated_games = fit, count
 
     def leaderboard(self) -> list[dict[str, Any]]:
-        wdl, _ = tallies(self.store.results())
+        wdl, _ = self.tallied()
         ratings = self.ratings()
         rows: list[dict[str, Any]] = []
         for name, seen, _house in self.store.players():
@@ -591,6 +601,7 @@ class Battleground:
             self.live.pop(game_id, None)
         record = self.record_of(live, winner, reason, message, error, "finished")
         self.store.finish_game(game_id, record, "finished", utc_now())
+        self.results.append((red.name, blue.name, record.winner))
         end = {"type": "end", "id": game_id, "record": record.to_dict()}
         await asyncio.gather(*(seat.player.send(end) for seat in seats))
         self.ratings()
