@@ -153,7 +153,7 @@ def test_stopped_agent_checks_end_only_the_processes_the_check_started(tmp_path,
     path.write_text(
         "name: slow\nagents:\n  - tests.tournament.fixtures.agents.slow_init\n  - agents.random_agent\nsandbox: off\n"
     )
-    mine = subprocess.Popen(["sleep", "600"], start_new_session=True)  # what a server might run beside it
+    mine = subprocess.Popen(["sleep", "infinity"], start_new_session=True)  # what a server might run beside it
     try:
         def agents() -> list[int]:
             return [pid for pid in marked_processes(mark) if b"agent_host" in _cmdline(pid)]
