@@ -119,6 +119,23 @@ def non_negative(kind: str) -> Callable[[str], float]:
     return convert
 
 
+def non_negative_pair(kind: str) -> Callable[[str], tuple[float, float]]:
+    """An argparse type: one number of 0 or more for both sides, or ``RED,BLUE`` (``-t 18,180``), refused
+    naming ``kind``; always a pair (Red's, Blue's)."""
+    one = non_negative(kind)
+
+    def convert(text: str) -> tuple[float, float]:
+        parts = text.split(",")
+        if len(parts) > 2:
+            raise argparse.ArgumentTypeError(
+                f"{kind} is one number for both agents or two, Red's and Blue's (18,180), not {text!r}"
+            )
+        values = [one(part.strip()) for part in parts]
+        return (values[0], values[-1])
+
+    return convert
+
+
 def whole_number(kind: str = "", minimum: int = 0) -> Callable[[str], int]:
     """An argparse type: a whole number of at least ``minimum``, refused naming ``kind`` (if given)."""
     subject = f"{kind} " if kind else ""

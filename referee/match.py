@@ -36,7 +36,7 @@ from .hosting.failures import (
 from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
 from .hosting.wire import Reply
-from .limits import Limits
+from .limits import Limits, record_fields
 from .records import GameRecord, bounded
 from .termination import signals_held
 
@@ -147,6 +147,9 @@ class AgentEntry:
     name: str | None = None
     #: Extra keyword arguments the agent gets in every call (e.g. a depth).
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: The agent's own limits (a game at odds: ``-t 18,180``, ``time_limit`` on a tournament's agent);
+    #: None: the game's (:attr:`MatchSettings.limits`).
+    limits: Limits | None = None
 
     @property
     def display_name(self) -> str:
@@ -159,7 +162,8 @@ class MatchSettings:
 
     game: str = "infexion"
     game_options: Mapping[str, Any] = field(default_factory=dict)
-    #: Each agent's limits, as the user gave them (CLI or YAML); also written to the record.
+    #: Each agent's limits, as the user gave them (CLI or YAML), unless its entry has its own
+    #: (:func:`limits_of`); also written to the record.
     limits: Limits = Limits()
     seed: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -250,6 +254,11 @@ def agent_env(settings: MatchSettings, sandbox: Sandbox, color: int) -> dict[str
     return env
 
 
+def limits_of(settings: MatchSettings, entry: AgentEntry) -> Limits:
+    """The limits ``entry``'s agent plays under: its own, else the game's."""
+    return entry.limits if entry.limits is not None else settings.limits
+
+
 def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: HostedAgent) -> dict[str, Any]:
     """The keyword arguments an agent gets in every call.
 
@@ -263,7 +272,7 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
         **game.agent_kwargs,
         **dict(entry.options),
         "time_remaining": agent.time_remaining,
-        "space_limit": settings.limits.space_limit,
+        "space_limit": limits_of(settings, entry).space_limit,
         "space_remaining": agent.space_remaining,
     }
 
@@ -335,7 +344,6 @@ class _Match:
         A failure to load is kept, not raised at once, so that the other
         agent is tried too: when both fail, neither wins.
         """
-        limits = self.settings.limits
         failures: dict[int, AgentFailure] = {}
         for color, entry in enumerate(self.entries):
             try:
@@ -351,7 +359,7 @@ class _Match:
                     class_name,
                     self.game.name,
                     dict(self.settings.game_options),
-                    limits,
+                    limits_of(self.settings, entry),
                     env=agent_env(self.settings, self.sandbox, color),
                     cwd=self.settings.agent_dir,
                     sandbox=self.sandbox,
@@ -500,8 +508,7 @@ def play_match(
         peak_memory_mb={PLAYER_NAMES[c]: round(a.peak_memory_mb, 2) if a else 0.0 for c, a in enumerate(agents)},
         error=errors,
         seed=settings.seed,
-        time_limit=settings.limits.time_limit,
-        space_limit=settings.limits.space_limit,
+        **record_fields(limits_of(settings, red), limits_of(settings, blue)),
         started_at=started_at,
         duration=round(time.monotonic() - start, 4),
         referee_version=__version__,
@@ -526,7 +533,7 @@ def check_agent(entry: AgentEntry, settings: MatchSettings) -> str | None:
     game = load_game(settings.game, **dict(settings.game_options))
     sandbox = resolve(settings.sandbox)
     agent = HostedAgent(
-        "RED", module, class_name, game.name, dict(settings.game_options), settings.limits,
+        "RED", module, class_name, game.name, dict(settings.game_options), limits_of(settings, entry),
         env=agent_env(settings, sandbox, RED), cwd=settings.agent_dir, sandbox=sandbox,
     )
     try:

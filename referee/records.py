@@ -30,8 +30,13 @@ Schema (``schema_version`` 1):
 ``error``           ``{"RED": null | {...}, "BLUE": ...}``: the failure of an
                     agent, ``{"kind", "message", "traceback"}``, bounded
 ``seed``            the seed given to the agents (or ``null``)
-``time_limit``      CPU seconds per agent per game (``null``: none)
-``space_limit``     MB per agent (``null``: none)
+``time_limit``      CPU seconds per agent per game (``null``: none; in a game
+                    at odds, ``null`` where the sides' limits differ)
+``space_limit``     MB per agent (likewise)
+``odds``            ``null`` when both sides had the same limits; a game at
+                    odds: ``{"RED": {"time_limit", "space_limit"}, "BLUE":
+                    {...}}``, each side's own (``-t 18,180``, an agent's own
+                    limits in a tournament)
 ``started_at``      UTC start time, ISO 8601
 ``duration``        wall seconds from start to result
 ``referee_version`` the version that refereed
@@ -132,6 +137,20 @@ def _check_clocks(clocks: Any) -> None:
                               f"seconds, not {pair!r}")
 
 
+def _check_odds(odds: Any) -> None:
+    """RecordError unless ``odds`` is null or each side's ``{"time_limit", "space_limit"}`` (seconds, MB or null)."""
+    if odds is None:
+        return
+    shape = 'null or {"RED": {"time_limit": s, "space_limit": mb}, "BLUE": {...}}'
+    if not isinstance(odds, Mapping) or set(odds) != set(COLORS):
+        raise RecordError(f"record odds must be {shape}, not {odds!r}")
+    for color in COLORS:
+        side = odds[color]
+        if not (isinstance(side, Mapping) and set(side) <= {"time_limit", "space_limit"}
+                and all(value is None or _is_seconds(value) for value in side.values())):
+            raise RecordError(f"record odds.{color} must be {{\"time_limit\": s, \"space_limit\": mb}}, not {side!r}")
+
+
 class FrozenDict(dict[str, Any]):
     """A dict that refuses every change.
 
@@ -198,6 +217,7 @@ class GameRecord:
     sandbox: Mapping[str, Any] | None = None
     chance_seed: str | None = None
     time_used_after: Sequence[Sequence[float]] = ()
+    odds: Mapping[str, Mapping[str, float | None]] | None = None
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
@@ -212,6 +232,19 @@ class GameRecord:
         if color == "RED":
             return self.red_name or self.red
         return self.blue_name or self.blue
+
+    def limit_of(self, color: str, name: str) -> float | None:
+        """Side ``color``'s ``time_limit`` or ``space_limit`` (``name``), its own in a game at odds; None: none."""
+        if self.odds:
+            value = (self.odds.get(color) or {}).get(name)
+            return float(value) if isinstance(value, (int, float)) and value else None
+        value = getattr(self, name)
+        return float(value) if value else None
+
+    @property
+    def at_odds(self) -> bool:
+        """Whether the two sides played under different time or space limits."""
+        return bool(self.odds)
 
     @property
     def game_index(self) -> int | None:
@@ -273,6 +306,7 @@ class GameRecord:
         if reason == RESIGNATION and data["winner"] is None:
             raise RecordError("record reason 'resignation' needs a winner (the side that did not resign)")
         _check_clocks(data.get("time_used_after", []))
+        _check_odds(data.get("odds"))
         return cls(**{k: v for k, v in data.items() if k in known})
 
     @classmethod
@@ -285,4 +319,4 @@ class GameRecord:
 
 
 _CONTAINER_FIELDS = ("actions", "time_used", "peak_memory_mb", "error", "moves", "game_options", "extra",
-                     "sandbox", "time_used_after")
+                     "sandbox", "time_used_after", "odds")

@@ -17,12 +17,12 @@ import yaml
 
 from .. import __version__
 from ..games import command_line_options, game_names, registration
-from ..arguments import COMMANDS, ArgumentParser, every_games_help, non_negative, seed, usage_error
+from ..arguments import COMMANDS, ArgumentParser, every_games_help, non_negative, non_negative_pair, seed, usage_error
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.environment import check_names
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
-from ..limits import DEFAULT_GRACE, Limits
+from ..limits import DEFAULT_GRACE, Limits, at_odds
 from ..match import AgentEntry, MatchSettings, play_match, spec_problem
 from ..render.terminal import ConsoleObserver
 from ..termination import report_stop, stop_as_usual, stoppable
@@ -94,12 +94,14 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     parser.add_argument("-V", "--version", action="version", version=f"referee {__version__}")
     limits = parser.add_argument_group("limits")
     limits.add_argument(
-        "-t", "--time", nargs="?", const=180.0, default=None, type=non_negative("the time limit"),
-        metavar="SECONDS", help="CPU seconds per agent per game (bare -t: 180; -t 0 or no -t: no limit)",
+        "-t", "--time", nargs="?", const=(180.0, 180.0), default=None, type=non_negative_pair("the time limit"),
+        metavar="SECONDS", help="CPU seconds per agent per game (bare -t: 180; -t 0 or no -t: no limit); "
+        "RED,BLUE gives each its own (-t 18,180: a game at odds)",
     )
     limits.add_argument(
-        "-s", "--space", nargs="?", const=250.0, default=None, type=non_negative("the space limit"),
-        metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; -s 0 or no -s: no limit)",
+        "-s", "--space", nargs="?", const=(250.0, 250.0), default=None, type=non_negative_pair("the space limit"),
+        metavar="MB", help="memory per agent in MB above the interpreter's own (bare -s: 250; -s 0 or no -s: "
+        "no limit); RED,BLUE gives each its own",
     )
     limits.add_argument(
         "--grace", type=non_negative("the grace"), default=DEFAULT_GRACE, metavar="SECONDS",
@@ -196,6 +198,16 @@ def main(argv: list[str]) -> int:
     return stoppable(lambda: _play(parser, args), "\n* referee @ {how} (no agent was running)")
 
 
+def _limits(args: argparse.Namespace) -> tuple[Limits, tuple[Limits | None, Limits | None]]:
+    """The game's limits, and each side's own where ``-t``/``-s`` gave two numbers that differ (else None)."""
+    times, spaces = args.time or (None, None), args.space or (None, None)
+    sides = [Limits(time_limit=times[c], space_limit=spaces[c], wall_grace=args.grace, call_timeout=args.call_timeout)
+             for c in (0, 1)]
+    if not at_odds(*sides):
+        return sides[0], (None, None)
+    return sides[0], (sides[0], sides[1])
+
+
 def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
     """Check the arguments, play the game, write what was asked for; the exit status."""
     # A spec that names nothing here is a typo, not a game to forfeit; one
@@ -233,12 +245,11 @@ def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
     # With the record or the replay on standard output, the commentary keeps out of its way.
     console = sys.stderr if to_stdout else None
     observer = ConsoleObserver(verbosity, use_color, use_unicode, args.wait, out=console, log=log)
+    game_limits, side_limits = _limits(args)
     settings = MatchSettings(
         game=args.game,
         game_options=options,
-        limits=Limits(
-            time_limit=args.time, space_limit=args.space, wall_grace=args.grace, call_timeout=args.call_timeout
-        ),
+        limits=game_limits,
         seed=args.seed,
         # The record keeps the agents' options, so that the game can be played again exactly.
         extra={"agent_options": {"RED": dict(args.red_options), "BLUE": dict(args.blue_options)}}
@@ -253,8 +264,8 @@ def _play(parser: ArgumentParser, args: argparse.Namespace) -> int:
     for weaker in sandbox.weaker():
         print(f"* referee @ NOTE: agents are sealed, but weaker: {weaker}", file=sys.stderr)
     try:
-        red = AgentEntry(args.red, options=dict(args.red_options))
-        blue = AgentEntry(args.blue, options=dict(args.blue_options))
+        red = AgentEntry(args.red, options=dict(args.red_options), limits=side_limits[0])
+        blue = AgentEntry(args.blue, options=dict(args.blue_options), limits=side_limits[1])
         record = play_match(red, blue, settings, observer)
     except KeyboardInterrupt as interrupt:  # SIGTERM and SIGHUP too: the agents are stopped on the way out
         return report_stop(interrupt, "\n* referee @ {how}: no result (the agents were stopped)")

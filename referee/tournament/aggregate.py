@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from ..hosting.sandbox import Sandbox
+from ..limits import limits_text
 from ..records import COLORS, GameRecord
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
@@ -87,6 +88,8 @@ class GameSummary:
     sandbox: str = ""
     started_at: str = ""
     duration: float = 0.0
+    #: Red's and Blue's limits in words (:func:`~referee.limits.limits_text`): who played at which odds.
+    limits: tuple[str, str] = ("", "")
 
     @classmethod
     def of(cls, record: GameRecord) -> GameSummary:
@@ -114,6 +117,9 @@ class GameSummary:
             sandbox=sandbox_text(record.sandbox),
             started_at=record.started_at,
             duration=record.duration,
+            limits=_per_color(
+                lambda c: limits_text(record.limit_of(c, "time_limit"), record.limit_of(c, "space_limit"))
+            ),
         )
 
     @property
@@ -187,6 +193,8 @@ class AgentTotals:
     peak_memory_mb: float = 0.0
     #: The code fingerprints its games were played with (one, unless records of other code were kept).
     code: Counter = field(default_factory=Counter)
+    #: The limits it played under, in words (one: an agent's games at other limits count as another agent).
+    limits: str = ""
 
     @property
     def points(self) -> float:
@@ -346,6 +354,23 @@ def one_per_game(games: Iterable[GameSummary]) -> list[GameSummary]:
     return kept
 
 
+def _apart_by_limits(games: list[GameSummary]) -> list[GameSummary]:
+    """The games with each agent that played under more than one set of limits named apart by them
+    (``mcts [18 s CPU, 250 MB]``): its games at other odds are another agent's, never mixed into one rating."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for game in games:
+        for name, limits in zip((game.red, game.blue), game.limits):
+            seen[name].add(limits)
+    mixed = {name for name, limits in seen.items() if len(limits) > 1}
+    if not mixed:
+        return games
+
+    def named(name: str, limits: str) -> str:
+        return f"{name} [{limits}]" if name in mixed else name
+
+    return [replace(g, red=named(g.red, g.limits[0]), blue=named(g.blue, g.limits[1])) for g in games]
+
+
 def _deduplicate(games: Iterable[GameSummary]) -> list[GameSummary]:
     """One summary per (config hash, game index); the choice does not depend on order."""
     keyed: dict[tuple[str, int], GameSummary] = {}
@@ -400,7 +425,7 @@ def aggregate(
     (default: the first by name); ``games_left`` says whether the schedule has
     more games, which decides between "running" and "inconclusive".
     """
-    summaries = _deduplicate(g if isinstance(g, GameSummary) else GameSummary.of(g) for g in games)
+    summaries = _apart_by_limits(_deduplicate(g if isinstance(g, GameSummary) else GameSummary.of(g) for g in games))
     agents: dict[str, AgentTotals] = {}
     pairs: dict[tuple[str, str], PairTotals] = defaultdict(PairTotals)
     for game in summaries:
@@ -408,7 +433,7 @@ def aggregate(
             continue  # an agent against itself says nothing about its standing
         for side, color in enumerate(COLORS):
             name, opponent = (game.red, game.blue) if side == 0 else (game.blue, game.red)
-            totals = agents.setdefault(name, AgentTotals(name))
+            totals = agents.setdefault(name, AgentTotals(name, limits=game.limits[side]))
             pair = pairs[(name, opponent)]
             if not game.rated:
                 letter = "L"

@@ -26,7 +26,7 @@ from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
 from ..hosting.environment import check_names
-from ..limits import DEFAULT_GRACE, MEANINGS, LimitError, Limits, checked
+from ..limits import DEFAULT_GRACE, MEANINGS, SIDE_LIMITS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
 from .formats import DEFAULT_FORMAT, formats
 from .formats.base import Format
@@ -55,7 +55,7 @@ def top_fields() -> tuple[str, ...]:
     """Every top-level field a config may have: the shared ones and every known format's own."""
     own = dict.fromkeys(name for form in formats().values() for name in form.fields)
     return (*SHARED_FIELDS, *own, *LATER_FIELDS)
-AGENT_FIELDS = ("name", "spec", "options")
+AGENT_FIELDS = ("name", "spec", "options", "time_limit", "space_limit")
 DISCOVER_FIELDS = ("discover", "class", "on_error", "options")
 SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta")
 
@@ -73,6 +73,9 @@ class AgentConfig:
     spec: str
     options: Mapping[str, Any]
     where: str  # "file:line: agents[i]" for messages
+    #: The agent's own limits (a tournament at odds), overriding the config's; None: the config's.
+    time_limit: float | None = None
+    space_limit: float | None = None
 
 
 @dataclass(frozen=True)
@@ -234,9 +237,26 @@ def _agent(doc: Document, index: int, item: Any, agents_from: Path | None) -> Ag
         spec = problems.check(lambda: _spec(doc, path + ("spec",), item["spec"], agents_from), None)
     name = problems.check(lambda: _agent_name(doc, path + ("name",), item["name"]), None) if "name" in item else None
     options = problems.check(lambda: _options(doc, path + ("options",), item.get("options")), {})
+    own = _own_limits(doc, path, item, problems)
     problems.raise_any()
     assert spec is not None
-    return AgentConfig(name or default_name(spec), spec, options, doc.where(*path))
+    return AgentConfig(name or default_name(spec), spec, options, doc.where(*path), **own)
+
+
+def _own_limits(doc: Document, path: tuple, item: Mapping[str, Any], problems: Problems) -> dict[str, float]:
+    """An agent's own ``time_limit``/``space_limit`` (given ones only); each bad one is a problem."""
+    own: dict[str, float] = {}
+    for name in SIDE_LIMITS:
+        if name not in item:
+            continue
+        try:
+            own[name] = checked(name, item[name])
+        except LimitError:
+            problems.messages.append(str(doc.fail(
+                path + (name,), f"must be a number of 0 or more ({MEANINGS[name]} for this agent, instead of the "
+                f"config's; 0: no limit), not {shown(item[name])}"
+            )))
+    return own
 
 
 def _sprt(doc: Document, value: Any) -> SprtSettings | None:

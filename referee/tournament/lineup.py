@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from ..agent_text import inert_line
 from ..hosting.sandbox import SandboxUnavailable, resolve
+from ..limits import own_limits
 from ..match import AgentEntry, MatchSettings, check_agent
 from .agent_code import code_hashes
 from .executor import start_helper
@@ -258,7 +259,9 @@ def build_lineup(
     broken: list[BrokenAgent] = []
     for item in config.agents:
         if isinstance(item, AgentConfig):
-            candidates.append(Candidate(AgentEntry(item.spec, item.name, dict(item.options)), item.where))
+            own = own_limits(config.limits, item.time_limit, item.space_limit)
+            entry = AgentEntry(item.spec, item.name, dict(item.options), own if own != config.limits else None)
+            candidates.append(Candidate(entry, item.where))
         else:
             found, unusable = discover(item, cwd)
             candidates.extend(found)

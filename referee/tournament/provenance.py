@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from ..games.base import count_of
+from ..limits import limits_text
 from .aggregate import Results
 from .formats import format_class
 from .problems import ConfigError
@@ -71,6 +72,12 @@ def _limits(plan: Mapping[str, Any]) -> str:
         f"{time_limit:g} s of CPU time per agent per game" if time_limit else "no time limit",
         f"{space_limit:g} MB of memory per agent" if space_limit else "no memory limit",
     ]
+    own = [agent for agent in plan.get("agents", []) if isinstance(agent, dict) and "time_limit" in agent]
+    if own:
+        parts.append("at odds: " + ", ".join(
+            f"{agent.get('name')} plays under its own {limits_text(agent.get('time_limit'), agent.get('space_limit'))}"
+            for agent in own
+        ) + " (each rating is of an agent at its own limits)")
     if plan.get("call_timeout"):
         parts.append(f"any one call at most {plan['call_timeout']:g} s of wall time (call_timeout)")
     if "wall_grace" in plan:

@@ -16,7 +16,7 @@ from typing import Any
 from collections.abc import Container, Iterable, Iterator, Mapping
 
 from ..games import game_class
-from ..limits import DEFAULT_GRACE, Limits
+from ..limits import DEFAULT_GRACE, SIDE_LIMITS, Limits
 from ..match import AgentEntry, MatchSettings
 from .formats.base import Draw, Format
 from .formats.round_robin import RoundRobin
@@ -68,7 +68,7 @@ class TournamentPlan:
         return {
             "game": self.game,
             "game_options": dict(self.game_options),
-            "agents": [{"name": a.display_name, "spec": a.spec, "options": dict(a.options)} for a in self.agents],
+            "agents": [_described(agent) for agent in self.agents],
             "format": self.format.name,
             "challenger": None if challenger is None else self.agents[challenger].display_name,
             "games_per_pair": self.games_per_pair,
@@ -87,6 +87,15 @@ class TournamentPlan:
     def total_games(self) -> int:
         """The game indices of the schedule (all played, unless the format says it plays only those it needs)."""
         return self.format.max_games(self)
+
+
+def _described(agent: AgentEntry) -> dict[str, Any]:
+    """An agent of the plan as plain data; its own limits only when it has them (so that the fingerprint of a
+    plan without any is what it was before agents could have them)."""
+    data: dict[str, Any] = {"name": agent.display_name, "spec": agent.spec, "options": dict(agent.options)}
+    if agent.limits is not None:
+        data.update({name: getattr(agent.limits, name) for name in SIDE_LIMITS})
+    return data
 
 
 def game_seed(tournament_seed: int, index: int) -> int:

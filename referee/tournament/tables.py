@@ -49,7 +49,8 @@ class Table:
         )
 
 
-TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result", "code", "reached")
+TEXT_COLUMNS = ("agent", "opponent", "Red", "Blue", "higher seed", "lower seed", "result", "code", "reached",
+                "limits")
 
 
 def _tabulate(table: Table, style: str) -> str:
@@ -101,7 +102,9 @@ def standings_table(results: Results) -> Table:
     """
     two = results.head_to_head is not None
     elo_ranks = _elo_ranks(results) if results.official else None
-    headers = ["rank", "agent", *(column.header for column in results.columns)]
+    # A game at odds: each agent's limits beside its name (its rating is of the agent at those limits).
+    odds = len({agent.limits for agent in results.agents.values()}) > 1
+    headers = ["rank", "agent", *(["limits"] if odds else []), *(column.header for column in results.columns)]
     headers += ["games", "wins", "draws", "losses", "points", "score %", "Elo", "95% CI"]
     if elo_ranks is not None:
         headers += ["Elo rank"]
@@ -110,7 +113,8 @@ def standings_table(results: Results) -> Table:
     rows = []
     for rank, agent in results.ranking():
         rating = results.ratings.ratings.get(agent.name)
-        row: list[object] = [rank, agent.name, *(column.values.get(agent.name, "") for column in results.columns)]
+        row: list[object] = [rank, agent.name, *([agent.limits] if odds else []),
+                             *(column.values.get(agent.name, "") for column in results.columns)]
         row += [
             agent.games, agent.wins, agent.draws, agent.losses, f"{agent.points:g}", f"{100 * agent.score:.1f}",
             _elo(rating.elo if rating else None), _ci(rating.ci95 if rating else None, rating is not None),
