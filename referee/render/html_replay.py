@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any
 
+from ..limits import limits_text
 from ..match import message_detail
 from ..records import COLORS, GameRecord
 from .frames import build_frames
@@ -48,11 +49,16 @@ def clock_data(record: GameRecord) -> dict[str, Any]:
             limits.append(human_time if isinstance(human_time, (int, float)) and human_time > 0 else None)
             measures.append(f"{color}: a person's wall-clock seconds, counted while it was their move")
         else:
-            limits.append(record.time_limit or None)
+            limits.append(record.limit_of(color, "time_limit"))
             measures.append(f"{color}: the agent's CPU seconds")
     if not humans:
         measures = ["CPU seconds each agent used"]
     note = "Time used: " + "; ".join(measures) + "."
+    if record.at_odds:
+        note += " A game at odds: " + "; ".join(
+            f"{color} had {limits_text(record.limit_of(color, 'time_limit'), record.limit_of(color, 'space_limit'))}"
+            for color in COLORS
+        ) + "."
     if not record.time_used_after and record.actions:
         note += (" This record keeps each side's total only, not the clocks after each action:"
                  " they are shown at the last step.")

@@ -406,3 +406,20 @@ def test_a_record_written_before_per_action_clocks_shows_the_totals_at_the_end(b
     assert "keeps each side's total only" in page.inner_text("#clock-note")
     assert problems == []
     page.close()
+
+
+def test_a_game_at_odds_shows_each_sides_own_time_left(browser, game, tmp_path):
+    record, _ = game
+    data = record.to_dict()
+    clocks = [[0.5 * (i + 1), 0.25 * (i + 1)] for i in range(record.turns)]
+    odds = {"RED": {"time_limit": 18.0, "space_limit": 250.0}, "BLUE": {"time_limit": 180.0, "space_limit": 250.0}}
+    data.update(time_used_after=clocks, time_limit=None, space_limit=250.0, odds=odds)
+    page, problems, _ = open_page(browser, html_of(data, tmp_path, "odds"))
+    go_to(page, 4)
+    shown = figures_shown(page)
+    assert shown["tr.red"][-1] == seconds(18 - 2.0)
+    assert shown["tr.blue"][-1] == seconds(180 - 1.0)
+    note = page.inner_text("#clock-note")
+    assert "at odds" in note and "RED had 18 s CPU, 250 MB" in note and "BLUE had 180 s CPU, 250 MB" in note
+    assert problems == []
+    page.close()

@@ -306,3 +306,11 @@ class ShowsItsOptions(Plays):
 
         mine = {k: v for k, v in referee.items() if k not in REFEREE_KWARGS}
         print(f"options: {sorted(mine.items())!r}", flush=True)
+
+
+class TellsItsLimits(Plays):
+    """Refuses to start, saying the limits the referee told it (its load error carries them to the record)."""
+
+    def __init__(self, color, **referee):
+        told = f"time_remaining={referee['time_remaining']} space_limit={referee['space_limit']}"
+        raise RuntimeError(f"{color.name}: {told}")
