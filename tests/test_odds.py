@@ -161,3 +161,14 @@ def test_a_record_at_odds_round_trips_through_json():
     original = record("a", "b", None, 18, 180)
     again = GameRecord.from_json(original.to_json())
     assert again == original and again.limit_of("RED", "time_limit") == 18.0
+
+
+@pytest.mark.parametrize("house, says", [
+    ("fast=agents.mcts,q=3", "after the spec come only t=SECONDS (its own time limit) and s=MB"),
+    ("fast=agents.mcts,t=soon", "the time limit must be a number, not 'soon'"),
+    ("fast=", "a house agent is NAME=SPEC[,t=SECONDS][,s=MB]"),
+])
+def test_a_bad_house_agent_is_refused_plainly(house, says):
+    proc = run_referee("serve", "--port", "0", "--house", house)
+    assert proc.returncode == 2
+    assert says in proc.stderr and "Traceback" not in proc.stderr

@@ -32,11 +32,29 @@ def _websockets_missing() -> bool:
 _positive_int = whole_number()
 
 
-def _house(text: str) -> tuple[str, str]:
-    name, sep, spec = text.partition("=")
+_HOUSE_LIMITS = {"t": ("time_limit", "the time limit"), "s": ("space_limit", "the space limit")}
+
+
+def _house(text: str) -> tuple[str, str, dict[str, float]]:
+    """``NAME=SPEC[,t=SECONDS][,s=MB]``: a house agent, with its own limits if given (it plays at odds)."""
+    name, sep, rest = text.partition("=")
+    spec, *extras = rest.split(",")
     if not sep or not name or not spec:
-        raise argparse.ArgumentTypeError(f"{text!r}: a house agent is NAME=SPEC, e.g. greedy=agents.greedy")
-    return name, spec
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a house agent is NAME=SPEC[,t=SECONDS][,s=MB], e.g. greedy=agents.greedy or "
+            "fast=agents.mcts,t=18"
+        )
+    own: dict[str, float] = {}
+    for extra in extras:
+        key, sep, value = extra.partition("=")
+        if not sep or key.strip() not in _HOUSE_LIMITS:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: after the spec come only t=SECONDS (its own time limit) and s=MB (its own memory), "
+                f"not {extra!r}"
+            )
+        field, kind = _HOUSE_LIMITS[key.strip()]
+        own[field] = non_negative(kind)(value.strip())
+    return name, spec, own
 
 
 def _address(text: str) -> str:
@@ -87,8 +105,9 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
                         help="CPU seconds per agent per game (default 180; 0: none)")
     parser.add_argument("-s", "--space", type=non_negative("the space limit"), default=250.0, metavar="MB",
                         help="memory per agent in MB (default 250; 0: none)")
-    parser.add_argument("--house", action="append", type=_house, default=[], metavar="NAME=SPEC",
-                        help="a house agent students play on channel NAME (repeatable)")
+    parser.add_argument("--house", action="append", type=_house, default=[], metavar="NAME=SPEC[,t=S][,s=MB]",
+                        help="a house agent students play on channel NAME (repeatable); t= and s= give it its own "
+                        "time and memory limit (its games are at odds: fast=agents.mcts,t=18)")
     parser.add_argument("--house-workers", type=_positive_int, default=os.cpu_count() or 2, metavar="N",
                         help="house agents' games at once (default: the number of cores)")
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="how house agents are sealed")
@@ -118,7 +137,7 @@ def serve_main(argv: list[str]) -> int:
         options = command_line_options(args.game, args, None)
     except GameOptionError as exc:
         return usage_error(parser, str(exc))
-    for name, spec in args.house:
+    for name, spec, _own in args.house:
         problem = spec_problem(spec, Path.cwd())
         if problem:
             return usage_error(parser, f"--house {name}: {problem}")
@@ -135,7 +154,8 @@ def serve_main(argv: list[str]) -> int:
 
     settings = ServerSettings(
         game=args.game, game_options=options, time_limit=args.time or None, space_limit=args.space or None,
-        wall_factor=args.wall_factor, grace=args.grace, house=dict(args.house), house_workers=args.house_workers,
+        wall_factor=args.wall_factor, grace=args.grace, house={name: spec for name, spec, _own in args.house},
+        house_limits={name: own for name, _spec, own in args.house if own}, house_workers=args.house_workers,
         house_sandbox=args.sandbox, roster=roster, per_address=args.per_address,
     )
 

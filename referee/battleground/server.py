@@ -37,6 +37,7 @@ from websockets.http11 import Request, Response
 from .. import __version__
 from ..games import game_class, load_game
 from ..games.base import CHANCE, PLAYER_NAMES, GameState, IllegalActionError, NotationError
+from ..limits import Limits, record_fields
 from ..match import chance_seed_for, ending_message, utc_now
 from ..tournament.executor import die_with_parent
 from ..records import UNFINISHED, GameRecord, bounded
@@ -66,6 +67,8 @@ class ServerSettings:
     grace: float = 20.0
     #: House agents: name -> package spec.
     house: Mapping[str, str] = field(default_factory=dict)
+    #: House agents with limits of their own (their games are at odds): name -> {"time_limit"/"space_limit": n}.
+    house_limits: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     house_workers: int = 2
     house_sandbox: str = "auto"
     #: Roster: name -> student id (None: no roster, first come first named).
@@ -76,7 +79,18 @@ class ServerSettings:
 
     @property
     def wall_limit(self) -> float | None:
-        return None if self.time_limit is None else round(self.time_limit * self.wall_factor, 3)
+        return self.wall_limit_of("")
+
+    def limits_of(self, name: str) -> Limits:
+        """The limits player ``name`` plays under: a house agent's own where it has them, else the server's."""
+        own = self.house_limits.get(name, {})
+        return Limits(time_limit=own.get("time_limit", self.time_limit),
+                      space_limit=own.get("space_limit", self.space_limit))
+
+    def wall_limit_of(self, name: str) -> float | None:
+        """Player ``name``'s wall clock on the server: its CPU limit times ``wall_factor``."""
+        time_limit = self.limits_of(name).time_limit
+        return None if time_limit is None else round(time_limit * self.wall_factor, 3)
 
 
 class Forfeit(Exception):
@@ -608,12 +622,13 @@ class Battleground:
 
     async def send_start(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
         other = live.seats[1 - seat.color].player
+        limits = self.settings.limits_of(seat.player.name)
         seat.ready = False
         await seat.player.send({
             "type": "start", "id": live.id, "color": PLAYER_NAMES[seat.color], "opponent": other.name,
             "seed": live.seed, "game_options": live.options, "actions": [list(p) for p in zip(live.movers,
                                                                                               live.actions)],
-            "pair": pair, "time_limit": self.settings.time_limit, "space_limit": self.settings.space_limit,
+            "pair": pair, "time_limit": limits.time_limit, "space_limit": limits.space_limit,
         })
 
     async def await_ready(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
@@ -674,12 +689,13 @@ class Battleground:
     def out_of_time(self, seat: Seat, charged: bool) -> Forfeit:
         if not charged:
             return Forfeit(seat.color, "load_error", f"the agent was not ready within {STARTUP_ALLOWANCE:g} s")
+        name = seat.player.name
         return Forfeit(seat.color, "time_limit",
-                       f"out of wall-clock time on the server ({self.settings.wall_limit:g} s for a "
-                       f"{self.settings.time_limit:g} s CPU limit)")
+                       f"out of wall-clock time on the server ({self.settings.wall_limit_of(name):g} s for a "
+                       f"{self.settings.limits_of(name).time_limit:g} s CPU limit)")
 
     async def play_moves(self, live: LiveGame, pair: list[int]) -> None:
-        state, wall_limit = live.state, self.settings.wall_limit
+        state = live.state
         received: float | None = None  # when the last action arrived (the server's latency runs from there)
         while not state.is_over:
             mover = state.current_player
@@ -692,6 +708,7 @@ class Battleground:
                     await self.tell(live, None)
                 continue
             seat = live.seats[mover]
+            wall_limit = self.settings.wall_limit_of(seat.player.name)
             while True:
                 left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
                 if seat.player.returned:  # back on a new connection: the game first, then the request
@@ -738,13 +755,14 @@ class Battleground:
             await seat.player.send(message, text)
 
     def clock(self, live: LiveGame) -> dict[str, float | None]:
-        limit = self.settings.wall_limit
+        limits = [self.settings.wall_limit_of(s.player.name) for s in live.seats]
         return {PLAYER_NAMES[s.color]: None if limit is None else round(max(0.0, limit - s.wall_used), 3)
-                for s in live.seats}
+                for s, limit in zip(live.seats, limits)}
 
     def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
                   error: Mapping[str, Any], status: str) -> GameRecord:
         red, blue = (seat.player.name for seat in live.seats)
+        walls = [self.settings.wall_limit_of(seat.player.name) for seat in live.seats]
         return GameRecord(
             game=live.game.name, game_options=live.options, red=red, blue=blue, red_name=red, blue_name=blue,
             winner=winner, reason=reason, message=message, turns=len(live.actions), actions=list(live.actions),
@@ -752,13 +770,15 @@ class Battleground:
             time_used={PLAYER_NAMES[s.color]: round(s.cpu, 4) for s in live.seats},
             peak_memory_mb={PLAYER_NAMES[s.color]: round(s.memory_mb, 2) for s in live.seats},
             error={"RED": error.get("RED"), "BLUE": error.get("BLUE")},
-            seed=live.seed, time_limit=self.settings.time_limit, space_limit=self.settings.space_limit,
+            seed=live.seed, **record_fields(*(self.settings.limits_of(seat.player.name) for seat in live.seats)),
             started_at=live.started_at, duration=round(time.monotonic() - live.start, 4),
             referee_version=__version__,
             extra={"battleground": {
                 "id": live.id, "channel": live.channel, "status": status, "clock": "reported by the client",
                 "wall_used": {PLAYER_NAMES[s.color]: round(s.wall_used, 3) for s in live.seats},
                 "wall_limit": self.settings.wall_limit,
+                # At odds (a house agent with its own limits): each side's wall clock.
+                **({"wall_limits": dict(zip(PLAYER_NAMES, walls))} if walls[0] != walls[1] else {}),
             }},
             chance_seed=live.chance_seed if live.chance_used else None,
             time_used_after=list(live.clocks),

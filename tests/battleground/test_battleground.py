@@ -237,7 +237,8 @@ class RawSide:
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One server for the tests that each use channels of their own: a house agent, a 2 s grace period."""
     server = Server(tmp_path_factory.mktemp("shared"), "-t", "30", "--grace", "2",
-                    "--house", "greedy=agents.greedy", "--sandbox", "off")
+                    "--house", "greedy=agents.greedy", "--sandbox", "off",
+                    "--house", "looper=tests.hosting.fixture_agents.misbehave:CpuLoop,t=0.5,s=100")
     yield server
     server.kill()
     # Whatever the tests threw at it, the server never failed inside (a task's or a page's internal error).
@@ -283,6 +284,26 @@ def test_a_house_channel_plays_the_house_agent(shared: Server, tmp_path: Path):
     [record] = carol.game_records()
     assert record.to_dict() == GameRecord.from_json(row["record"]).to_dict()
     replay(record)
+
+
+def test_a_house_agent_with_its_own_limits_plays_at_odds_and_is_held_to_them(shared: Server, tmp_path: Path):
+    # The house agent spins: with its own 0.5 s (not the server's 30 s) it loses on time at once.
+    fred = Client(tmp_path, shared, "agents/random_agent", "fred", "--channel", "looper", "--games", "1",
+                  "-v", "0")
+    with running(fred):
+        assert fred.wait() == 0, fred.text() + shared.text()
+    [row] = shared.rows("red = 'fred' OR blue = 'fred'")
+    record = GameRecord.from_json(row["record"])
+    looper = "RED" if record.red == "looper" else "BLUE"
+    student = "BLUE" if looper == "RED" else "RED"
+    assert (record.winner, record.reason) == (student, "time_limit"), record.message
+    # Either clock may stop it first: the client's CPU check or the server's wall clock (1.25 x 0.5 s).
+    message = record.error[looper]["message"]
+    assert "over its limit of 0.5 s" in message or "(0.625 s for a 0.5 s CPU limit)" in message, message
+    assert record.at_odds
+    assert (record.limit_of(looper, "time_limit"), record.limit_of(looper, "space_limit")) == (0.5, 100.0)
+    assert record.limit_of(student, "time_limit") == 30.0
+    assert record.extra["battleground"]["wall_limits"] == {looper: 0.625, student: 37.5}
 
 
 # -- 3. a client killed mid-game ------------------------------------------------------------------------------------
