@@ -246,6 +246,15 @@ class Side:
 
     spec: str
     options: Mapping[str, Any]
+    #: Its own limits (a game at odds); None: the game's.
+    limits: Limits | None = None
+
+
+def _pair(red: float | None, blue: float | None) -> str | None:
+    """A ``-t``/``-s`` value: one number for both, ``RED,BLUE`` when they differ; None: neither has a limit."""
+    if red == blue:
+        return f"{red:g}" if red else None
+    return f"{red or 0:g},{blue or 0:g}"
 
 
 def play_command(
@@ -277,10 +286,11 @@ def play_command(
                 argv.append(flag)
         else:
             argv += [flag, str(value)]
-    if limits.time_limit:
-        argv += ["-t", f"{limits.time_limit:g}"]
-    if limits.space_limit:
-        argv += ["-s", f"{limits.space_limit:g}"]
+    sides = (red.limits or limits, blue.limits or limits)
+    for flag, name in (("-t", "time_limit"), ("-s", "space_limit")):
+        value = _pair(*(getattr(side, name) for side in sides))
+        if value is not None:
+            argv += [flag, value]
     if limits.call_timeout:
         argv += ["--call-timeout", f"{limits.call_timeout:g}"]
     if limits.wall_grace != DEFAULT_GRACE:

@@ -402,6 +402,25 @@ def test_the_command_gives_the_opponent_its_options(tmp_path, capsys):
     assert_same_game(play_again(told[1], folder, tmp_path), records[1])
 
 
+def test_an_opponent_with_its_own_limits_plays_at_odds_and_the_feedback_says_so(tmp_path, capsys):
+    folder = submission(tmp_path, RANDOM)
+    text = GAME_SCHEME.format(game="infexion", options="{}", seed=3, name="greedy", spec="agents.greedy",
+                              agent_options="{}").replace("marks: 4,", "marks: 4, time_limit: 20,")
+    data = grade_folder(tmp_path, folder, capsys, text)
+    against = marks_by_name(data)["Against greedy"]["output"]
+    assert "A game at odds: greedy played under 20 s CPU, 250 MB, your agent under 60 s CPU, 250 MB." in against
+    records = graded(tmp_path)
+    assert records[0].odds == {"RED": {"time_limit": 60.0, "space_limit": 250.0},
+                               "BLUE": {"time_limit": 20.0, "space_limit": 250.0}}
+    told = commands(marks_by_name(data)["Against greedy"])
+    assert sorted(told) == [0, 1]  # a random agent loses both to greedy
+    assert told[0] == f"python -m referee agent agents.greedy -t 60,20 -s 250 --seed {records[0].seed}"
+    assert told[1] == f"python -m referee agents.greedy agent -t 20,60 -s 250 --seed {records[1].seed}"
+    again = play_again(told[1], folder, tmp_path)
+    assert_same_game(again, records[1])
+    assert again.odds == records[1].odds
+
+
 def test_unsealed_games_and_the_students_names_are_in_the_results(tmp_path, capsys):
     metadata = tmp_path / "submission_metadata.json"
     metadata.write_text(json.dumps({"users": [{"name": "Ada Lovelace", "email": "ada@uni.example", "sid": "42"}]}))
@@ -519,6 +538,8 @@ def test_an_opponent_that_cannot_load_is_the_schemes_fault(tmp_path):
      "opponents[0].options.seed: 'seed' is passed by the referee itself"),
     ("checks: {time: 1}\nopponents: [{spec: agents.random_agent, marks: 1}]\n", "checks.time: unknown field"),
     ("opponents: [{name: submission, spec: agents.random_agent, marks: 1}]\n", "opponents[0].name: 'submission' is"),
+    ("opponents: [{spec: agents.random_agent, marks: 1, time_limit: fast}]\n",
+     "opponents[0].time_limit: must be a number of 0 or more"),
     ("opponents: [\n", "not valid YAML"),
     ("- a list\n", "a marking scheme is a mapping"),
 ])

@@ -51,6 +51,7 @@ else :data:`DEFAULT_SCHEME`)::
       - name: random          # default: the spec's last part
         spec: agents.random_agent
         options: {}           # keyword arguments of every call to the opponent
+        time_limit: 18        # optional: its own limits (time_limit, space_limit); games at odds
         marks: 2
         bands:                # highest min_score reached gives fraction x marks
           - {min_score: 0.75, fraction: 1.0}

@@ -73,7 +73,8 @@ def match_settings(scheme: Scheme, folder: Path, seed: int | None, extra: Mappin
 def _jobs(scheme: Scheme, folder: Path, games: list[Game]) -> Iterator[Job]:
     mine = AgentEntry(scheme.agent, SUBMISSION_NAME)
     for game in games:
-        theirs = AgentEntry(game.opponent.spec, game.opponent.name, game.opponent.options)
+        theirs = AgentEntry(game.opponent.spec, game.opponent.name, game.opponent.options,
+                            game.opponent.limits(scheme.limits))
         red, blue = (mine, theirs) if game.color == "RED" else (theirs, mine)
         extra = {"game_index": game.index, "opponent": game.opponent.name}
         yield Job(game.index, red, blue, match_settings(scheme, folder, game.seed, extra))
@@ -107,7 +108,7 @@ def opponent_problems(scheme: Scheme, submission: Path) -> list[str]:
     """
     problems = []
     for index, opponent in enumerate(scheme.opponents):
-        entry = AgentEntry(opponent.spec, opponent.name, opponent.options)
+        entry = AgentEntry(opponent.spec, opponent.name, opponent.options, opponent.limits(scheme.limits))
         problem = check_agent(entry, match_settings(scheme, submission, scheme.seed, {}))
         if problem:
             problems.append(

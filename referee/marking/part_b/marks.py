@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...limits import limits_text
 from ...records import memory_text
 from ...tournament.ratings import bradley_terry
 from ..feedback import (
@@ -57,7 +58,8 @@ class Marking:
 def play_again(marking: Marking, game: Game) -> str:
     """The command that plays ``game`` again, as Markdown, and what it cannot repeat."""
     scheme = marking.scheme
-    mine, theirs = Side(scheme.agent, {}), Side(game.opponent.spec, game.opponent.options)
+    mine = Side(scheme.agent, {})
+    theirs = Side(game.opponent.spec, game.opponent.options, game.opponent.limits(scheme.limits))
     red, blue = (mine, theirs) if game.color == "RED" else (theirs, mine)
     chance = game.record.chance_seed if game.record is not None else None
     command, missing = play_command(red, blue, scheme.game, scheme.game_options, scheme.limits, game.seed, chance)
@@ -135,6 +137,10 @@ def opponent_test(marking: Marking, opponent: Opponent) -> TestResult:
     else:
         verdict = f"{fraction:.0%} of the marks"
     lines = [f"Against {opponent.name} you scored {marks_text(points)}/{len(played)} ({score:.0%}): {verdict}."]
+    own = opponent.limits(scheme.limits)
+    if own is not None:
+        lines.append(f"A game at odds: {opponent.name} played under {limits_text(own.time_limit, own.space_limit)}, "
+                     f"your agent under {limits_text(scheme.limits.time_limit, scheme.limits.space_limit)}.")
     if opponent.bands:
         lines.append("Bands: " + ", ".join(f"{band.min_score:.0%} or more: {band.fraction:.0%} of the marks"
                                            for band in opponent.bands) + ".")

@@ -16,7 +16,7 @@ from ...games import game_names, load_game
 from ...games.agent_kwargs import REFEREE_KWARGS
 from ...games.base import GameOptionError
 from ...hosting.sandbox import MODES as SANDBOX_MODES
-from ...limits import LimitError, Limits, checked
+from ...limits import SIDE_LIMITS, LimitError, Limits, checked, own_limits
 from ...match import SpecError, parse_spec, spec_problem
 from ...yaml_file import Document, YamlFileError, in_file_order, read_text, shown, unknown_fields
 from .. import gradescope
@@ -49,7 +49,7 @@ TOP_FIELDS = (
     "game", "game_options", "agent", "nested_agent", "time_limit", "space_limit", "call_timeout",
     "games_per_opponent", "seed", "sandbox", "visibility", "opponents", "checks",
 )
-OPPONENT_FIELDS = ("name", "spec", "options", "marks", "bands")
+OPPONENT_FIELDS = ("name", "spec", "options", "marks", "bands", "time_limit", "space_limit")
 BAND_FIELDS = ("min_score", "fraction")
 CHECKS = {
     "plays_legally": "Loads and plays legally",
@@ -76,6 +76,14 @@ class Opponent:
     marks: float
     bands: tuple[Band, ...]  # highest min_score first; empty: marks in proportion to the score
     where: str = ""  # "file:line: opponents[i]" for messages after loading
+    #: The opponent's own limits (the games against it are at odds), instead of the scheme's; None: the scheme's.
+    time_limit: float | None = None
+    space_limit: float | None = None
+
+    def limits(self, scheme: Limits) -> Limits | None:
+        """Its own limits given the scheme's, or None when it plays under the scheme's."""
+        own = own_limits(scheme, self.time_limit, self.space_limit)
+        return own if own != scheme else None
 
     def fraction(self, score: float) -> float:
         """The fraction of the marks a score (0..1) earns."""
@@ -194,6 +202,14 @@ def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -
         reader.fail(path + ("name",), f"{SUBMISSION_NAME!r} is the submission's name in the records; choose another")
     if "marks" not in item:
         reader.fail(path, "needs 'marks': what beating this opponent is worth")
+    own: dict[str, float] = {}
+    for field_name in SIDE_LIMITS:
+        if item.get(field_name) is not None:
+            try:
+                own[field_name] = checked(field_name, item[field_name])
+            except LimitError as exc:
+                reader.fail(path + (field_name,), str(exc).removeprefix(f"{field_name} ")
+                            + " (this opponent's own, instead of the scheme's)")
     return Opponent(
         name=name.strip(),
         spec=spec,
@@ -201,6 +217,7 @@ def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -
         marks=reader.number(path + ("marks",), item.get("marks", 0)),
         bands=_bands(reader, path + ("bands",), item.get("bands")),
         where=reader.doc.where(*path),
+        **own,
     )
 
 
