@@ -30,9 +30,13 @@ def from_legacy(obj: object) -> int | None:
 
     Accepted, exactly: a ``tuple`` ``("STEAL",)``, or ``("PLACE", r, q)`` with
     whole-number coordinates 0..14 (``int`` or numpy-style integers, not
-    ``bool``).  Lists, lower-case names, extra or missing items, floats and
-    text coordinates are refused.
+    ``bool``); and the bare string ``"STEAL"``, which the 2022 referee took
+    as ``("STEAL",)`` (it wrapped any action that was not a tuple in one, and
+    agents relied on it).  Lists, lower-case names, extra or missing items,
+    floats and text coordinates are refused.
     """
+    if isinstance(obj, str) and obj == "STEAL":
+        return STEAL
     if not isinstance(obj, tuple) or not obj:
         return None
     kind = obj[0]
@@ -50,7 +54,10 @@ def describe_legacy(obj: object) -> str:
     if from_legacy(obj) is not None:
         return "a valid Cachex action"
     if not isinstance(obj, tuple):
-        return f"expected a tuple such as ('PLACE', r, q) or ('STEAL',), got {type(obj).__name__} {obj!r:.80}"
+        return (
+            f"expected a tuple such as ('PLACE', r, q) or ('STEAL',) (or the text 'STEAL'), "
+            f"got {type(obj).__name__} {obj!r:.80}"
+        )
     if not obj or type(obj[0]) is not str or obj[0] not in ("PLACE", "STEAL"):
         return f"the first item must be 'PLACE' or 'STEAL': {obj!r:.80}"
     if obj[0] == "STEAL":
