@@ -269,15 +269,40 @@ def _games_table(games: list[dict[str, Any]], table_id: str, empty: str) -> str:
             + "\n".join(lines) + "\n</tbody></table>")
 
 
+#: How often the front page fetches itself again to show the new standings and games (milliseconds).
+FRONT_PAGE_REFRESH_MS = 5000
+
+# The front page keeps itself current: it fetches itself and swaps its <main> when that changed (no reload, so
+# the reader's scroll stays); a failed fetch is retried at the next tick, and a hidden tab does not fetch.
+_FRONT_PAGE_SCRIPT = """
+const live = document.getElementById("live");
+let refreshes = 0;
+async function refresh() {
+  if (document.hidden) return;
+  try {
+    const response = await fetch("/", {cache: "no-store"});
+    if (!response.ok) return;
+    const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("live");
+    if (fresh && fresh.innerHTML !== live.innerHTML) live.innerHTML = fresh.innerHTML;
+    document.body.dataset.refreshes = String(++refreshes);
+  } catch (error) {
+    // The server is restarting or the network dropped: the page keeps what it shows until the next tick.
+  }
+}
+setInterval(refresh, __REFRESH_MS__);
+"""
+
+
 def _front_page(site: Site) -> str:
     games = site.games()
-    body = (f"<h1>{_e(site.title)}</h1>\n<h2>Leaderboard</h2>\n{_leaderboard_table(site.leaderboard())}\n"
+    body = (f"<h1>{_e(site.title)}</h1>\n<main id=\"live\">\n<h2>Leaderboard</h2>\n"
+            f"{_leaderboard_table(site.leaderboard())}\n"
             "<p class=\"legend\">rating: the Bradley\u2013Terry Elo fit of every finished game, \u00b1 its 95 %"
             " interval</p>\n"
             f"<h2>Games being played</h2>\n{_games_table(games.get('running', []), 'running', 'None right now.')}\n"
             "<h2>Last finished games</h2>\n"
-            f"{_games_table(games.get('finished', [])[:FRONT_PAGE_FINISHED], 'finished', 'None yet.')}")
-    return _layout(site.title, body)
+            f"{_games_table(games.get('finished', [])[:FRONT_PAGE_FINISHED], 'finished', 'None yet.')}\n</main>")
+    return _layout(site.title, body, _FRONT_PAGE_SCRIPT.replace("__REFRESH_MS__", str(FRONT_PAGE_REFRESH_MS)))
 
 
 def _player_page(site: Site, name: str, row: dict[str, Any] | None, games: list[dict[str, Any]]) -> str:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,11 +60,21 @@ def test_the_leaderboard_and_a_game_followed_live_in_the_browser(browser, server
         players = ("dave", "carol") if me.color == "RED" else ("carol", "dave")
         assert [(g["id"], g["red"], g["blue"]) for g in running] == [(game_id, *players)]
 
-        page = browser.new_page()
         problems: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.goto(f"http://127.0.0.1:{port}/")
+
+        def watched() -> Any:
+            page = browser.new_page()
+            page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(f"http://127.0.0.1:{port}/")
+            return page
+
+        # A front page left open while the game is played: it must follow without a reload.
+        front = watched()
+        expect(front.locator("#running a", has_text=f"game {game_id}")).to_be_visible()
+        carol_row = front.locator("#leaderboard tr", has_text="carol")
+        expect(carol_row).to_contain_text("0/0/0")  # no finished game yet
+        page = watched()
         link = page.locator("#running a", has_text=f"game {game_id}")
         expect(link).to_be_visible()
         link.click()
@@ -100,6 +111,15 @@ def test_the_leaderboard_and_a_game_followed_live_in_the_browser(browser, server
         rows = {row["name"]: row for row in get_json(port, "/api/leaderboard")}
         assert (rows["carol"]["wins"], rows["dave"]["losses"]) == (1, 1)
         page.close()
+
+        # The front page opened before the end now shows it, never reloaded (its refresh count rose).
+        expect(carol_row).to_contain_text("1/0/0", timeout=15_000)
+        expect(front.locator("#running")).to_have_text("None right now.", timeout=15_000)
+        expect(front.locator("#finished a", has_text=f"game {game_id}")).to_be_visible()
+        assert int(front.locator("body").get_attribute("data-refreshes") or 0) >= 1
+        assert front.evaluate("performance.getEntriesByType('navigation').length") == 1
+        front.close()
+        assert problems == []
     finally:
         stack.close()
         if client.poll() is None:
