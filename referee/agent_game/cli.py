@@ -125,7 +125,8 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     show.add_argument(
         "-v", "--verbosity", nargs="?", const=3, default=2, type=int, choices=range(4), metavar="0-3",
         help="0: the result only; 1: + each action and any failure; 2: + the board and what the agents print "
-        "(default); 3: + each call's CPU, wall time and memory (bare -v: 3)",
+        "(default; a game of several actions a turn, Infinitron: the board once a turn); 3: + each call's CPU, "
+        "wall time and memory, and the board after every action (bare -v: 3)",
     )
     show.add_argument("-d", "--debug", action="store_true", help="same as -v 3")
     show.add_argument(

@@ -6,8 +6,12 @@ is always ``* referee @ result: ...``.
 * 0: the result line only;
 * 1: + commentary (each action, failures with their traceback);
 * 2: + the board after each action, and what the agents printed (students
-  debug with ``print``), each line prefixed with the agent's colour;
-* 3: + each call's CPU time, wall time and memory.
+  debug with ``print``), each line prefixed with the agent's colour; in a
+  game of several actions a turn (Infinitron: ``one_action_per_turn`` is
+  False) the board once a turn, after its last action, the turn's actions
+  listed above it (a chance event's before the turn it opens);
+* 3: + each call's CPU time, wall time and memory, and the board after every
+  action in every game.
 
 Whatever an agent controls (what it printed, its failure's message and
 traceback, a record's names and error text) is shown inert
@@ -57,6 +61,11 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 200 else line[:197] + "..."
 
 
+def _span(first: int, last: int) -> str:
+    """``action 7`` or ``actions 7 to 12``."""
+    return f"action {last}" if first == last else f"actions {first} to {last}"
+
+
 class ConsoleObserver(MatchObserver):
     """Prints the game as it goes to ``out`` and, without colour, to ``log``."""
 
@@ -68,8 +77,15 @@ class ConsoleObserver(MatchObserver):
         wait: float = 0.0,
         out: TextIO | None = None,
         log: TextIO | None = None,
+        board_each_action: bool = False,
     ):
+        """``board_each_action``: the board after every action at verbosity 2 in a game of several actions
+        a turn too (a replay stepped by keys shows the position each step reaches)."""
         self.verbosity = verbosity
+        self.board_each_action = board_each_action or verbosity >= 3
+        self.turn_boards = False  # the board once a turn (set when the game starts)
+        self.turns = 0  # the players' turns ended so far
+        self.turn_started = 0  # the number of the turn's first action (chance's included)
         self.use_color = use_color
         self.use_unicode = use_unicode
         self.wait = wait
@@ -102,6 +118,8 @@ class ConsoleObserver(MatchObserver):
 
     def started(self, game: Game, state: GameState, red: AgentEntry, blue: AgentEntry) -> None:
         self.count_word = "turn" if game.one_action_per_turn else "action"
+        self.turn_boards = not (game.one_action_per_turn or self.board_each_action)
+        self.turns, self.turn_started = 0, state.move_count + 1
         red_name, blue_name = self.color("RED"), self.color("BLUE")
         # A replay's names come from a record, which may have been edited.
         red_shown, blue_shown = inert_line(red.display_name), inert_line(blue.display_name)
@@ -109,7 +127,10 @@ class ConsoleObserver(MatchObserver):
 
     def action(self, color: int, text: str, state: GameState) -> None:
         self.emit(1, self.action_line(color, text, state))
-        self.board(state)
+        if not self.turn_boards:
+            self.board(state)
+        elif color != CHANCE and (state.is_over or state.current_player != color):
+            self.turn_board(color, state)
         if self.wait < 0:
             try:
                 input("(press Enter for the next turn)")
@@ -125,6 +146,19 @@ class ConsoleObserver(MatchObserver):
             summary = state.summary()
             if summary:
                 self.emit(2, summary)
+
+    def turn_board(self, color: int, state: GameState) -> None:
+        """The board after ``color``'s turn (in a game of several actions a turn), headed by which turn it was.
+
+        The turn's actions are the action lines just above (verbosity 1 and up).
+        """
+        self.turns += 1
+        first, last = self.turn_started, state.move_count
+        self.turn_started = last + 1
+        if self.verbosity >= 2:
+            self.emit(2, f"the board after {self.color(PLAYER_NAMES[color])}'s turn {self.turns} "
+                         f"({_span(first, last)}):")
+            self.board(state)
 
     def action_line(self, color: int, text: str, state: GameState) -> str:
         """``turn N: RED plays action ...`` (or chance's), N being the actions applied so far."""
@@ -166,6 +200,10 @@ class ConsoleObserver(MatchObserver):
             self.emit(1, "\n".join("  " + line for line in lines), prefix=False)
 
     def finished(self, record: GameRecord, state: GameState) -> None:
+        if self.turn_boards and self.turn_started <= state.move_count:
+            # A turn cut short (a forfeit, a stop): its board too, as far as it went.
+            self.emit(2, f"the board where the game stopped ({_span(self.turn_started, state.move_count)}):")
+            self.board(state)
         reason = inert_line(record.reason)
         if record.winner is None:
             self.emit(1, f"game over, draw ({reason})")

@@ -374,6 +374,7 @@ def main(argv: list[str]) -> int:
             use_color=tty if args.color is None else args.color,
             use_unicode=tty,
             wait=max(wait, 0),  # a negative wait means keys, read here rather than by the observer
+            board_each_action=wait < 0,  # stepping by keys shows every step's position
         )
         replay_in_terminal(record, observer, keys=wait < 0)
     except KeyboardInterrupt:
