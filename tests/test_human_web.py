@@ -373,8 +373,8 @@ def test_infinitron_through_the_api_several_commands_a_turn_and_chaos_events():
     try:
         state = seat.get("/api/state?wait=1")
         # Chaos is rolled before Red's first turn, by the server: the person (RED) is to command.
-        assert state["typed"] and state["turn"] == "RED" and len(state["actions"]) == 1
-        assert "END_TURN" in state["legal"] and not any(state["clicks"].values())
+        assert not state["typed"] and state["turn"] == "RED" and len(state["actions"]) == 1
+        assert "END_TURN" in state["legal"] and state["clicks"]["END_TURN"] == []  # a button (clicks: its own tests)
         state = seat.post("/api/action", {"action": "define 3 2 1 melee none"})  # typed loosely
         assert state["actions"][-1] == "DEFINE(3, 2, 1, MELEE, NONE)" and state["turn"] == "RED"  # still Red's turn
         events: list[str] = []
@@ -415,7 +415,8 @@ def test_a_kind_with_very_many_legal_actions_is_counted_not_listed():
         seat.stop()
 
 
-def test_infinitron_is_played_by_typed_commands_in_a_real_browser(browser):
+def test_infinitron_takes_typed_commands_in_a_real_browser(browser):
+    # Its clicks: tests/human_play/test_infinitron_clicks.py.
     seat = Server("--game", "infinitron", "--seed", "5", RANDOM)
     page = browser.new_page()
     problems: list[str] = []
@@ -425,7 +426,7 @@ def test_infinitron_is_played_by_typed_commands_in_a_real_browser(browser):
         page.goto(seat.url + "/")
         settled(page, 0)
         state = seat.get("/api/state")
-        assert page.is_hidden("svg#board") and page.is_visible("#text-board") and page.is_visible("#command")
+        assert page.is_visible("svg#board") and page.is_visible("#text-board") and page.is_visible("#command")
         assert page.inner_text("#text-board").strip() == state["board"].strip()
         assert page.locator("#legal-list option").count() == len(state["legal"]) > 100
         page.fill("#command-text", "define 3 2 1 melee none")

@@ -41,6 +41,8 @@ _PAGE = """<!DOCTYPE html>
       <button type="submit">play</button>
     </form>
     <p id="legal-note" class="legend" hidden></p>
+    <p id="choices" hidden><span id="choices-text"></span> <span id="choice-buttons"></span>
+      <button id="choices-cancel">cancel</button></p>
     <div id="controls">
       <span id="buttons"></span>
       <button id="undo" title="take back your last move (and the reply)">undo</button>
@@ -67,7 +69,7 @@ _PAGE = """<!DOCTYPE html>
     <ol id="moves"></ol>
   </aside>
 </main>
-<footer class="legend">A game is played by clicks on its board when its registration says how (Infexion, Cachex); else by typed commands (Infinitron: several a turn; chaos events are drawn by the referee).
+<footer class="legend">A game is played by clicks on its board when its registration says how (Infexion, Cachex, Infinitron: several commands a turn, templates typed; chaos events are drawn by the referee); else by typed commands.
   The agent runs in its own process under its limits and sandbox, as in a refereed game.</footer>
 <script>__SCRIPT__</script>
 </body>
@@ -90,6 +92,8 @@ main > aside { flex: 1 1 18rem; max-width: 30rem; }
 #confirm-resign { margin: .5rem 0; padding: .4rem .6rem; background: #fff3e0; border: 2px solid #e65100;
   border-radius: 4px; font-weight: 600; }
 #confirm-resign[hidden] { display: none; }
+#choices { margin: .5rem 0; padding: .4rem .6rem; background: #f3e5f5; border: 2px solid #8e24aa; border-radius: 4px; }
+#choices[hidden] { display: none; }
 #text-board { font-size: .8rem; line-height: 1.25; overflow-x: auto; background: #fafafa; padding: .5rem; }
 #command { margin: .5rem 0; }
 #command input { font-family: ui-monospace, monospace; }
@@ -109,6 +113,14 @@ let cellEls = [];
 let shown = 0;             // how many actions the board shows
 let animation = null;
 let selected = null;       // the cell of a first click waiting for its second (a SPREAD's direction)
+// A kind of action with no cell to click is a button when it has at most this many legal actions; else it is typed
+// (Infinitron's DEFINE: thousands).
+const MOST_BUTTONS = 12;
+
+// Games whose boards list units and terrain (Infinitron) show the text board too (RP, templates, HP) and take
+// typed commands; they are not animated (a turn is many commands: the position now is what matters).
+function rich() { return S.typed || typeof S.frames.boards[0] !== "string"; }
+function kind(action) { return action.split("(")[0]; }  // its command word
 let waiting = false, sending = false;
 
 function say(text, error) {
@@ -137,11 +149,12 @@ function build() {
   cellEls.forEach((g, i) => g.addEventListener("click", () => clickCell(i)));
   document.getElementById("title").textContent = `Play ${S.game}` + (S.hot_seat ? " (hot seat)" : "");
   document.title = `play ${S.game}: ${S.players.RED} vs ${S.players.BLUE}`;
-  // Games of several commands a turn (Infinitron) are played by typed commands on the text board.
+  // A game without clicks is played by typed commands on the text board; Infinitron by clicks on the board,
+  // with the text board and typed commands beside it.
   board.style.display = S.typed ? "none" : "";  // an SVG element has no hidden property
   document.getElementById("cell-key").hidden = S.typed;
-  document.getElementById("text-board").hidden = !S.typed;
-  document.getElementById("command").hidden = !S.typed;
+  document.getElementById("text-board").hidden = !rich();
+  document.getElementById("command").hidden = !rich();
   legalKey = "";
   document.getElementById("how").textContent = S.how;  // the game's registration says how it is played
 }
@@ -169,8 +182,9 @@ function fillCommands() {
 
 let buttonsKey = null;  // which actions the buttons play
 function fillButtons() {
-  // A legal action with no cell to click (Cachex's STEAL) is a button.
-  const actions = S.typed ? [] : S.legal.filter(a => !S.clicks[a].length);
+  // A legal action with no cell to click (Cachex's STEAL, Infinitron's END_TURN) is a button, unless its kind
+  // has too many to be buttons (Infinitron's DEFINE): those are typed.
+  const actions = S.typed ? [] : S.legal.filter(a => !S.clicks[a].length && S.legal_counts[kind(a)] <= MOST_BUTTONS);
   const key = actions.join("\n");
   if (key === buttonsKey) return;
   buttonsKey = key;
@@ -192,9 +206,27 @@ function firstClicks() {
   return starts;
 }
 
+// Several legal actions fit the cells clicked (Infinitron: a BUILD of each template on a cell): buttons to pick one.
+let choosing = [];
+function offer(actions, text) {
+  choosing = actions;
+  const box = document.getElementById("choice-buttons");
+  while (box.firstChild) box.removeChild(box.firstChild);
+  for (const a of actions) {
+    const button = document.createElement("button");
+    button.textContent = a;
+    button.dataset.action = a;
+    button.onclick = () => send(a);
+    box.append(button, " ");
+  }
+  document.getElementById("choices-text").textContent = text;
+  document.getElementById("choices").hidden = !actions.length;
+}
+document.getElementById("choices-cancel").onclick = () => { selected = null; offer([], ""); say(""); paint(); };
+
 function paint() {
   const F = S.frames;
-  if (S.typed) {
+  if (rich()) {
     document.getElementById("text-board").textContent = S.board;  // its last lines say what the summary says
     fillCommands();
   }
@@ -206,16 +238,22 @@ function paint() {
   if (selected !== null) {
     for (const a of S.legal) if (S.clicks[a].length === 2 && S.clicks[a][0] === selected) targets.add(S.clicks[a][1]);
   }
+  const drawn = S.typed || typeof cells === "string" ? null : paintBoard(cellEls, F, shown);  // units, terrain
   if (!S.typed) cellEls.forEach((g, i) => {
-    const [owner, power] = cellOwnerPower(cells[i]);
-    g.setAttribute("data-owner", owner);
-    g.setAttribute("data-power", String(power));
-    let cls = "cell " + (mark[i] || "");
+    let cls;
+    if (drawn) {
+      cls = g.getAttribute("class");
+    } else {
+      const [owner, power] = cellOwnerPower(cells[i]);
+      g.setAttribute("data-owner", owner);
+      g.setAttribute("data-power", String(power));
+      cls = "cell " + (mark[i] || "");
+      g.querySelector("text.power").textContent = owner && S.power ? String(power) : "";
+    }
     if (selected === i) cls += " selected";
     else if (targets.has(i)) cls += " target";
     else if (selected === null && starts.has(i)) cls += " legal";
     g.setAttribute("class", cls);
-    g.querySelector("text.power").textContent = owner && S.power ? String(power) : "";
   });
   document.querySelectorAll("#moves li").forEach((li, i) => li.classList.toggle("current", i === shown - 1));
   const idle = !animation && !S.thinking && !sending && shown === F.boards.length - 1;
@@ -289,7 +327,8 @@ function update(state) {
   if (fresh) { build(); shown = S.frames.boards.length - 1; selected = null; askResign(false); }
   if (shown > S.frames.boards.length - 1) { shown = S.frames.boards.length - 1; selected = null; }  // an undo
   if (!S.legal.length) selected = null;
-  if (S.typed) shown = S.frames.boards.length - 1;  // the text board is the position now: nothing to animate
+  if (choosing.some(a => !S.legal.includes(a))) offer([], "");  // the position moved on
+  if (rich()) shown = S.frames.boards.length - 1;  // the text board is the position now: nothing to animate
   describe();
   if (shown < S.frames.boards.length - 1 && !animation) {
     animation = setInterval(() => {
@@ -322,6 +361,7 @@ async function post(path, body) {
 
 function send(action) {
   selected = null;
+  offer([], "");
   post("/api/action", {action});
 }
 
@@ -332,21 +372,31 @@ function clickCell(i) {
   if (S.thinking) { say(`Wait: ${S.turn} is thinking.`, true); return; }
   if (!S.legal.length) { say(`Not your turn: ${S.turn} is to move.`, true); return; }
   const is = (a, cells) => S.clicks[a].length === cells.length && S.clicks[a].every((c, k) => c === cells[k]);
+  offer([], "");
   if (selected !== null) {
-    const spread = S.legal.find(a => is(a, [selected, i]));
-    if (spread) { send(spread); return; }
+    // The second click: one action fits, it is played; several (or the first cell again, an Infinitron
+    // unit's HEAL on itself), they are offered as buttons.
     const again = selected === i;
+    const pairs = S.legal.filter(a => is(a, [selected, i]));
+    if (pairs.length === 1 && !again) { send(pairs[0]); return; }
+    if (pairs.length) { offer(pairs, again ? "On the unit itself:" : "These fit the two cells clicked:"); say(""); return; }
     selected = null;
     if (again) { say(""); paint(); return; }
   }
-  if (S.legal.some(a => S.clicks[a].length === 2 && S.clicks[a][0] === i)) {
+  const singles = S.legal.filter(a => is(a, [i]));
+  const starting = S.legal.filter(a => S.clicks[a].length === 2 && S.clicks[a][0] === i);
+  if (starting.length) {
     selected = i;
-    say("Now click a highlighted neighbour: the direction to spread (the same cell again: cancel).");
+    const words = [...new Set(starting.map(kind))];
+    say(words.length === 1 && words[0] === "SPREAD"
+      ? "Now click a highlighted neighbour: the direction to spread (the same cell again: cancel)."
+      : `Now click a highlighted cell to ${words.join(" or ")} (the same cell again: cancel).`);
+    if (singles.length) offer(singles, "Or on this cell:");  // a unit standing where a CLAIM can go
     paint();
     return;
   }
-  const single = S.legal.find(a => is(a, [i]));
-  if (single) { send(single); return; }
+  if (singles.length === 1) { send(singles[0]); return; }
+  if (singles.length > 1) { offer(singles, "These fit this cell:"); say(""); return; }
   // No legal action starts here: ask anyway, so the rules themselves say why not.
   if (!S.cell_action) { say("No legal action starts on that cell.", true); return; }
   const c = S.frames.cells[i];

@@ -1,6 +1,6 @@
 """Infinitron's registration: its rules, its command objects, ``--chaos``, ``--armour``, its replay frames.
 
-Its page in the browser is played by typed commands (several a turn), which it explains.
+Its page in the browser is played by clicks (``clicks.py``: several commands a turn) and typed DEFINEs.
 
 The play command's ``--seed`` also places the neutral cities: that is the
 game's ``seeded_options``, which the play command applies as a tournament does.
@@ -20,8 +20,11 @@ REGISTRATION = Registration(
     frames="referee.games.infinitron.frames:infinitron_frames",
     agent_surfaces=("referee.infinitron",),
     web=WebPlay(
-        how="Type a command in the game's text (case and commas are free: define 3 2 1 melee none, build 0 3 -2), "
-        "or pick one from the list; your turn lasts until END_TURN.",
+        clicks="referee.games.infinitron.clicks:clicks",
+        how="Click a highlighted cell to BUILD, put TERRAIN or CLAIM it; click one of your units, then a highlighted "
+        "cell, to MOVE a step, ATTACK or use its ABILITY (its own cell twice: on itself). Where several commands "
+        "fit, pick one from the buttons. Type a DEFINE (define 3 2 1 melee none) or any command in the box; "
+        "your turn lasts until END_TURN (a button).",
     ),
     heuristics="agents.common.heuristics.infinitron:InfinitronHeuristics",
 )
