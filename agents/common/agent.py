@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping
 from referee.agentkit import GameView
 from referee.games.agent_kwargs import REFEREE_KWARGS
 
-from .clock import Deadline, move_budget, safety_margin
+from .clock import Deadline, move_budget, move_extension, safety_margin
 from .heuristics import heuristics_for
 
 #: Options every bundled agent takes: name -> (type, default).
@@ -109,7 +109,11 @@ class SearchAgent:
             cap=self.config["max_move_time"],
             margin=self.margin,
         )
-        return self.view.to_agent(self.choose(Deadline(budget)))
+        # An agent that takes the option may go on past its budget while the move is in doubt.
+        most = move_extension(
+            remaining, budget, self.config.get("extend") or 1.0, cap=self.config["max_move_time"], margin=self.margin
+        )
+        return self.view.to_agent(self.choose(Deadline(budget, most)))
 
     def turn(self, color: Any, action: Any, **referee: Any) -> None:
         self.observed(self.view.observe(action))

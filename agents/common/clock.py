@@ -13,16 +13,25 @@ DEFAULT_MOVE_SECONDS = 0.5
 
 
 class Deadline:
-    """A point on the process CPU clock after which a search should stop."""
+    """A point on the process CPU clock after which a search should stop.
 
-    __slots__ = ("start", "end")
+    ``most`` (at least ``seconds``) is how long a search may go on past it
+    when the move is still in doubt (:meth:`overdue`); without it, none.
+    """
 
-    def __init__(self, seconds: float):
+    __slots__ = ("start", "end", "last")
+
+    def __init__(self, seconds: float, most: float | None = None):
         self.start = time.process_time()
         self.end = self.start + max(0.0, seconds)
+        self.last = self.end if most is None else max(self.end, self.start + most)
 
     def expired(self) -> bool:
         return time.process_time() >= self.end
+
+    def overdue(self) -> bool:
+        """Past even the extended limit."""
+        return time.process_time() >= self.last
 
     def elapsed(self) -> float:
         return time.process_time() - self.start
@@ -53,6 +62,16 @@ def safety_margin(time_limit: float | None) -> float:
     return min(max(MARGIN_SHARE * time_limit, MARGIN_FLOOR), 0.5 * time_limit)
 
 
+#: The most of what is left (above the reserve) any one move may take, extended or not.
+MOST_SHARE = 0.25
+
+
+def _usable(time_remaining: float, margin: float) -> float:
+    # What a move may draw on: the clock less the margin, its cushion and a reserve.
+    reserve = max(margin * (1.0 + CUSHION_SHARE), min(2.0, 0.1 + 0.05 * time_remaining))
+    return max(0.0, time_remaining - reserve)
+
+
 def move_budget(
     time_remaining: float | None,
     moves_left: float,
@@ -75,9 +94,25 @@ def move_budget(
     if time_remaining is None:
         budget = default
     else:
-        reserve = max(margin * (1.0 + CUSHION_SHARE), min(2.0, 0.1 + 0.05 * time_remaining))
-        usable = max(0.0, time_remaining - reserve)
-        budget = min(usable / (max(1.0, moves_left) + 2.0), 0.25 * usable)
+        usable = _usable(time_remaining, margin)
+        budget = min(usable / (max(1.0, moves_left) + 2.0), MOST_SHARE * usable)
     if cap is not None:
         budget = min(budget, cap)
     return max(0.0, budget)
+
+
+def move_extension(
+    time_remaining: float | None, budget: float, extend: float, *, cap: float | None = None, margin: float = 0.0
+) -> float:
+    """The most a move budgeted ``budget`` may take when its search is still in doubt.
+
+    ``extend`` times the budget, but never more than :data:`MOST_SHARE` of
+    what :func:`move_budget` could use, so the clock still decays
+    geometrically; with no time limit, no extension.
+    """
+    if time_remaining is None or extend <= 1.0:
+        return budget
+    most = min(extend * budget, MOST_SHARE * _usable(time_remaining, margin))
+    if cap is not None:
+        most = min(most, cap)
+    return max(budget, most)

@@ -51,6 +51,11 @@ def _proven_for(player: int, child: Node | None) -> int | None:
     return child.proven if child.player == player else -child.proven
 
 
+#: A move is in doubt (and its search may go on past its budget, see
+#: :meth:`Deadline.overdue`) while another action with at least this many
+#: visits, and this share of the most visited one's, has the better value.
+DOUBT_VISITS, DOUBT_SHARE = 20, 0.1
+
 _NO_FLOATS = array("d")
 _NO_COUNTS = array("l")
 
@@ -98,6 +103,7 @@ class MCTS:
         widen: float = 1.5,
         rollout_depth: int = 0,
         max_nodes: int = 200_000,
+        stop_early: bool = True,
         rng: random.Random | None = None,
     ):
         self.h = heuristics
@@ -105,6 +111,8 @@ class MCTS:
         self.widen = widen
         self.rollout_depth = rollout_depth
         self.max_nodes = max_nodes
+        #: On the clock, stop once the rest of the budget could not change the move.
+        self.stop_early = stop_early
         self.rng = rng or random.Random()
         self.root: Node | None = None
         self.root_key: Hashable = None
@@ -142,19 +150,64 @@ class MCTS:
         root = self.root
         copy = state.copy_without_history
         done = 0
+        clocked = iterations is None
         if len(root.actions) > 1 and root.proven is None:
             # With no time at all the root's best prior is played unsearched.
-            while iterations is not None or not deadline.expired():
+            while not clocked or not deadline.expired() or self._in_doubt(root) and not deadline.overdue():
                 self._simulate(copy(), root)
                 done += 1
                 if root.proven is not None:
                     break
-                if iterations is not None and done >= iterations:
+                if not clocked:
+                    if done >= iterations:  # type: ignore[operator]
+                        break
+                elif self.stop_early and not done & 63 and self._decided(root, done, deadline):
                     break
         best = self._best_index(root)
         n = root.visits[best]
         value = root.values[best] / n if n else 0.0
         return MctsResult(root.actions[best], done, deadline.elapsed(), value, root.proven)
+
+    def _top_two(self, root: Node) -> tuple[int, int]:
+        """The root's most and second most visited actions (proven losses aside)."""
+        first = second = -1
+        visits, children, me = root.visits, root.children, root.player
+        for i in range(len(visits)):
+            if _proven_for(me, children[i]) == -1:
+                continue
+            if first < 0 or visits[i] > visits[first]:
+                first, second = i, first
+            elif second < 0 or visits[i] > visits[second]:
+                second = i
+        return first, second
+
+    def _decided(self, root: Node, done: int, deadline: Deadline) -> bool:
+        """Whether the simulations the budget has left could not change the most visited action."""
+        first, second = self._top_two(root)
+        if first < 0 or second < 0:
+            return first >= 0
+        elapsed, left = deadline.elapsed(), deadline.left()
+        if elapsed <= 0.0 or left <= 0.0:
+            return False  # past the budget, only doubt keeps the search going (see choose)
+        still = done / elapsed * left
+        return root.visits[first] - root.visits[second] > still
+
+    def _in_doubt(self, root: Node) -> bool:
+        """Whether the most visited action is not also the best valued (among those searched enough to tell)."""
+        first, _ = self._top_two(root)
+        if first < 0:
+            return False
+        visits, values = root.visits, root.values
+        n = visits[first]
+        if n == 0:
+            return False
+        q = values[first] / n
+        enough = max(DOUBT_VISITS, DOUBT_SHARE * n)
+        for i in range(len(visits)):
+            m = visits[i]
+            if i != first and m >= enough and values[i] / m > q and _proven_for(root.player, root.children[i]) != -1:
+                return True
+        return False
 
     def _best_index(self, root: Node) -> int:
         best, best_rank = 0, None

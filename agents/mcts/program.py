@@ -12,6 +12,9 @@ from agents.common.mcts import MCTS
 #: with tracemalloc on Infexion positions of 73 to 112 legal actions.
 NODE_BYTES = 4_000
 
+#: How many times its budget a move in doubt may take (the ``extend`` option).
+EXTEND = 2.0
+
 #: The endgame solver's reach (see the ``endgame`` option and README.md).
 ENDGAME_PLIES = 4
 
@@ -32,6 +35,13 @@ class Agent(SearchAgent):
         # (Infexion: the 343-action limit), a complete alpha-beta search picks
         # the move when it finishes in half the move's time (0: never).
         "endgame": (int, ENDGAME_PLIES),
+        # On the clock: a move still in doubt (another well-searched action
+        # valued above the most visited) may take up to this many times its
+        # budget; 1 for never.
+        "extend": (float, EXTEND),
+        # On the clock: stop a move's search once the rest of its budget could
+        # not change the most visited action (the time saved goes to later moves).
+        "stop_early": (bool, True),
     }
 
     def __init__(self, color: Any, **referee: Any):
@@ -42,6 +52,7 @@ class Agent(SearchAgent):
             widen=self.config["widen"],
             rollout_depth=self.config["rollout_depth"],
             max_nodes=self.memory_share(NODE_BYTES, 100_000),
+            stop_early=self.config["stop_early"],
             rng=self.rng,
         )
         self.endgame = EndgameSolver(
