@@ -233,15 +233,18 @@ class MCTS:
         if node.player == CHANCE:
             node.events = {}
             return node
-        ordered = self.h.ordered_actions(state, self.rng if root else None, prune=self.h.prune_everywhere)
-        self._fill(node, state, ordered)
+        actions, priors = self.h.expand(state, self.rng if root else None, prune=self.h.prune_everywhere)
+        self._fill(node, actions, priors)
         return node
 
-    def _fill(self, node: Node, state: GameState, actions: list[Hashable]) -> None:
+    def _fill(self, node: Node, actions: list[Hashable], priors: list[float]) -> None:
         # Whole-number actions (Infexion, Cachex) go in an array: a list would
         # hold an int object per action above 256.
-        node.actions = array("l", actions) if all(type(a) is int for a in actions) else actions
-        node.priors = array("f", self.h.priors(state, actions))
+        try:
+            node.actions = array("l", actions)
+        except TypeError:  # actions that are not whole numbers (Infinitron's tuples)
+            node.actions = actions
+        node.priors = array("f", priors)
         node.visits = array("l", bytes(8 * len(actions)))
         node.values = array("d", bytes(8 * len(actions)))
         node.children = [None] * len(actions)
@@ -312,8 +315,9 @@ class MCTS:
         me = node.player
         best, best_score = 0, -1e9
         for i in range(width):
-            proven = _proven_for(me, children[i])
-            if proven is not None:
+            child = children[i]
+            if child is not None and child.proven is not None:  # _proven_for, inlined: this loop is the hottest
+                proven = child.proven if child.player == me else -child.proven
                 if proven == 1:
                     return i
                 if proven == -1:

@@ -97,6 +97,17 @@ class Heuristics(Generic[StateT, ActionT]):
         """MCTS prior probabilities of ``actions`` (they sum to 1)."""
         return [1.0 / len(actions)] * len(actions)
 
+    def expand(
+        self, state: StateT, rng: random.Random | None = None, prune: bool = True
+    ) -> tuple[list[ActionT], list[float]]:
+        """:meth:`ordered_actions` and their :meth:`priors` at once (an MCTS expansion).
+
+        A game whose ordering and priors come from the same scores overrides
+        it to score the actions once.
+        """
+        actions = self.ordered_actions(state, rng, prune=prune)
+        return actions, self.priors(state, actions) if actions else []
+
     def rollout_action(self, state: StateT, rng: random.Random) -> ActionT:
         """One action of an MCTS playout."""
         actions = state.legal_actions()

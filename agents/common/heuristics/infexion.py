@@ -173,17 +173,20 @@ def reach(board: bytes | bytearray, player: int) -> int:
 DECIDED = 200 * MAX_TOTAL_POWER
 
 
-def evaluation_terms(board: bytes | bytearray, turn: int, red_power: int, blue_power: int) -> tuple[int, int, int, int]:
+def evaluation_terms(
+    board: bytes | bytearray, turn: int, red_power: int, blue_power: int, movers: tuple[int, int] | None = None
+) -> tuple[int, int, int, int]:
     """The evaluation's four terms for the player to move (see the module's docstring).
 
     Power difference, the best gain the mover can make now (a SPAWN's 1 at
     least; 0 when the game ends before it moves), the best gain the opponent
     could make next (0 when it will not move again), and the difference in
     stacks.  The evaluation weighs them; the weights were fitted to them.
+    ``movers`` is ``best_gain(board, mover)`` when the caller has it already.
     """
     me = turn & 1
     mine, theirs = (blue_power, red_power) if me else (red_power, blue_power)
-    my_gain, my_stacks = best_gain(board, me)
+    my_gain, my_stacks = movers or best_gain(board, me)
     their_gain, their_stacks = best_gain(board, 1 - me)
     if my_gain < 1 and mine + theirs < MAX_TOTAL_POWER:
         my_gain = 1  # a SPAWN
@@ -227,12 +230,19 @@ class InfexionHeuristics(Heuristics[InfexionState, int]):
         self.spawns = spawns
         #: Softmax temperature of the MCTS priors, in units of gain.
         self.temperature = temperature
+        self._weights: dict[int, float] = {}
+        #: The board, the mover's (best SPREAD gain, stacks) and the mover, of the last scored_actions.
+        self._scored: tuple[bytes, tuple[int, int], int] = (b"", (0, 0), 0)
 
     # -- evaluation -------------------------------------------------------------
 
     def evaluate(self, state: InfexionState) -> int:
+        board = state.board
+        # An MCTS leaf was just expanded: the mover's SPREADs were scored then.
+        scored = self._scored
+        movers = scored[1] if scored[0] == board and not (state.turn - scored[2]) & 1 else None
         power, my_gain, their_gain, stacks = evaluation_terms(
-            state.board, state.turn, state.red_power, state.blue_power
+            board, state.turn, state.red_power, state.blue_power, movers
         )
         if state.turn == MAX_TURNS - 1 and self.exact_last:
             # The game's last action: the mover's best gain is the final power
@@ -248,6 +258,8 @@ class InfexionHeuristics(Heuristics[InfexionState, int]):
         me = state.turn & 1
         board = state.board
         scored = spread_gains(board, me)
+        # What best_gain(board, me) would say, kept for evaluate().
+        self._scored = (bytes(board), (max(scored)[0] if scored else -99, len(scored) // 6), me)
         if state.red_power + state.blue_power < MAX_TOTAL_POWER:
             danger = reach(board, 1 - me)
             # A new stack where the opponent reaches is lost next move (they gain 3).
@@ -268,16 +280,7 @@ class InfexionHeuristics(Heuristics[InfexionState, int]):
         # SPAWNs far from the action are much alike: search the best few.  A
         # side with few stacks keeps them all, since a new stack can be its
         # only escape from elimination and a proof must not overlook it.
-        out = []
-        spawns = 0
-        limit = self.spawns
-        for _, a in scored:
-            if a < SPREAD_BASE:
-                spawns += 1
-                if spawns > limit:
-                    continue
-            out.append(a)
-        return out
+        return [a for _, a in self._pruned(scored)]
 
     def tactical_actions(self, state: InfexionState) -> list[int]:
         if state.is_over:
@@ -293,9 +296,47 @@ class InfexionHeuristics(Heuristics[InfexionState, int]):
         # A softmax of the ordering scores: captures stand out, safe spawns and
         # quiet spreads share the rest.
         score = dict((a, s) for s, a in self.scored_actions(state))
-        weights = [math.exp(min(score.get(a, 0), 20) / self.temperature) for a in actions]
+        weight = self._weight
+        weights = [weight(score.get(a, 0)) for a in actions]
         total = sum(weights)
         return [w / total for w in weights]
+
+    def _weight(self, score: int) -> float:
+        # The softmax's numerator, remembered per score (scores are small whole numbers).
+        w = self._weights.get(score)
+        if w is None:
+            w = self._weights[score] = math.exp(min(score, 20) / self.temperature)
+        return w
+
+    def expand(
+        self, state: InfexionState, rng: random.Random | None = None, prune: bool = True
+    ) -> tuple[list[int], list[float]]:
+        # ordered_actions and priors from one scoring (MCTS spends most of its time expanding).
+        if state.is_over:
+            return [], []
+        scored = self.scored_actions(state)
+        if rng is not None:
+            rng.shuffle(scored)
+        scored.sort(key=itemgetter(0), reverse=True)
+        if prune and self._scored[1][1] >= PRUNE_FROM_STACKS:  # the mover's stacks, as _stacks counts them
+            scored = self._pruned(scored)
+        known, weight = self._weights, self._weight
+        weights = [known[sc] if sc in known else weight(sc) for sc, _ in scored]
+        total = sum(weights)
+        return [a for _, a in scored], [w / total for w in weights]
+
+    def _pruned(self, scored: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        # The best ``spawns`` SPAWNs and every SPREAD, in order.
+        out = []
+        spawns = 0
+        limit = self.spawns
+        for sa in scored:
+            if sa[1] < SPREAD_BASE:
+                spawns += 1
+                if spawns > limit:
+                    continue
+            out.append(sa)
+        return out
 
     def plies_to_exact(self, state: InfexionState) -> int | None:
         # Past the 343rd action every game is over; one before it the
