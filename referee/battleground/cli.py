@@ -118,6 +118,13 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
                         help="each side's wall clock on the server is X times the time limit (default 1.25)")
     parser.add_argument("--per-address", type=_positive_int, default=8, metavar="N",
                         help="connections from one address at once (default 8; 0: no cap)")
+    parser.add_argument("--hello-timeout", type=non_negative("the hello timeout"), default=10.0, metavar="SECONDS",
+                        help="a new connection that has not said hello within this is closed (default 10)")
+    parser.add_argument("--rate", type=non_negative("the message rate"), default=200.0, metavar="N",
+                        help="messages a second a client may send unasked, answers to the server not counted "
+                        "(default 200)")
+    parser.add_argument("--burst", type=non_negative("the burst"), default=400.0, metavar="N",
+                        help="unasked messages a client may send at once before --rate applies (default 400)")
     try:
         registration(game).add_arguments(parser.add_argument_group(f"{game} options"))
     except (GameOptionError, argparse.ArgumentError):
@@ -149,6 +156,10 @@ def serve_main(argv: list[str]) -> int:
             return usage_error(parser, str(exc))
     if not args.wall_factor or args.wall_factor < 1:
         return usage_error(parser, "--wall-factor must be at least 1 (the server's clock backs the client's)")
+    if not args.hello_timeout:
+        return usage_error(parser, "--hello-timeout must be more than 0")
+    if not args.rate or args.burst < 1:
+        return usage_error(parser, "--rate must be more than 0 and --burst at least 1")
     from .server import ServerSettings, run_server
     from .store import StoreError
 
@@ -156,7 +167,8 @@ def serve_main(argv: list[str]) -> int:
         game=args.game, game_options=options, time_limit=args.time or None, space_limit=args.space or None,
         wall_factor=args.wall_factor, grace=args.grace, house={name: spec for name, spec, _own in args.house},
         house_limits={name: own for name, _spec, own in args.house if own}, house_workers=args.house_workers,
-        house_sandbox=args.sandbox, roster=roster, per_address=args.per_address,
+        house_sandbox=args.sandbox, roster=roster, per_address=args.per_address, rate=args.rate, burst=args.burst,
+        hello_timeout=args.hello_timeout,
     )
 
     def run() -> int:

@@ -53,7 +53,7 @@ log = logging.getLogger("referee.battleground")
 STARTUP_ALLOWANCE = 60.0
 #: The most of a connection's round trip taken off one move's wall time.
 MAX_LAG_CREDIT = 0.5
-#: Seconds a new connection has to say hello.
+#: Seconds a new connection has to say hello (the default of ``--hello-timeout``).
 HELLO_TIMEOUT = 10.0
 
 
@@ -74,8 +74,11 @@ class ServerSettings:
     #: Roster: name -> student id (None: no roster, first come first named).
     roster: Mapping[str, str | None] | None = None
     per_address: int = 8
+    #: Messages a second a connection may send unasked (a token bucket of ``burst``, refilled at ``rate``).
     rate: float = 200.0
     burst: float = 400.0
+    #: Seconds a new connection has to complete its WebSocket handshake, then again to say hello.
+    hello_timeout: float = HELLO_TIMEOUT
 
     @property
     def wall_limit(self) -> float | None:
@@ -342,12 +345,12 @@ class Battleground:
         player: Player | None = None
         try:
             try:
-                raw = await asyncio.wait_for(conn.recv(), HELLO_TIMEOUT)
+                raw = await asyncio.wait_for(conn.recv(), self.settings.hello_timeout)
                 hello = read_message(raw, CLIENT_MESSAGES)
                 if hello["type"] != "hello":
                     raise ProtocolViolation("the first message must be hello")
             except asyncio.TimeoutError:
-                await _refuse(conn, f"no hello within {HELLO_TIMEOUT:g} s")
+                await _refuse(conn, f"no hello within {self.settings.hello_timeout:g} s")
                 return
             except ProtocolViolation as exc:
                 await _refuse(conn, str(exc))
@@ -473,6 +476,10 @@ class Battleground:
             except ProtocolViolation as exc:
                 self.violated(player, str(exc))
                 await player.send({"type": "error", "message": str(exc)})
+                # What the client still sends is read and dropped meanwhile: a flooder's backlog would otherwise
+                # fill the library's queue, which then stops reading and never sees the client's close frame
+                # (the close would wait out its 10 s timeout).
+                self.spawn(_discard(conn))
                 await conn.close(1008, "protocol violation")
                 return
             message["received"] = now  # for the server's own latency per move (/api/stats)
@@ -817,6 +824,15 @@ async def _next(queue: asyncio.Queue[dict[str, Any]], timeout: float) -> dict[st
     return await asyncio.wait_for(queue.get(), timeout)
 
 
+async def _discard(conn: ServerConnection) -> None:
+    """Read and drop the connection's messages until it closes."""
+    try:
+        async for _ in conn:
+            pass
+    except ConnectionClosed:
+        pass
+
+
 def _drain(queue: asyncio.Queue[Any]) -> None:
     while not queue.empty():
         queue.get_nowait()
@@ -863,7 +879,8 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
     try:
         async with serve(ground.handle, host, port, process_request=ground.process_request,
                          max_size=MAX_MESSAGE_BYTES, max_queue=64, compression=None,
-                         ping_interval=5, ping_timeout=20, logger=log) as server:
+                         open_timeout=settings.hello_timeout, ping_interval=5, ping_timeout=20,
+                         logger=log) as server:
             ground.port = next(iter(server.sockets)).getsockname()[1]
             say(f"* battleground: {settings.game} on http://{host}:{ground.port}/ (agents: ws://{host}:"
                 f"{ground.port}{PLAY_PATH}), database {db}")
