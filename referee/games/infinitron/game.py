@@ -6,7 +6,7 @@ from typing import Any
 
 from ..base import Game, GameOptionError, check_options
 from .geometry import INDEX, on_board
-from .rules import CAPITALS, MAX_TURNS
+from .rules import CAPITALS, DEFAULT_RULES, MAX_TURNS, RULES_VERSIONS
 from .setup import Setup, neutral_cities_from_seed
 from .state import InfinitronState
 
@@ -18,7 +18,9 @@ class Infinitron(Game[tuple[int, ...]]):
     False): templates may carry an armour layout; ``seed`` (int, default 0): chooses
     the neutral cities; ``cities`` (a list of ``[r, q]`` cells): the neutral
     cities given outright, taking precedence over ``seed``; ``max_turns``
-    (default 343): the turn limit, for short games in tests.
+    (default 343): the turn limit, for short games in tests; ``rules`` (``"1.2"``,
+    the default, or ``"1.1"``): the rules version (1.2 adjusts the first turns'
+    RP, see docs/infinitron.md).
     """
 
     name = "infinitron"
@@ -26,7 +28,7 @@ class Infinitron(Game[tuple[int, ...]]):
     one_action_per_turn = False
 
     def __init__(self, **options: Any):
-        check_options(self.name, options, ("chaos", "armour", "seed", "cities", "max_turns"))
+        check_options(self.name, options, ("chaos", "armour", "seed", "cities", "max_turns", "rules"))
         super().__init__(**options)
         chaos = options.get("chaos", False)
         if type(chaos) is not bool:
@@ -37,6 +39,11 @@ class Infinitron(Game[tuple[int, ...]]):
         max_turns = options.get("max_turns", MAX_TURNS)
         if type(max_turns) is not int or not 1 <= max_turns <= 100_000:
             raise GameOptionError(f"infinitron: option max_turns must be a whole number 1..100000, not {max_turns!r}")
+        rules = options.get("rules", DEFAULT_RULES)
+        if type(rules) is not str or rules not in RULES_VERSIONS:
+            versions = " or ".join(f'"{v}"' for v in RULES_VERSIONS)
+            raise GameOptionError(f"infinitron: option rules must be {versions} (a string), not {rules!r}")
+        self.rules: str = rules
         neutral: Sequence[tuple[int, int]]
         if options.get("cities") is not None:
             neutral = _cities_option(options["cities"])
@@ -48,7 +55,9 @@ class Infinitron(Game[tuple[int, ...]]):
                 raise GameOptionError(f"infinitron: option seed must be a whole number, not {seed!r}")
             neutral = neutral_cities_from_seed(seed)
         self.neutral_cities: tuple[tuple[int, int], ...] = tuple(sorted(neutral))
-        self.setup = Setup((INDEX[rq] for rq in self.neutral_cities), chaos=chaos, max_turns=max_turns, armour=armour)
+        self.setup = Setup(
+            (INDEX[rq] for rq in self.neutral_cities), chaos=chaos, max_turns=max_turns, armour=armour, rules=rules
+        )
 
     def new_state(self) -> InfinitronState:
         return InfinitronState(self.setup)

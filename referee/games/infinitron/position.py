@@ -32,7 +32,7 @@ from .setup import Setup, default_cities
 
 # Keys written as expressions (format strings, like the constants of
 # :mod:`..fields`), so that the generated key() makes no extra calls.
-_SETUP_KEY = "({0}.cities, {0}.chaos, {0}.armour, {0}.max_turns)"
+_SETUP_KEY = "({0}.cities, {0}.chaos, {0}.armour, {0}.max_turns, {0}.rules)"
 # The DEFINE numbers (the first five fields and the armour code) decide the rest.
 _TEMPLATES_KEY = "tuple([tuple([t[:5] + t[12:13] for t in ts]) for ts in {0}])"
 

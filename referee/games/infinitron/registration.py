@@ -16,6 +16,10 @@ REGISTRATION = Registration(
     options=(
         GameOption("chaos", ("--chaos",), "Infinitron: chaos events before Red's turns", type=bool),
         GameOption("armour", ("--armour",), "Infinitron: templates may carry an armour layout", type=bool),
+        GameOption(
+            "rules", ("--rules",), "Infinitron: the rules version, 1.2 (the default: Blue's first two turns "
+            "bring 2 RP more) or 1.1", type=str, metavar="VERSION", choices=("1.1", "1.2"),
+        ),
     ),
     frames="referee.games.infinitron.frames:infinitron_frames",
     agent_surfaces=("referee.infinitron",),

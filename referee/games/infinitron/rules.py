@@ -11,6 +11,13 @@ from .geometry import INDEX
 
 
 MAX_TURNS = 343
+#: The rules versions the engine plays (game option ``rules``); 1.0 is gone (its records do not replay).
+RULES_VERSIONS = ("1.1", "1.2")
+DEFAULT_RULES = "1.2"
+#: RP added to each player's income at the start of its first turns, per rules version:
+#: ``(Red's, Blue's)``, each a tuple holding the extra RP of the player's 1st, 2nd... turn.
+#: 1.2 evens out the first move: see docs/infinitron.md, "Version 1.2".
+OPENING_RP: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {"1.1": ((), ()), "1.2": ((), (2, 2))}
 WIN_SCORE_LEAD = 2
 MAX_COMMANDS = 64  # per turn, END_TURN not counted: the 65th command must be END_TURN
 MAX_TEMPLATES = 4

@@ -19,14 +19,16 @@ from .rules import (
     CITY_MIN_SPACING,
     CITY_RESOURCES,
     CITY_TERRAIN,
+    DEFAULT_RULES,
     MAX_TURNS,
     NEUTRAL_CITY_PAIRS,
     NEUTRAL_TERRITORY_MAX,
+    OPENING_RP,
 )
 
 
 class Setup:
-    """What stays fixed during a game: cities, chaos, armour, the turn limit.
+    """What stays fixed during a game: cities, chaos, armour, the turn limit, the rules version.
 
     City 0 is Red's capital, city 1 Blue's, then the neutral cities in
     ascending cell order.  Territories are not fixed (claims shape them): the
@@ -46,12 +48,21 @@ class Setup:
         "build_zone",
         "asteroid_cells",
         "no_points",
+        "rules",
+        "opening_rp",
     )
 
     def __init__(
-        self, neutral_cities: Iterable[int], chaos: bool = False, max_turns: int = MAX_TURNS, armour: bool = False
+        self,
+        neutral_cities: Iterable[int],
+        chaos: bool = False,
+        max_turns: int = MAX_TURNS,
+        armour: bool = False,
+        rules: str = DEFAULT_RULES,
     ):
         self.chaos = chaos
+        self.rules = rules
+        self.opening_rp: tuple[tuple[int, ...], tuple[int, ...]] = OPENING_RP[rules]
         self.armour = armour
         self.max_turns = max_turns
         self.cities: tuple[int, ...] = CAPITALS + tuple(sorted(neutral_cities))

@@ -347,8 +347,15 @@ class InfinitronState(InfinitronPosition):
             self._start_turn(p)
 
     def _start_turn(self, p: int) -> None:
-        """Income, then repair pads (lowest unit first, while RP lasts), then first-turn terrain points."""
+        """Income, then repair pads (lowest unit first, while RP lasts), then first-turn terrain points.
+
+        On a player's first turns the rules version's extra RP (1.2: Blue's, see
+        :data:`.rules.OPENING_RP`) come with the income, before the pads.
+        """
         self.rp[p] += self.income(p)
+        extra = self.setup.opening_rp[p]
+        if self.turn >> 1 < len(extra):  # this is the player's turn number turn // 2 (from 0)
+            self.rp[p] += extra[self.turn >> 1]
         units = self.units[p]
         templates = self.templates[p]
         ground = self.ground

@@ -110,7 +110,9 @@ def reference_twin(state: InfinitronState) -> reference.RefGame:
     """A reference game in the same position as a freshly set-up engine state."""
     neutral = [CELLS[c] for c in state.setup.cities[2:]]
     setup = state.setup
-    ref = reference.RefGame(neutral, chaos=setup.chaos, max_turns=setup.max_turns, armour=setup.armour)
+    ref = reference.RefGame(
+        neutral, chaos=setup.chaos, max_turns=setup.max_turns, armour=setup.armour, rules=setup.rules
+    )
     v = view(state)
     ref.units = {key: {"cell": cell, "hp": hp, "t": t} for key, (cell, hp, t) in v["units"].items()}
     ref.terrain = {c: g for c, g in v["ground"].items() if g != "FISH"}

@@ -1,11 +1,12 @@
 """A deliberately simple Infinitron implementation, written from the rules text.
 
 No tables and no encodings: dicts keyed by ``(r, q)``, commands as text, and
-the rules (version 1.1) spelled out one by one in the most direct way (exact
-fractions for hex lines and armour sides, a fresh search for every wall-off
-question, every cell of the board tried for every command).  Slow on
-purpose; the fast engine is checked against it.  Where the rules leave room,
-it takes the readings written in docs/infinitron.md.
+the rules (version 1.1, and 1.2's extra RP for Blue's first two turns) spelled
+out one by one in the most direct way (exact fractions for hex lines and
+armour sides, a fresh search for every wall-off question, every cell of the
+board tried for every command).  Slow on purpose; the fast engine is checked
+against it.  Where the rules leave room, it takes the readings written in
+docs/infinitron.md.
 
 With the armour option the armoured DEFINEs (2,744 x 140) are not listed by
 :meth:`RefGame.legal`; :meth:`RefGame.armoured_defines` counts them.
@@ -95,9 +96,14 @@ ARMOUR_CHANGE = {"+": -10, "0": 0, "-": 10}
 LAYOUTS = ["".join(x) for x in product("+0-", repeat=6) if x.count("+") == x.count("-") and set(x) != {"0"}]
 
 
+#: Rules 1.2: RP added to a player's income on its first, second... turn (1.1: none).
+OPENING_EXTRA = {"1.1": {"r": [], "b": []}, "1.2": {"r": [], "b": [2, 2]}}
+
+
 class RefGame:
-    def __init__(self, neutral, chaos=False, max_turns=343, armour=False):
+    def __init__(self, neutral, chaos=False, max_turns=343, armour=False, rules="1.2"):
         self.chaos = chaos
+        self.rules = rules
         self.armour = armour
         self.max_turns = max_turns
         # cities: list of dicts, capitals first; "most" is the largest territory allowed.
@@ -196,6 +202,9 @@ class RefGame:
     def begin_turn(self):
         me = self.mover()
         self.rp[me] += sum(c["res"] for c in self.cities if c["owner"] == me and not c["destroyed"])
+        extra = OPENING_EXTRA[self.rules][me]  # the extra RP of the player's first turns come with its income
+        if self.turn // 2 < len(extra):
+            self.rp[me] += extra[self.turn // 2]
         for key in sorted(k for k in self.units if k[0] == me):
             u = self.units[key]
             if self.terrain.get(u["cell"]) == "REPAIR" and u["hp"] < self.max_hp(key) and self.rp[me] >= 1:

@@ -580,8 +580,8 @@ def test_terrain_points_lapse_at_end_turn():
     assert "no terrain points" in reason(state, "TERRAIN(LAVA, 3, -2)")
 
 
-def _city_state(enemy_at=None):
-    state = empty_state(cities=[[0, 0]])
+def _city_state(enemy_at=None, **options):
+    state = empty_state(cities=[[0, 0]], **options)
     state.setup_template(RED, 0, 1, 3, "MELEE", "NONE")
     state.setup_template(BLUE, 0, 1, 3, "MELEE", "NONE")
     state.setup_unit(RED, 0, 1, 0)
@@ -651,7 +651,7 @@ def test_neutral_city_terrain_points_go_to_its_first_captor_only():
 
 
 def test_income_is_the_resource_value_of_every_city_held():
-    state = _city_state()
+    state = _city_state(rules="1.1")  # 1.1: Blue's first turn has its income alone (1.2: test_versions.py)
     assert state.rp == [3, 0]
     play(state, "MOVE(0, 0, 0)", "END_TURN")
     assert state.rp[BLUE] == 3
@@ -695,7 +695,7 @@ def test_a_capital_is_defended_only_from_its_territory():
 
 
 def test_repair_pads_heal_lowest_unit_first_while_rp_lasts():
-    state = empty_state()
+    state = empty_state(rules="1.1")  # 1.1: Blue's first turn has its income alone (1.2: test_versions.py)
     state.setup_template(BLUE, 2, 1, 1, "MELEE", "NONE")  # 60 HP
     state.setup_template(RED, 2, 1, 1, "MELEE", "NONE")
     for q in range(-2, 3):
