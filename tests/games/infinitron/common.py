@@ -135,7 +135,9 @@ def reference_twin(state: InfinitronState) -> reference.RefGame:
     return ref
 
 
-def rich_state(seed: int, chaos: bool = False, max_turns: int = 343, armour: bool = False) -> InfinitronState:
+def rich_state(
+    seed: int, chaos: bool = False, max_turns: int = 343, armour: bool = False, rules: str = "1.2"
+) -> InfinitronState:
     """A random mid-game-like position: templates (armoured ones with ``armour``), units,
     terrain, rubble, fish, cities held with shaped territories, RP.
 
@@ -144,7 +146,7 @@ def rich_state(seed: int, chaos: bool = False, max_turns: int = 343, armour: boo
     """
     rng = random.Random(seed)
     neutral_seed = rng.randrange(1000)
-    state = Infinitron(seed=neutral_seed, chaos=chaos, max_turns=max_turns, armour=armour).new_state()
+    state = Infinitron(seed=neutral_seed, chaos=chaos, max_turns=max_turns, armour=armour, rules=rules).new_state()
     city_cells = set(state.city_cells())
     for p in (RED, BLUE):
         for _ in range(rng.randint(1, 4)):

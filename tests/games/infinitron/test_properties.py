@@ -71,9 +71,9 @@ def pick_action(state, pick: int):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(min_value=0, max_value=10**9), st.booleans(), st.booleans(), picks)
-def test_engine_agrees_with_reference_step_by_step(seed, chaos, armour, choices):
-    state = rich_state(seed, chaos=chaos, max_turns=30, armour=armour)
+@given(st.integers(min_value=0, max_value=10**9), st.booleans(), st.booleans(), st.sampled_from(["1.1", "1.2"]), picks)
+def test_engine_agrees_with_reference_step_by_step(seed, chaos, armour, rules, choices):
+    state = rich_state(seed, chaos=chaos, max_turns=30, armour=armour, rules=rules)
     ref = reference_twin(state)
     assert view(state) == ref_view(ref)
     for pick in choices:
@@ -143,11 +143,15 @@ def test_the_first_position_has_the_legal_commands_counted_by_hand():
     assert len(Infinitron(cities=[], armour=True).new_state().legal_actions()) == 2744 * 141 + 4 * 6 + 9 + 1
 
 
-@pytest.mark.parametrize("seed, chaos, armour", [(1, False, False), (2, True, True)])
-def test_legal_command_counts_along_random_games_match_the_reference(seed, chaos, armour):
+@pytest.mark.parametrize(
+    "seed, chaos, armour, rules", [(1, False, False, "1.2"), (2, True, True, "1.2"), (3, False, False, "1.1")]
+)
+def test_legal_command_counts_along_random_games_match_the_reference(seed, chaos, armour, rules):
     """Perft-like: the number of legal commands at every step of a game from the start."""
     # (Armour lists 387,000 DEFINEs at every step: a shorter game.)
-    state = Infinitron(seed=seed, chaos=chaos, armour=armour, max_turns=12 if armour else 24).new_state()
+    state = Infinitron(
+        seed=seed, chaos=chaos, armour=armour, max_turns=12 if armour else 24, rules=rules
+    ).new_state()
     ref = reference_twin(state)
     rng = random.Random(seed)
     counts = []
