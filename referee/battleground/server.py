@@ -20,6 +20,7 @@ import os
 import random
 import secrets
 import signal
+import sqlite3
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -45,7 +46,7 @@ from .protocol import (
     CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode, failure_reason,
     read_message,
 )
-from .store import Pairs, Store, tallies
+from .store import Move, Pairs, Store, tallies
 
 log = logging.getLogger("referee.battleground")
 
@@ -53,6 +54,8 @@ log = logging.getLogger("referee.battleground")
 STARTUP_ALLOWANCE = 60.0
 #: The most of a connection's round trip taken off one move's wall time.
 MAX_LAG_CREDIT = 0.5
+#: Seconds between writes of the games in play's moves (a crash loses at most this much of a game's record).
+SAVE_INTERVAL = 0.05
 #: Seconds a new connection has to say hello (the default of ``--hello-timeout``).
 HELLO_TIMEOUT = 10.0
 
@@ -202,6 +205,9 @@ class Battleground:
         #: The server's own latency of the last moves: from an action's arrival to the next request sent.
         self.latencies: deque[float] = deque(maxlen=20_000)
         self.moves_played = 0
+        #: Moves played and not yet kept in the database: written together every SAVE_INTERVAL seconds (one
+        #: transaction for every game's moves of that time, not one per move), and at each game's end.
+        self.unsaved: list[Move] = []
         self._ratings: dict[str, tuple[float, float | None]] = {}
         self._rated_games = -1
         #: Every counted game as (red, blue, winner), read once at start and kept as games finish: the
@@ -596,6 +602,8 @@ class Battleground:
         seats = (Seat(red, 0), Seat(blue, 1))
         live = LiveGame(game_id, seats, channel, self.settings, seed)
         self.live[game_id] = live
+        # Its record without an action, kept for a partial record should the server die during the game.
+        self.store.started(game_id, self.record_of(live, None, UNFINISHED, "in play", {}, "running"))
         for seat in seats:
             seat.player.seat = seat
             seat.player.returned = False
@@ -621,6 +629,7 @@ class Battleground:
                 seat.player.seat = None
             self.live.pop(game_id, None)
         record = self.record_of(live, winner, reason, message, error, "finished")
+        self.save_moves()
         self.store.finish_game(game_id, record, "finished", utc_now())
         self.results.append((red.name, blue.name, record.winner))
         end = {"type": "end", "id": game_id, "record": record.to_dict()}
@@ -750,9 +759,22 @@ class Battleground:
 
     def played(self, live: LiveGame, mover: str | None, text: str) -> None:
         self.moves_played += 1
+        clocks = [round(seat.cpu, 4) for seat in live.seats]
+        self.unsaved.append((live.id, len(live.actions), mover, text, clocks[0], clocks[1]))
+        if len(self.unsaved) == 1:
+            asyncio.get_running_loop().call_later(SAVE_INTERVAL, self.save_moves)
         live.actions.append(text)
         live.movers.append(mover)
-        live.clocks.append([round(seat.cpu, 4) for seat in live.seats])
+        live.clocks.append(clocks)
+
+    def save_moves(self) -> None:
+        """Keep the moves played since the last call (for a partial record should the server die)."""
+        if self.unsaved:
+            moves, self.unsaved = self.unsaved, []
+            try:
+                self.store.record_moves(moves)
+            except sqlite3.Error:  # a game's progress is a nicety; the games go on
+                log.exception("could not keep %d moves of the games in play", len(moves))
 
     async def tell(self, live: LiveGame, mover: str | None) -> None:
         message = {"type": "turn", "id": live.id, "color": mover, "action": live.actions[-1]}
@@ -792,6 +814,7 @@ class Battleground:
         )
 
     async def close(self) -> None:
+        self.save_moves()
         for proc in list(self.house_procs):
             try:
                 os.killpg(proc.pid, signal.SIGKILL)

@@ -1,9 +1,14 @@
 """The battleground's database: players, games and the server's secret, in one SQLite file.
 
 SQLite in WAL mode with synchronous writes: a game's record and its result
-are written in one transaction, so a crash (``kill -9``) loses at most the
-games being played, which a restart marks aborted.  Ratings are not stored:
-they are a function of the finished games (:func:`leaderboard_rows`).
+are written in one transaction, so a crash (``kill -9``) loses no finished
+game.  The games being played are kept as they go, cheaply: each game's
+record without its actions when it starts, and its actions as they are
+played (table ``moves``), written by a second connection without the fsync
+(``synchronous=NORMAL``: in WAL mode a commit then survives the process's
+death, not the machine's).  A restart marks those games aborted and joins
+their actions to their records: a partial record, never counted.  Ratings
+are not stored: they are a function of the finished games.
 """
 from __future__ import annotations
 
@@ -45,7 +50,20 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE INDEX IF NOT EXISTS games_by_red ON games (red);
 CREATE INDEX IF NOT EXISTS games_by_blue ON games (blue);
 CREATE INDEX IF NOT EXISTS games_by_status ON games (status);
+CREATE TABLE IF NOT EXISTS moves (
+    game INTEGER NOT NULL,
+    ply INTEGER NOT NULL,
+    mover TEXT,
+    action TEXT NOT NULL,
+    red_cpu REAL NOT NULL,
+    blue_cpu REAL NOT NULL,
+    PRIMARY KEY (game, ply)
+) WITHOUT ROWID;
 """
+
+#: A move of a game being played: (game id, its number from 0, mover (RED/BLUE, None for chance), action,
+#: each side's CPU seconds after it as the clients reported).
+Move = tuple[int, int, "str | None", str, float, float]
 
 
 class StoreError(Exception):
@@ -85,6 +103,9 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(_SCHEMA)
+            # The games in play's progress: a commit without the fsync (survives a kill, not a power cut).
+            self.progress = sqlite3.connect(str(path), isolation_level=None)
+            self.progress.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a battleground database ({exc})") from None
         self.secret = self._meta("secret") or self._set_meta("secret", secrets.token_hex(32))
@@ -102,17 +123,37 @@ class Store:
         return value
 
     def close(self) -> None:
+        self.progress.close()
         self.db.close()
 
     # -- start-up ---------------------------------------------------------------------------------------
 
     def abort_running(self, when: str) -> list[tuple[int, str, str]]:
-        """Mark the games a crash interrupted as aborted (never counted); their (id, red, blue)."""
-        rows = self.db.execute("SELECT id, red, blue FROM games WHERE status = 'running' ORDER BY id").fetchall()
-        self.db.execute(
-            "UPDATE games SET status = 'aborted', ended_at = ?, reason = 'aborted' WHERE status = 'running'", (when,)
-        )
-        return [(game_id, red, blue) for game_id, red, blue in rows]
+        """Mark the games a crash interrupted as aborted (never counted), each with its record so far.
+
+        Their (id, red, blue).  A game's record so far is the one written when it started, with the actions
+        kept as it went (:meth:`record_moves`); a game of a database older than the table has none.
+        """
+        rows = self.db.execute("SELECT id, red, blue, record FROM games WHERE status = 'running' ORDER BY id")
+        running = rows.fetchall()
+        aborted = []
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for game_id, red, blue, text in running:
+                moves = self.db.execute("SELECT mover, action, red_cpu, blue_cpu FROM moves WHERE game = ? "
+                                        "ORDER BY ply", (game_id,)).fetchall()
+                record = _aborted_record(text, moves, when)
+                self.db.execute(
+                    "UPDATE games SET status = 'aborted', ended_at = ?, reason = 'aborted', turns = ?, record = ? "
+                    "WHERE id = ?", (when, len(moves), record, game_id),
+                )
+                self.db.execute("DELETE FROM moves WHERE game = ?", (game_id,))
+                aborted.append((game_id, red, blue))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return aborted
 
     # -- players ------------------------------------------------------------------------------------------
 
@@ -155,12 +196,34 @@ class Store:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
+    def started(self, game_id: int, record: GameRecord) -> None:
+        """Keep a game's record as it starts (no action yet): what an abort's partial record is built on."""
+        self.progress.execute("UPDATE games SET record = ? WHERE id = ? AND status = 'running'",
+                              (record.to_json(), game_id))
+
+    def record_moves(self, moves: Sequence[Move]) -> None:
+        """Keep the moves of games in play (any games'), in one transaction."""
+        self.progress.execute("BEGIN")
+        try:
+            self.progress.executemany("INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?)", moves)
+            self.progress.execute("COMMIT")
+        except BaseException:
+            self.progress.execute("ROLLBACK")
+            raise
+
     def finish_game(self, game_id: int, record: GameRecord, status: str, when: str) -> None:
-        """Write the game's record and result in one transaction."""
-        self.db.execute(
-            "UPDATE games SET status = ?, ended_at = ?, winner = ?, reason = ?, turns = ?, record = ? WHERE id = ?",
-            (status, when, record.winner, record.reason, record.turns, record.to_json(), game_id),
-        )
+        """Write the game's record and result in one transaction (its moves kept on the way are dropped)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                "UPDATE games SET status = ?, ended_at = ?, winner = ?, reason = ?, turns = ?, record = ? "
+                "WHERE id = ?", (status, when, record.winner, record.reason, record.turns, record.to_json(), game_id),
+            )
+            self.db.execute("DELETE FROM moves WHERE game = ?", (game_id,))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
     def game(self, game_id: int) -> GameRow | None:
         row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -195,6 +258,32 @@ class Store:
     def players(self) -> list[tuple[str, str, bool]]:
         """(name, last seen, house) of every player."""
         return [(n, s, bool(h)) for n, s, h in self.db.execute("SELECT name, last_seen, house FROM players")]
+
+
+def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, float, float]],
+                    when: str) -> str | None:
+    """The record of a game a crash stopped: its record at the start with the actions kept since (JSON)."""
+    if started is None:
+        return None
+    try:
+        record = json.loads(started)
+        extra = record.setdefault("extra", {}).setdefault("battleground", {})
+    except (ValueError, AttributeError):
+        return None
+    actions = [action for _, action, _, _ in moves]
+    clocks = [[red, blue] for _, _, red, blue in moves]
+    record.update(
+        actions=actions, turns=len(actions), winner=None, reason="unfinished",
+        message=f"aborted after {len(actions)} actions: the server stopped during the game (not counted)",
+        moves={color: sum(1 for mover, *_ in moves if mover == color) for color in ("RED", "BLUE")},
+        time_used=dict(zip(("RED", "BLUE"), clocks[-1] if clocks else [0.0, 0.0])), time_used_after=clocks,
+    )
+    if not any(mover is None for mover, *_ in moves):
+        record["chance_seed"] = None
+    extra["status"] = "aborted"
+    extra["aborted_at"] = when
+    extra.pop("wall_used", None)  # the server's clocks died with it
+    return json.dumps(record)
 
 
 def token_hash(token: str) -> str:

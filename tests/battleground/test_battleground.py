@@ -23,6 +23,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,6 +72,13 @@ class Server:
     def text(self) -> str:
         return self.log.read_text(errors="replace")
 
+    def page(self, path: str) -> str:
+        with urllib.request.urlopen(f"http://{self.address}{path}", timeout=30) as reply:
+            return str(reply.read().decode())
+
+    def get(self, path: str) -> Any:
+        return json.loads(self.page(path))
+
     def kill(self) -> None:
         _kill_group(self.proc)
 
@@ -80,6 +88,14 @@ class Server:
         db.row_factory = sqlite3.Row
         try:
             return db.execute(f"SELECT * FROM games WHERE {where} ORDER BY id", params).fetchall()
+        finally:
+            db.close()
+
+    def moves_kept(self, game_id: int) -> int:
+        """The moves of a game in play the server has kept in its database so far."""
+        db = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+        try:
+            return int(db.execute("SELECT count(*) FROM moves WHERE game = ?", (game_id,)).fetchone()[0])
         finally:
             db.close()
 
@@ -129,9 +145,14 @@ class Client:
             return []
         return [GameRecord.from_json(line) for line in self.records.read_text().splitlines() if line.strip()]
 
-    def turns_seen(self) -> int:
-        """The last turn number this client printed (its console at the default verbosity)."""
-        numbers = re.findall(r"turn (\d+): ", self.text())
+    def turns_seen(self, since: str = "") -> int:
+        """The last turn number this client printed (its console at the default verbosity), after ``since``."""
+        text = self.text()
+        if since:
+            before, found, text = text.partition(since)
+            if not found:
+                return 0
+        numbers = re.findall(r"turn (\d+): ", text)
         return int(numbers[-1]) if numbers else 0
 
 
@@ -516,10 +537,13 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
         olga = Client(tmp_path, server, "agents/random_agent", "olga", "--channel", "c", "--games", "2", "-v", "0")
         pete = Client(tmp_path, server, SLOW, "pete", "--channel", "c", "--games", "2")
         with running(olga, pete):
-            wait_until(lambda: "(2 of 2)" in pete.text() and pete.turns_seen() >= 6 or pete.proc.poll() is not None,
+            wait_until(lambda: pete.turns_seen(since="(2 of 2)") >= 6 or pete.proc.poll() is not None,
                        30, "the second game under way")
             assert pete.proc.poll() is None, pete.text()
             assert [row["status"] for row in server.rows()] == ["finished", "running"]
+            # The server keeps the moves of a game in play as it goes (every 0.05 s): 6 of them at least.
+            kept = wait_until(lambda: server.moves_kept(server.rows()[1]["id"]) >= 6 and
+                              server.moves_kept(server.rows()[1]["id"]), 30, "the game's moves kept")
             server.kill()
             for client in (olga, pete):
                 assert client.wait() != 0, client.text()
@@ -534,6 +558,19 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
         assert dict(rows[0]) == before
         assert rows[1]["id"] == running_game["id"] and rows[1]["status"] == "aborted"
         assert again.player_names() == {"olga", "pete"}
+        # The aborted game keeps its actions so far (each legal), shown as aborted and counted nowhere.
+        partial = GameRecord.from_json(rows[1]["record"])
+        assert partial.extra["battleground"]["status"] == "aborted" and partial.reason == "unfinished"
+        assert partial.winner is None and "aborted after" in partial.message
+        assert len(partial.actions) >= kept and rows[1]["turns"] == len(partial.actions)
+        assert not replay(partial).is_over
+        assert len(partial.time_used_after) == len(partial.actions)
+        assert {partial.red, partial.blue} == {"olga", "pete"} and partial.seed is not None
+        assert GameRecord.from_dict(again.get(f"/api/games/{rows[1]['id']}")).to_dict() == partial.to_dict()
+        assert "aborted (not counted)" in again.page("/players/pete")
+        assert f"game {rows[1]['id']}: {partial.red} vs {partial.blue}" in again.page(f"/games/{rows[1]['id']}/replay")
+        assert len(again.get(f"/api/games/{rows[1]['id']}/frames")["steps"]) == len(partial.actions)
+        assert {row["name"]: row["games"] for row in again.get("/api/leaderboard")} == {"olga": 1, "pete": 1}
         # pete's token still opens pete's name: the player is intact.
         stored = json.loads((pete.config / "referee" / "battleground-tokens.json").read_text())
         token = stored[f"pete@{server.address}"]
