@@ -221,9 +221,11 @@ class Client:
 
     def serve(self, conn: ClientConnection) -> bool:
         """Say hello and play what the server asks; True once the server says there is nothing more."""
+        # Back with a game in play, that game is one of ours whatever became of it: the server resumes it (and
+        # ignores the count) or, if it ended meanwhile, takes the count as the games still to play (0: none).
+        left = self.options.games - self.finished - (1 if self.local is not None else 0)
         hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.options.name, "token": self.token,
-                 "channel": self.options.channel, "games": max(1, self.options.games - self.finished),
-                 "client": f"referee {__version__}"}
+                 "channel": self.options.channel, "games": max(0, left), "client": f"referee {__version__}"}
         if self.options.house_for:
             hello["opponent"] = self.options.house_for
         conn.send(encode(hello))
@@ -258,11 +260,11 @@ class Client:
                 self.say(f"game{'s' if len(aborted) > 1 else ''} {games} aborted when the server stopped "
                          f"(not counted)")
                 if self.local is not None and self.local.id in aborted:
-                    self.close_game()
+                    self.lost_game()
         elif kind == "waiting":
             if self.local is not None:  # back, but the game did not wait (it ended meanwhile): nothing to resume
                 self.say(f"game {self.local.id} ended while this client was away (its record is on the server)")
-                self.close_game()
+                self.lost_game()
             channel = message["channel"]
             self.say(f"waiting for an opponent on {'the public pool' if not channel else 'channel ' + repr(channel)}")
         elif kind == "start":
@@ -274,6 +276,9 @@ class Client:
         elif kind == "end":
             self.end(message)
         elif kind == "done":
+            if self.local is not None:  # back after the last game ended
+                self.say(f"game {self.local.id} ended while this client was away (its record is on the server)")
+                self.lost_game()
             self.say(message["message"])
             return True
         return False
@@ -282,7 +287,9 @@ class Client:
         local = self.local
         resumed = local is not None and local.id == message["id"]
         if not resumed:
-            self.close_game()
+            if local is not None:
+                self.say(f"game {local.id} ended while this client was away (its record is on the server)")
+                self.lost_game()
             pair = message["pair"]
             if message["actions"]:
                 self.say(f"resuming game {message['id']}: its {len(message['actions'])} actions so far told to a "
@@ -356,6 +363,12 @@ class Client:
         if self.options.record_file:
             with open(self.options.record_file, "a", encoding="utf-8") as file:
                 file.write(record.to_json() + "\n")
+
+    def lost_game(self) -> None:
+        """The game in play ended without this client (while it was away, or in a server's crash): one of its
+        ``--games`` all the same, as the count in its hello on coming back assumed."""
+        self.close_game()
+        self.finished += 1
 
     def close_game(self) -> None:
         if self.local is not None:

@@ -83,8 +83,8 @@ def check_hello(message: dict[str, Any]) -> str | None:
     channel = message["channel"]
     if len(channel) > MAX_CHANNEL_CHARS or not channel.isprintable():
         return f"a channel is at most {MAX_CHANNEL_CHARS} printable characters"
-    if not 1 <= message["games"] <= MAX_GAMES:
-        return f"games must be between 1 and {MAX_GAMES}"
+    if not 0 <= message["games"] <= MAX_GAMES:
+        return f"games must be between 0 (only to come back to a game in play) and {MAX_GAMES}"
     token = message.get("token")
     if token is not None and (not isinstance(token, str) or len(token) > 200):
         return "a token is a string"

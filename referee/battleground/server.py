@@ -117,6 +117,9 @@ class Player:
         self.conn: ServerConnection | None = None
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.connected = asyncio.Event()
+        #: Set when its game is told something while it is away (the opponent's violation): a game waiting for
+        #: it to come back must hear that at once, not at the end of the grace period.
+        self.stirred = asyncio.Event()
         self.gone_at: float | None = None
         self.channel = ""
         self.games_left = 0
@@ -431,6 +434,10 @@ class Battleground:
             player.returned = True
             player.inbox.put_nowait({"type": "back"})
             return player
+        if hello["games"] == 0:  # only to come back to a game, which is over
+            await player.send({"type": "done", "message": "no game of yours is in play and you asked for no more"})
+            self.spawn(conn.close(1000, "done"))
+            return player
         player.channel, player.games_left = hello["channel"], hello["games"]
         player.done = False
         if house:
@@ -459,6 +466,7 @@ class Battleground:
             live = next((g for g in self.live.values() if seat in g.seats), None)
             for each in (live.seats if live is not None else (seat,)):
                 each.player.inbox.put_nowait(violation)
+                each.player.stirred.set()
 
     async def _read(self, conn: ServerConnection, player: Player, bucket: float, last: float) -> None:
         async for raw in conn:
@@ -676,7 +684,8 @@ class Battleground:
             if player.conn is None and player.inbox.empty():
                 gone_at = player.gone_at or time.monotonic()
                 grace_left = gone_at + self.settings.grace - time.monotonic()
-                if not await _wait_event(player.connected, min(grace_left, max(left, 0.0))):
+                player.stirred.clear()
+                if not await _wait_either(player.connected, player.stirred, min(grace_left, max(left, 0.0))):
                     if grace_left <= left:
                         raise Forfeit(seat.color, "disconnected",
                                       f"disconnected and not back within {self.settings.grace:g} s")
@@ -861,14 +870,17 @@ def _drain(queue: asyncio.Queue[Any]) -> None:
         queue.get_nowait()
 
 
-async def _wait_event(event: asyncio.Event, timeout: float) -> bool:
-    if event.is_set():
+async def _wait_either(first: asyncio.Event, second: asyncio.Event, timeout: float) -> bool:
+    """Whether either event is set within ``timeout`` seconds."""
+    if first.is_set() or second.is_set():
         return True
+    waits = [asyncio.ensure_future(first.wait()), asyncio.ensure_future(second.wait())]
     try:
-        await asyncio.wait_for(event.wait(), max(timeout, 0.0))
-    except asyncio.TimeoutError:
-        return False
-    return True
+        done, _ = await asyncio.wait(waits, timeout=max(timeout, 0.0), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+    return bool(done)
 
 
 async def _refuse(conn: ServerConnection, reason: str) -> None:

@@ -19,9 +19,11 @@ import os
 import random
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -407,6 +409,96 @@ def test_a_client_resumed_while_its_opponent_is_thinking(patient: Server, tmp_pa
     state = replay(record)
     assert (record.winner, record.reason) == (state.outcome.winner_name, state.outcome.reason)
     assert [r.to_dict() for r in second.game_records()] == [record.to_dict()]
+
+
+class Proxy:
+    """A TCP relay to the server that the test can cut (the client's connection drops, and no new one gets
+    through: refused) and open again on the same port: a client away while its process lives on."""
+
+    def __init__(self, server: Server):
+        self.target = ("127.0.0.1", server.port)
+        self.listener: socket.socket | None = None
+        self.pairs: list[tuple[socket.socket, socket.socket]] = []
+        self.port = 0
+        self.open()
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def open(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen()
+        self.port = listener.getsockname()[1]
+        self.listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        listener, self.listener = self.listener, None
+        if listener is not None:
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+            listener.close()
+        for pair in self.pairs:
+            for sock in pair:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+        self.pairs = []
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                inner, _ = listener.accept()
+            except OSError:
+                return
+            outer = socket.create_connection(self.target)
+            self.pairs.append((inner, outer))
+            for source, sink in ((inner, outer), (outer, inner)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def test_a_game_that_ended_while_its_client_was_away_counts_as_one_of_its_games(patient: Server, tmp_path: Path):
+    """The client's connection drops (its process lives on), its game ends meanwhile, it comes back: that game
+    was one of its --games, so a client of one game has nothing more to play."""
+    proxy = Proxy(patient)
+    away = Client(tmp_path, proxy.address, SLOW, "xena", "--channel", "away", "--games", "1")
+    try:
+        with running(away), raw_connect(patient) as ws:
+            me = RawSide(ws, "yuri", "away")
+            for _ in range(3):
+                assert me.until_play()["type"] == "play"
+                me.send_action(me.action())
+            proxy.cut()
+            wait_until(lambda: "reconnecting" in away.text() and patient.get("/api/stats")["connections"] == 1, 30,
+                       "xena away (the server sees one connection)")
+            ws.send("{not json")  # this side forfeits: the game ends while xena is away
+            row = wait_until(lambda: finished_row(patient, me.id), 20, "the game's end")
+            proxy.open()
+            assert away.wait() == 0, away.text() + patient.text()
+    finally:
+        proxy.cut()
+    assert row["reason"] == "protocol_error" and row["winner"] != me.color
+    text = away.text()
+    assert f"game {me.id} ended while this client was away" in text, text
+    assert "waiting for an opponent" not in text.split("ended while this client was away")[1], text
+    assert [r["id"] for r in patient.rows()] == [me.id]
 
 
 # -- 4. garbage and oversized messages ------------------------------------------------------------------------
