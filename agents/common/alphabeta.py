@@ -67,9 +67,19 @@ class AlphaBeta:
         quiescence_depth: int = 2,
         table_entries: int = 400_000,
         prune: bool = True,
+        reduce_after: int = 0,
+        breadth: int = 0,
         rng: random.Random | None = None,
     ):
         self.h = heuristics
+        #: Late move reductions: at nodes 3 or more plies from the horizon, the
+        #: actions after the first ``reduce_after`` are searched a ply shallower
+        #: with a null window first, and again at full depth only if they beat
+        #: alpha (0: none).
+        self.reduce_after = reduce_after
+        #: Below the root, search only this many actions (the table's move and
+        #: the killers first, then the heuristics' order); 0: all it offers.
+        self.breadth = breadth
         #: Whether nodes below the root search the heuristics' pruned list (else every legal action).
         self.prune = prune
         self.max_depth = max_depth
@@ -176,13 +186,19 @@ class AlphaBeta:
         me = perspective(state)
         original_alpha = alpha
         best_value, best_action = -INFINITY, actions[0]
+        late = self.reduce_after if self.reduce_after and depth >= 3 else len(actions)
         for i, action in enumerate(actions):
             state.apply(action)
             try:
                 if i == 0:
                     v = self._child(state, me, depth - 1, alpha, beta, ply + 1)
                 else:
-                    v = self._child(state, me, depth - 1, alpha, alpha + 1, ply + 1)
+                    if i >= late:
+                        v = self._child(state, me, depth - 2, alpha, alpha + 1, ply + 1)
+                        if v > alpha:  # not refuted shallow: search it as any other
+                            v = self._child(state, me, depth - 1, alpha, alpha + 1, ply + 1)
+                    else:
+                        v = self._child(state, me, depth - 1, alpha, alpha + 1, ply + 1)
                     if alpha < v < beta:
                         v = self._child(state, me, depth - 1, alpha, beta, ply + 1)
             finally:
@@ -218,9 +234,11 @@ class AlphaBeta:
             for killer in self.killers[ply]:
                 if killer is not None and killer != table_move and killer in actions:
                     front.append(killer)
-        if not front:
-            return actions
-        return front + [a for a in actions if a not in front]
+        if front:
+            actions = front + [a for a in actions if a not in front]
+        if self.breadth and len(actions) > self.breadth:
+            del actions[self.breadth:]
+        return actions
 
     def _killer(self, action: Hashable, ply: int) -> None:
         if ply < len(self.killers):

@@ -20,6 +20,11 @@ class Agent(SearchAgent):
         "depth": (int, 64),
         # Plies of captures searched past the horizon.
         "quiescence": (int, 2),
+        # Below the root, search only this many actions, best first (0: all
+        # the heuristics offer). Unmeasured in play; see README.md.
+        "breadth": (int, 0),
+        # Late move reductions after this many actions at a node (0: none).
+        "reduce_after": (int, 0),
     }
 
     def __init__(self, color: Any, **referee: Any):
@@ -28,6 +33,8 @@ class Agent(SearchAgent):
             self.heuristics,
             max_depth=max(1, self.config["depth"]),
             quiescence_depth=self.config["quiescence"],
+            breadth=self.config["breadth"],
+            reduce_after=self.config["reduce_after"],
             table_entries=self.memory_share(
                 self.heuristics.table_entry_bytes, TABLE_BYTES // self.heuristics.table_entry_bytes
             ),
