@@ -123,7 +123,8 @@ def test_version_and_help():
         assert f"python -m referee {command} " in text, command
     flat = " ".join(text.split())
     assert "-t 0 or no -t: no limit" in flat and "-s 0 or no -s: no limit" in flat
-    assert "2: + the board and what the agents print (default)" in flat
+    assert "2: + the board and what the agents print (default; a game of several actions a turn" in flat
+    assert "3: + each call's CPU, wall time and memory, and the board after every action" in flat
 
 
 def test_each_verbosity_shows_what_its_help_says(tmp_path):
