@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "referee.records": {"referee.games", "referee.hosting.failures"},
     "referee.render": {
         "referee.games", "referee.records", "referee.match", "referee.hosting.failures", "referee.hosting.process",
-        "referee.agent_text",
+        "referee.agent_text", "referee.limits",
     },
     "referee.tournament": {
         "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
