@@ -49,9 +49,16 @@ def test_a_side_runs_out_of_its_own_memory(tmp_path):
     assert record.time_limit == 30.0 and record.odds["RED"]["space_limit"] == 500.0
 
 
+def test_the_console_says_the_game_is_at_odds(tmp_path):
+    proc, _ = play_recorded(tmp_path / "r.json", "agents.random_agent", "agents.random_agent",
+                            "-t", "18,180", "-s", "250", "--seed", "3", "-v", "1", "-C")
+    assert "at odds: RED 18 s CPU, 250 MB; BLUE 180 s CPU, 250 MB" in proc.stdout
+
+
 def test_two_equal_numbers_are_an_even_game(tmp_path):
-    _, record = play_recorded(tmp_path / "r.json", "agents.random_agent", "agents.random_agent",
-                              "-t", "20,20", "-s", "250", "--seed", "3")
+    proc, record = play_recorded(tmp_path / "r.json", "agents.random_agent", "agents.random_agent",
+                                 "-t", "20,20", "-s", "250", "--seed", "3", "-v", "1")
+    assert "at odds" not in proc.stdout
     assert record.odds is None and not record.at_odds
     assert (record.time_limit, record.space_limit) == (20.0, 250.0)
 

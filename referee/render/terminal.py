@@ -31,6 +31,7 @@ from ..agent_text import inert, inert_line
 from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
 from ..hosting.failures import AgentFailure
 from ..hosting.process import CallStats
+from ..limits import at_odds, limits_text
 from ..match import AgentEntry, MatchObserver, ending_message
 from ..records import GameRecord, memory_text
 
@@ -124,6 +125,10 @@ class ConsoleObserver(MatchObserver):
         # A replay's names come from a record, which may have been edited.
         red_shown, blue_shown = inert_line(red.display_name), inert_line(blue.display_name)
         self.emit(1, f"playing {game.name}: {red_name} is {red_shown}, {blue_name} is {blue_shown}")
+        if red.limits is not None and blue.limits is not None and at_odds(red.limits, blue.limits):
+            sides = (f"{self.color(name)} {limits_text(limits.time_limit, limits.space_limit)}"
+                     for name, limits in (("RED", red.limits), ("BLUE", blue.limits)))
+            self.emit(1, "at odds: " + "; ".join(sides))
 
     def action(self, color: int, text: str, state: GameState) -> None:
         self.emit(1, self.action_line(color, text, state))

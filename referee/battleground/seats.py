@@ -1,0 +1,160 @@
+"""What the battleground server holds: its settings, the players connected and the games in play.
+
+Values and small classes only; :mod:`.server` runs them.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Mapping
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from ..games import game_class, load_game
+from ..games.base import GameState
+from ..limits import Limits
+from ..match import chance_seed_for, utc_now
+from .protocol import encode
+
+#: Wall seconds a client has to construct its agent (``start`` → ``ready``).
+STARTUP_ALLOWANCE = 60.0
+#: The most of a connection's round trip taken off one move's wall time.
+MAX_LAG_CREDIT = 0.5
+#: Seconds between writes of the games in play's moves (a crash loses at most this much of a game's record).
+SAVE_INTERVAL = 0.05
+#: Seconds a new connection has to say hello (the default of ``--hello-timeout``).
+HELLO_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    game: str = "infexion"
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    time_limit: float | None = 180.0
+    space_limit: float | None = 250.0
+    wall_factor: float = 1.25
+    grace: float = 20.0
+    #: House agents: name -> package spec.
+    house: Mapping[str, str] = field(default_factory=dict)
+    #: House agents with limits of their own (their games are at odds): name -> {"time_limit"/"space_limit": n}.
+    house_limits: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    house_workers: int = 2
+    house_sandbox: str = "auto"
+    #: Roster: name -> student id (None: no roster, first come first named).
+    roster: Mapping[str, str | None] | None = None
+    per_address: int = 8
+    #: Messages a second a connection may send unasked (a token bucket of ``burst``, refilled at ``rate``).
+    rate: float = 200.0
+    burst: float = 400.0
+    #: Seconds a new connection has to complete its WebSocket handshake, then again to say hello.
+    hello_timeout: float = HELLO_TIMEOUT
+
+    @property
+    def wall_limit(self) -> float | None:
+        return self.wall_limit_of("")
+
+    def limits_of(self, name: str) -> Limits:
+        """The limits player ``name`` plays under: a house agent's own where it has them, else the server's."""
+        own = self.house_limits.get(name, {})
+        return Limits(time_limit=own.get("time_limit", self.time_limit),
+                      space_limit=own.get("space_limit", self.space_limit))
+
+    def wall_limit_of(self, name: str) -> float | None:
+        """Player ``name``'s wall clock on the server: its CPU limit times ``wall_factor``."""
+        time_limit = self.limits_of(name).time_limit
+        return None if time_limit is None else round(time_limit * self.wall_factor, 3)
+
+
+class Forfeit(Exception):
+    """A side loses the game: its colour, the verdict's reason and a sentence."""
+
+    def __init__(self, color: int, reason: str, message: str, error: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.color, self.reason, self.message = color, reason, message
+        self.error = error or {"kind": reason, "message": message, "traceback": None}
+
+
+class Player:
+    """One name's presence on the server: its connection (replaced on reconnection) and what it waits for."""
+
+    def __init__(self, name: str, house: bool):
+        self.name = name
+        self.house = house
+        self.conn: ServerConnection | None = None
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.connected = asyncio.Event()
+        #: Set when its game is told something while it is away (the opponent's violation): a game waiting for
+        #: it to come back must hear that at once, not at the end of the grace period.
+        self.stirred = asyncio.Event()
+        self.gone_at: float | None = None
+        self.channel = ""
+        self.games_left = 0
+        self.seat: Seat | None = None
+        self.waiting_since = 0.0
+        #: A house player's one opponent (it plays only the student it was started for).
+        self.for_player: str | None = None
+        self.done = False
+        #: Answers the server asked for (a ``start`` or ``play`` sent): these are never rate-limited, so a fast
+        #: agent is not cut off for answering quickly; only messages nobody asked for draw on the budget.
+        self.asked = 0
+        #: Back in its game on a new connection: the game sends it ``start`` (the actions so far) before asking more.
+        self.returned = False
+        #: The id of its last game: an answer about it after its end (a forfeit, a time-out) is late, not a violation.
+        self.last_game: int | None = None
+
+    async def send(self, message: dict[str, Any], text: str | None = None) -> None:
+        """Send ``message`` (``text``: its encoding, when one message goes to several players)."""
+        conn = self.conn
+        if conn is None:
+            return
+        if message["type"] in ("start", "play"):
+            self.asked += 1
+        try:
+            await conn.send(text or encode(message))
+        except ConnectionClosed:
+            pass  # the reader sees the close and says so
+
+    @property
+    def latency(self) -> float:
+        conn = self.conn
+        return min(conn.latency, MAX_LAG_CREDIT) if conn is not None else 0.0
+
+
+@dataclass
+class Seat:
+    """A player's side in one game."""
+
+    player: Player
+    color: int
+    cpu: float = 0.0
+    memory_mb: float = 0.0
+    wall_used: float = 0.0
+    #: Whether the client has the game (its agent constructed and told the actions so far).
+    ready: bool = False
+
+
+class LiveGame:
+    """A game being played: what the pages and the API show of it."""
+
+    def __init__(self, game_id: int, seats: tuple[Seat, Seat], channel: str, settings: ServerSettings, seed: int):
+        self.id = game_id
+        self.seats = seats
+        self.channel = channel
+        self.seed = seed
+        # A game whose setup is drawn from its seed (Infinitron's cities) gets it, as in a tournament.
+        self.options = dict(game_class(settings.game).seeded_options(dict(settings.game_options), seed))
+        self.game = load_game(settings.game, **self.options)
+        self.state: GameState[Any] = self.game.new_state()
+        self.actions: list[str] = []
+        self.movers: list[str | None] = []
+        self.clocks: list[list[float]] = []
+        self.moves = [0, 0]
+        self.chance_seed = chance_seed_for(seed)
+        self.chance_rng = random.Random(f"chance:{self.chance_seed}")
+        self.chance_used = False
+        self.started_at = utc_now()
+        self.start = time.monotonic()
