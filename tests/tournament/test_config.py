@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from referee.limits import Limits
+from referee.match import AgentEntry, MatchSettings, check_agent
 from referee.tournament.formats.round_robin import RoundRobin
-from referee.tournament.config import ConfigError, default_name, load_config, parse_config
+from referee.tournament.config import AgentConfig, ConfigError, default_name, load_config, parse_config
 from referee.tournament.lineup import build_lineup
 
 from tests.helpers import ROOT
@@ -191,6 +192,19 @@ def test_shipped_configs_are_valid(path):
     # with its options), as before a real run.
     lineup = build_lineup(config, workers=2, cwd=ROOT)
     assert len(lineup.plan.agents) == len(config.agents)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "external").glob("*.yaml")), ids=lambda p: p.name)
+def test_configs_of_exported_agents_are_valid_and_their_bundled_agents_load(path, tmp_path):
+    # The exported agents are not here (configs/external/README.md): every field is checked, and the
+    # bundled agents named are loaded as before a real run, with the agent's own limits if it has them.
+    config = parse_config(path.read_text(), path)
+    ours = [agent for agent in config.agents if isinstance(agent, AgentConfig) and agent.spec.startswith("agents.")]
+    theirs = [agent for agent in config.agents if agent not in ours]
+    assert ours and theirs, "a config here plays bundled agents against exported ones"
+    for agent in ours:
+        assert check_agent(AgentEntry(agent.spec, agent.name, dict(agent.options)), MatchSettings(
+            game=config.game, game_options=dict(config.game_options), limits=config.limits)) is None
 
 
 def test_pass_env_takes_variable_names_and_goes_into_the_plan(tmp_path):
