@@ -11,7 +11,7 @@ lives elsewhere is named in the ``REFEREE_GAMES`` variable
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -115,3 +115,10 @@ def command_line_options(name: str, args: Any, seed: int | None) -> dict[str, An
 def load_game(name: str, **options: Any) -> Game:
     """Make the named game with its options; raises GameOptionError if unknown."""
     return game_class(name)(**options)
+
+
+def recorded_game(name: str, options: Mapping[str, Any]) -> Game:
+    """The game a record was played in: its ``game`` and ``game_options``, read as the game reads old records
+    (:meth:`~.base.Game.recorded_options`: Infinitron's records from before the ``rules`` option are 1.1)."""
+    rules = game_class(name)
+    return rules(**rules.recorded_options(options))

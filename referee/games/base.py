@@ -256,6 +256,15 @@ class Game(ABC, Generic[ActionT]):
         """
         return dict(options)
 
+    @classmethod
+    def recorded_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options a record's game was played with, from the record's ``game_options``.
+
+        For a game whose default changed (Infinitron's rules version): a record written before the option
+        existed gets the value its games were played under.  Most games take the options as they are.
+        """
+        return dict(options)
+
 
 def check_options(game: str, options: Mapping[str, Any], allowed: Iterable[str]) -> None:
     """Reject options a game does not know, naming them."""

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from ..agent_text import inert, inert_line
-from ..games import game_class, load_game, registration
+from ..games import game_class, recorded_game, registration
 from ..games.base import CHANCE, PLAYER_NAMES
 from ..limits import DEFAULT_GRACE, Limits
 from ..records import GameRecord
@@ -142,7 +142,7 @@ def replay(record: GameRecord) -> Replayed:
             grouped.append(Turn(number, player, (action,)))
 
     try:
-        state = load_game(record.game, **dict(record.game_options)).new_state()
+        state = recorded_game(record.game, record.game_options).new_state()
     except Exception:  # a game this installation cannot set up: the moves, without who played them
         for number, action in enumerate(record.actions, 1):
             add(number, "?", action)

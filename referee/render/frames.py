@@ -8,7 +8,7 @@ record's result.
 """
 from __future__ import annotations
 
-from ..games import GAMES, registration
+from ..games import GAMES, recorded_game, registration
 from ..games.base import GameRuleError, GameState, Outcome
 from ..games.frames import Frames, ReplayError, cell_char
 from ..match import ending_message
@@ -64,7 +64,7 @@ def build_frames(record: GameRecord) -> Frames:
     builder = registration(record.game).frames_builder()
     assert builder is not None
     try:
-        state = registration(record.game).game_class()(**dict(record.game_options)).new_state()
+        state = recorded_game(record.game, record.game_options).new_state()
     except GameRuleError as exc:
         raise ReplayError(f"the record's game cannot be set up: {exc}") from None
     frames = builder(record.actions, state)  # replays every action into ``state``

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..agent_text import inert_line
 from ..arguments import ArgumentParser
 from ..console import ConsoleReader
-from ..games import load_game
+from ..games import recorded_game
 from ..match import AgentEntry
 from ..records import PERSON_REASONS, GameRecord, RecordError, game_index_of
 from ..games.base import GameState
@@ -115,7 +115,7 @@ def write_html(record: GameRecord, out: str) -> None:
 
 def _replayed(record: GameRecord) -> GameState:
     """The record's game after all its actions; ReplayError naming the first that cannot be applied."""
-    state = load_game(record.game, **dict(record.game_options)).new_state()
+    state = recorded_game(record.game, record.game_options).new_state()
     for i, text in enumerate(record.actions):
         try:
             state.apply_checked(state.parse_action(text))
@@ -134,7 +134,7 @@ class TerminalReplay:
         self.warning = record_mismatch(record, _replayed(record))
         self.record = record
         self.observer = observer
-        self.game = load_game(record.game, **dict(record.game_options))
+        self.game = recorded_game(record.game, record.game_options)
         self.state = self.game.new_state()
         self.movers: list[int] = []  # who made each action shown so far, to show it again on the way back
 

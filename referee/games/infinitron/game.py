@@ -72,6 +72,15 @@ class Infinitron(Game[tuple[int, ...]]):
         out = dict(options)
         if seed is not None and "seed" not in out and "cities" not in out:
             out["seed"] = seed
+        # Said outright, so that the record still names its rules once the default changes again.
+        out.setdefault("rules", DEFAULT_RULES)
+        return out
+
+    @classmethod
+    def recorded_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """A record without ``rules`` was written before 1.2 existed, when every game was 1.1."""
+        out = dict(options)
+        out.setdefault("rules", "1.1")
         return out
 
 

@@ -88,7 +88,7 @@ def test_command_line_options():
     # --seed is the play command's; the game takes it through its seeded options, as in a tournament.
     args = parser.parse_args(["--chaos", "--armour", "--seed", "4"])
     options = Infinitron.seeded_options(infinitron.options_from_args(args), args.seed)
-    assert options == {"chaos": True, "armour": True, "seed": 4}
+    assert options == {"chaos": True, "armour": True, "seed": 4, "rules": "1.2"}  # the version said outright
     assert Infinitron(**options).setup.armour
 
 

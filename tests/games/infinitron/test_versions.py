@@ -169,3 +169,22 @@ def test_red_first_turn_is_the_same_in_both_versions():
         state = Infinitron(seed=3, rules=rules).new_state()
         assert state.current_player == RED and state.rp == [3, 0]
         assert len(state.legal_actions()) == len(Infinitron(seed=3, rules="1.1").new_state().legal_actions())
+
+
+def test_a_game_records_its_rules_and_a_record_without_them_is_read_as_1_1(tmp_path: Path):
+    from referee.games import recorded_game
+    from referee.records import GameRecord
+
+    record = tmp_path / "game.json"
+    done = run_referee("--game", "infinitron", "--seed", "5", "-t", "30", "-v", "0",
+                       "agents.random_agent", "agents.random_agent", "--record", str(record), timeout=600)
+    assert done.returncode == 0, done.stderr
+    played = GameRecord.from_json(record.read_text())
+    assert played.game_options["rules"] == "1.2"  # said outright, whatever the default becomes
+    assert recorded_game("infinitron", played.game_options).rules == "1.2"
+    # A record from before the option existed (every game then was 1.1) is replayed under 1.1.
+    old = dict(played.game_options)
+    del old["rules"]
+    assert recorded_game("infinitron", old).rules == "1.1"
+    assert Infinitron(**old).rules == "1.2"  # a new game without the option is 1.2
+    assert recorded_game("infexion", {}).name == "infexion"  # other games take their options as they are
