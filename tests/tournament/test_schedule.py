@@ -64,11 +64,12 @@ def test_each_infinitron_game_gets_its_own_map_unless_the_config_fixes_it():
     from referee.games import load_game
 
     jobs = list(schedule(plan(2, 6, seed=1, game="infinitron", game_options={"chaos": True})))
-    assert all(j.settings.game_options == {"chaos": True, "seed": j.settings.seed} for j in jobs)
+    # Each game's own seed, and the rules version said outright (so that its record names it).
+    assert all(j.settings.game_options == {"chaos": True, "seed": j.settings.seed, "rules": "1.2"} for j in jobs)
     maps = {tuple(load_game("infinitron", **j.settings.game_options).neutral_cities) for j in jobs}
     assert len(maps) > 1
     fixed = list(schedule(plan(2, 2, game="infinitron", game_options={"seed": 3})))
-    assert all(j.settings.game_options == {"seed": 3} for j in fixed)
+    assert all(j.settings.game_options == {"seed": 3, "rules": "1.2"} for j in fixed)
     # Other games take their options as they are.
     assert all(j.settings.game_options == {"n": 5} for j in schedule(plan(2, 2, game="cachex", game_options={"n": 5})))
 
