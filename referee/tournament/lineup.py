@@ -200,7 +200,9 @@ def _check_in_helpers(
             helper.give(next(pending, None), settings)
         while len(results) < len(candidates):
             busy = [h for h in helpers if h.number is not None]
-            ready = connection_wait([h.conn for h in busy] + [h.process.sentinel for h in busy])
+            # Polled: an interrupt flagged without a signal (_thread.interrupt_main, as a host program
+            # may do from another thread) does not wake a blocking wait, and must be seen within a second.
+            ready = connection_wait([h.conn for h in busy] + [h.process.sentinel for h in busy], timeout=1.0)
             for helper in busy:
                 number = helper.number
                 assert number is not None  # a busy helper's

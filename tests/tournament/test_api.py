@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 import uuid
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
@@ -147,6 +148,9 @@ def test_stopped_agent_checks_end_only_the_processes_the_check_started(tmp_path,
     """Interrupted while checking agents (Ctrl-C), the lineup kills the agents it is checking and nothing else of
     its caller's: a process of the caller's in a session of its own lives on."""
     monkeypatch.chdir(ROOT)
+    # multiprocessing's resource tracker is this interpreter's, for its whole life, not the check's: started
+    # before the mark, it is not counted (started by the check, it would be, depending on the tests run before).
+    resource_tracker.ensure_running()
     mark = uuid.uuid4().hex
     monkeypatch.setenv(MARK, mark)
     path = tmp_path / "slow.yaml"
