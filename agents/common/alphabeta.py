@@ -125,8 +125,9 @@ class AlphaBeta:
             if abs(value) > WIN - WIN_ZONE:
                 break  # a proven result: deeper search cannot change it
             spent = deadline.elapsed() - start
-            # Stop when the next iteration (a few times this one) cannot finish.
-            if deadline.left() < 2.0 * spent:
+            # The budget is when no iteration starts; the extended limit, when one is abandoned (with the
+            # best move so far). Start the next iteration (a few times this one) only if it can finish.
+            if deadline.expired() or deadline.left_extended() < 2.0 * spent:
                 break
         self._deadline = None
         return SearchResult(best, value, depth_done, self.nodes, deadline.elapsed())
@@ -222,7 +223,7 @@ class AlphaBeta:
         self.nodes += 1
         # Checked often: a node costs tens of microseconds and budgets near
         # the end of a long game are a few milliseconds.
-        if not self.nodes & 15 and self._deadline is not None and self._deadline.expired():
+        if not self.nodes & 15 and self._deadline is not None and self._deadline.overdue():
             raise SearchTimeout
 
     def _ordered(self, state: GameState, table_move: Hashable, ply: int) -> list[Hashable]:

@@ -39,6 +39,10 @@ class Deadline:
     def left(self) -> float:
         return self.end - time.process_time()
 
+    def left_extended(self) -> float:
+        """Seconds until :meth:`overdue`."""
+        return self.last - time.process_time()
+
 
 #: The share of the game's time limit a search agent never spends, and its floor in seconds.
 MARGIN_SHARE, MARGIN_FLOOR = 0.02, 1.0

@@ -10,6 +10,9 @@ from agents.common.clock import Deadline
 #: Memory the transposition table may take without a space limit (400,000 of Infexion's entries).
 TABLE_BYTES = 120_000_000
 
+#: How many times its budget an iteration started in time may run on (the ``extend`` option).
+EXTEND = 2.0
+
 
 class Agent(SearchAgent):
     """Iterative-deepening alpha-beta on the game's evaluation (see README.md)."""
@@ -25,6 +28,10 @@ class Agent(SearchAgent):
         "breadth": (int, 0),
         # Late move reductions after this many actions at a node (0: none).
         "reduce_after": (int, 0),
+        # On the clock: no iteration starts past the move's budget, but one
+        # started may run on to this many times the budget before it is
+        # abandoned; 1: the budget is the hard limit.
+        "extend": (float, EXTEND),
     }
 
     def __init__(self, color: Any, **referee: Any):

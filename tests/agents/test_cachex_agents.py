@@ -16,7 +16,7 @@ from agents.common.heuristics.cachex import NEAR_WIN, CachexHeuristics, capture_
 from referee.cachex import PlaceAction, PlayerColor, StealAction, to_engine_action
 from referee.games import load_game
 from referee.games.base import BLUE, RED
-from referee.games.cachex import STEAL, CachexState
+from referee.games.cachex import STEAL, STRIDE, CachexState
 from tests.helpers import run_referee
 
 COLORS = (PlayerColor.RED, PlayerColor.BLUE)
@@ -288,8 +288,31 @@ def value_after(h: CachexHeuristics, state: CachexState, action: int) -> int:
         state.undo()
 
 
+def test_red_opens_on_its_edge_towards_an_acute_corner():
+    """Red's first move, on boards from 5, is one of its edge cells from the middle to an acute corner: the
+    ordering (full or pruned) offers nothing else, so both searches play one; with the option off, every cell."""
+    for n, expected in (
+        (5, {(0, 1), (0, 2), (4, 2), (4, 3)}),
+        (7, {(0, 1), (0, 2), (0, 3), (6, 3), (6, 4), (6, 5)}),
+    ):
+        state = CachexState(n)
+        for prune in (False, True):
+            offered = CachexHeuristics().ordered_actions(state, random.Random(n), prune=prune)
+            assert {divmod(a, STRIDE) for a in offered} == expected
+        everything = CachexHeuristics(edge_opening=False).ordered_actions(state, prune=False)
+        assert sorted(everything) == sorted(state.legal_actions())
+        state.apply(offered[0])
+        assert len(CachexHeuristics().ordered_actions(state, prune=False)) == n * n  # Blue: every cell and the steal
+    # Smaller boards are searched to the end: every first move.
+    small = CachexState(4)
+    assert sorted(CachexHeuristics().ordered_actions(small, prune=False)) == sorted(small.legal_actions())
+    for name in ("mcts", "minimax"):
+        first = make_agent(name, RED, 5, seed=1, move_time=0.05).action()
+        assert isinstance(first, PlaceAction) and (first.r, first.q) in {(0, 1), (0, 2), (4, 2), (4, 3)}
+
+
 def test_ordering_priors_and_tactics():
-    h = CachexHeuristics(lookahead=10)
+    h = CachexHeuristics(lookahead=10, edge_opening=False)
     for n in (3, 4, 6, 9, 15):
         for state in random_positions(n, 6, 200 + n) + [CachexState(n)]:
             legal = state.legal_actions()

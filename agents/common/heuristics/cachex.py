@@ -268,6 +268,28 @@ def capture_cells(geo: Geometry, own: int, other: int, empty: int) -> dict[int, 
     return found
 
 
+#: Boards from which Red opens on its own edge (smaller ones are solved by the search).
+EDGE_OPENING_FROM = 5
+
+
+@cache
+def _edge_openings(n: int) -> frozenset[int]:
+    """Red's first moves under the steal rule: its own edge rows, from the middle to the acute corners.
+
+    A first stone near the centre or an obtuse corner is a gift to a Blue that
+    steals it, and the evaluation cannot tell how much of one this early:
+    MCTS as Red lost n = 7 games to an agent that always steals after opening
+    at (4, 4), (0, 6) and (0, 5), and won them after (0, 2) and (0, 3).
+    Stolen, such a stone lands on Blue's own edge column, where it does
+    little; kept, it still starts Red's chain. (The acute corners (0, 0) and
+    (n - 1, n - 1) themselves are left out: two neighbours, no use to either.)
+    """
+    middle = (n - 1) // 2
+    return frozenset(
+        [q for q in range(1, middle + 1)] + [(n - 1) * STRIDE + q for q in range(n - 1 - middle, n - 1)]
+    )
+
+
 class CachexHeuristics(Heuristics[CachexState, int]):
     """Evaluation, ordering and priors for Cachex (see the module docstring).
 
@@ -297,6 +319,7 @@ class CachexHeuristics(Heuristics[CachexState, int]):
         captures: int = 3,
         lookahead: int = 24,
         value_temperature: float = 40.0,
+        edge_opening: bool = True,
     ):
         super().__init__(game)
         if distance not in ("two", "one"):
@@ -311,6 +334,8 @@ class CachexHeuristics(Heuristics[CachexState, int]):
         self.captures = captures
         self.lookahead = lookahead
         self.value_temperature = value_temperature
+        #: Red's first move on its own edges (see :func:`_edge_openings`).
+        self.edge_opening = edge_opening
         # The scores of the last position ordered, so that MCTS's priors for
         # the same position do not compute them again.
         self._scored_key: Any = None
@@ -461,6 +486,8 @@ class CachexHeuristics(Heuristics[CachexState, int]):
         if rng is not None:
             rng.shuffle(actions)
         actions.sort(key=score.__getitem__, reverse=True)
+        if state.turn == 0 and self.edge_opening and state.n >= EDGE_OPENING_FROM:
+            actions = [a for a in actions if a in _edge_openings(state.n)]
         if prune:
             if self.width and len(actions) > self.width:
                 # Far from both sides' best routes nothing much happens:
