@@ -28,6 +28,11 @@ COMMON_OPTIONS: dict[str, tuple[type, Any]] = {
     "heuristics": (dict, None),
 }
 
+#: Below this share of its safety margin left, an agent plays the game's hurry action unsearched (if any).
+#: At the whole margin, minimax at -t 1 in armour games of Infinitron lost 5 of 6 to greedy (ending every
+#: turn from half-way on); with none, it lost one of 6 on time.
+HURRY_SHARE = 0.5
+
 #: Referee keyword arguments that are not agent options (besides the game's own).
 REFEREE_KEYS = frozenset(REFEREE_KWARGS)
 
@@ -102,6 +107,11 @@ class SearchAgent:
         remaining = referee.get("time_remaining")
         if self.margin is None:
             self.margin = safety_margin(remaining)
+        if remaining is not None and remaining < HURRY_SHARE * self.margin:
+            # Deep into the margin: what the budgets did not cover (each call's own costs) is eating the clock.
+            hurried = self.heuristics.hurry_action(state)
+            if hurried is not None:
+                return self.view.to_agent(hurried)
         budget = move_budget(
             remaining,
             self.heuristics.moves_left(state),

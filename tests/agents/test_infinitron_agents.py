@@ -516,3 +516,17 @@ def test_an_open_capital_gets_a_defender_rather_than_waiting_for_the_fort() -> N
     # The fixed army saves up for its guard; with the enemy far off the varied one does too.
     assert candidates(InfinitronHeuristics(army="fixed"), near, BUILD) == []
     assert candidates(InfinitronHeuristics(), position((-4, 4)), BUILD) == []
+
+
+@pytest.mark.parametrize("module", SEARCH_AGENTS)
+def test_a_clock_into_its_margin_ends_the_turn_unsearched(module: str) -> None:
+    """Long armour games (2,000+ commands) at a 2 s limit were lost on time: each command's own costs
+    ate the 1 s margin. Half-way into the margin, an agent ends its turn; above it, it plays its turn."""
+    options = {"seed": 3}
+    first = {}
+    for left in (0.6, 0.4):
+        agent = make_agent(module, RED, options, seed=1, time_remaining=2.0)  # the margin: 1 s of 2
+        reply = agent.action(**{**referee_kwargs(options, 1), "time_remaining": left})
+        first[left] = to_engine_action(reply)
+    assert first[0.4] == END_TURN_ACTION
+    assert first[0.6] != END_TURN_ACTION and Infinitron(**options).new_state().illegal_reason(first[0.6]) is None

@@ -128,3 +128,12 @@ class Heuristics(Generic[StateT, ActionT]):
     def moves_left(self, state: StateT) -> float:
         """Rough number of this player's own decisions still to come (time budgeting)."""
         return 30.0
+
+    def hurry_action(self, state: StateT) -> ActionT | None:
+        """What to play, unsearched, once the clock is into the agent's safety margin; None: search on.
+
+        A game whose turns hold many actions offers the one that ends the turn:
+        there every call has costs no budget covers (following the game,
+        ordering), and a side that keeps acting runs out of time.
+        """
+        return None

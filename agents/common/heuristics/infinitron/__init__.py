@@ -56,6 +56,7 @@ from collections.abc import Sequence
 
 from referee.games.infinitron.engine import (
     DEFINE,
+    END_TURN_ACTION,
     MAX_TEMPLATES,
     NO_EVENT_ACTION,
     InfinitronState,
@@ -164,6 +165,11 @@ class InfinitronHeuristics(Candidates):
     def chance_samples(self, state: InfinitronState, rng: random.Random) -> list[tuple[int, ...]]:
         """No event: it comes 11 times in 12, and events cannot be planned for."""
         return [NO_EVENT_ACTION]
+
+    def hurry_action(self, state: InfinitronState) -> tuple[int, ...] | None:
+        # Each command costs its call's overheads, ~1.5 ms: a long turn at the end of a long game (armour
+        # games run to 2,000+ commands) took the clock through its margin; END_TURN stops that.
+        return END_TURN_ACTION
 
     def moves_left(self, state: InfinitronState) -> float:
         """This player's ``action()`` calls still to come, this turn's included.
