@@ -24,7 +24,9 @@ def test_rows_are_from_the_bundled_agents_side_by_colour_with_forfeits_cpu_and_e
         record("slips", "minimax", "BLUE", "time_limit", n=6, times=(36.0, 9.0), error="RED"),  # slips forfeits
     ]
     lines = table(games)
-    assert lines[2] == "| 5 | mcts | slips | 3 | 50 % | 1/1 | 0.5/2 | 0/0 | 6.0 / 1.3 of 25 | connection 2, turn_limit 1 |"
+    assert lines[2] == (
+        "| 5 | mcts | slips | 3 | 50 % | 1/1 | 0.5/2 | 0/0 | 6.0 / 1.3 of 25 | connection 2, turn_limit 1 |"
+    )
     assert lines[3] == "| 6 | minimax | slips | 1 | 100 % | 0/0 | 1/1 | 0/1 | 9.0 / 36.0 of 36 | time_limit 1 |"
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
