@@ -578,3 +578,18 @@ def test_the_documented_scheme_is_valid_and_its_opponents_load(tmp_path):
     assert parsed.checks == {"plays_legally": 1, "time_limit": 1, "space_limit": 1}
     assert opponent_problems(parsed, submission(tmp_path, GREEDY)) == []
 
+
+
+def test_a_reader_that_leaves_early_costs_no_traceback_and_no_results(tmp_path):
+    """``autograde partB ... | head``: the marks are written and the command succeeds; the text nobody reads
+    any more is dropped (it ended in a BrokenPipeError traceback, exit 1)."""
+    folder = submission(tmp_path, GREEDY)
+    command = [sys.executable, "-m", "referee", "autograde", "partB", "--submission", ".",
+               "--scheme", str(scheme(tmp_path)), "--results", "out/results.json", "--workers", "2"]
+    proc = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=300) == 0, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+    assert json.loads((folder / "out" / "results.json").read_text())["score"] == 10
