@@ -41,5 +41,5 @@ class _ReaderMayLeave:
         return getattr(self._stream, name)
 
 
-sys.stdout = _ReaderMayLeave(sys.stdout)  # type: ignore[assignment]
+sys.stdout = _ReaderMayLeave(sys.stdout)
 sys.exit(main())
