@@ -13,13 +13,14 @@ games ended.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .game_records import read_records
 
 
 @dataclass
@@ -57,16 +58,6 @@ class Row:
         ]
 
 
-def records(paths: Iterable[Path]) -> Iterator[dict[str, Any]]:
-    for path in paths:
-        if path.is_dir():
-            path = path / "games.jsonl"
-        with path.open(encoding="utf-8") as lines:
-            for line in lines:
-                if line.strip():
-                    yield json.loads(line)
-
-
 def table(games: Iterable[Mapping[str, Any]]) -> list[str]:
     """The Markdown table's lines."""
     rows: dict[tuple[int, str, str], Row] = defaultdict(Row)
@@ -92,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"cachex_2022: no games.jsonl at {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
-    print("\n".join(table(records(args.paths))))
+    print("\n".join(table(read_records(args.paths))))
     return 0
 
 

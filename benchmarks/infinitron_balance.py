@@ -22,14 +22,14 @@ colour-swapped pairs give both agents both colours equally):
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from .game_records import read_records
 
 #: Two-sided 95 %.
 Z95 = 1.959963984540054
@@ -111,17 +111,6 @@ def pairing(record: Mapping[str, Any]) -> str:
     """The two agents' specs, in a fixed order (so both colours of a pairing fall together)."""
     a, b = sorted((record["red"], record["blue"]))
     return f"{a.removeprefix('agents.')} v {b.removeprefix('agents.')}"
-
-
-def read_records(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            path = path / "games.jsonl"
-        with path.open(encoding="utf-8") as lines:
-            for line in lines:
-                if line.strip():
-                    yield json.loads(line)
 
 
 def tally(records: Iterable[Mapping[str, Any]], by_pairing: bool = False) -> dict[tuple[str, str], Tally]:
