@@ -141,7 +141,7 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     uni.add_argument("-a", "--ascii", dest="unicode", action="store_false", help="plain ASCII")
     show.add_argument(
         "-w", "--wait", nargs="?", const=0.5, default=0.0, type=float, metavar="SECONDS",
-        help="pause after each action (bare -w: 0.5 s; negative: wait for Enter)",
+        help="pause after each turn (bare -w: 0.5 s; negative: wait for Enter)",
     )
     game = parser.add_argument_group("game")
     game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")

@@ -136,6 +136,8 @@ class ConsoleObserver(MatchObserver):
             self.board(state)
         elif color != CHANCE and (state.is_over or state.current_player != color):
             self.turn_board(color, state)
+        else:
+            return  # within a turn of several actions: the pause comes when the turn ends
         if self.wait < 0:
             try:
                 input("(press Enter for the next turn)")

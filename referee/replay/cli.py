@@ -352,7 +352,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML replay instead")
     parser.add_argument(
         "-w", "--wait", type=float, default=None, metavar="SECONDS",
-        help="pause between actions in the terminal (negative: step by keys, the default when input is a "
+        help="pause between turns in the terminal (negative: step by keys, the default when input is a "
         "terminal: " + RAW_KEYS + "; from a pipe, lines: " + KEYS + "; 0: no pause)",
     )
     parser.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None)

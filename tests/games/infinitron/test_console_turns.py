@@ -59,3 +59,12 @@ def test_verbosity_3_shows_the_board_after_every_command(tmp_path):
         assert sum(line.startswith(BOARD_END) for line in lines[here:following]) == 1
     assert any(" action(): " in line and "ms CPU" in line for line in lines)  # the per-call figures of -v 3
 
+
+
+def test_waiting_pauses_once_a_turn_not_after_every_command(tmp_path):
+    path = tmp_path / "game.json"
+    proc = run_referee("--game", "infinitron", "--seed", "3", "--record", str(path), AGENT, AGENT, "-w", "-1",
+                       input="\n" * 20)
+    assert proc.returncode == 0, proc.stderr
+    # Four whole turns (of 13 commands): four pauses, each after a turn's board.
+    assert proc.stdout.count("(press Enter for the next turn)") == 4
