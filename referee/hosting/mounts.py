@@ -231,6 +231,48 @@ def _system_mounts(mounts: _Mounts) -> None:
             mounts.bind(path)
 
 
+def _isolation(bwrap: str, hostname: str) -> list[str]:
+    """bubblewrap and its namespaces: no network, its own PIDs (all end with it), no capabilities."""
+    return [
+        bwrap,
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+        "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--hostname", hostname,
+    ]
+
+
+def _base_mounts(*private: str) -> _Mounts:
+    """The system and the Python installation read-only, /proc and /dev, a private tmpfs at ``/dev/shm``,
+    ``/tmp`` and each of ``private``."""
+    mounts = _Mounts()
+    _system_mounts(mounts)
+    mounts.special("--proc", "/proc")
+    mounts.bind("/proc/sys")
+    mounts.special("--dev", "/dev")
+    for folder in ("/dev/shm", "/tmp", *private):
+        mounts.tmpfs(folder)
+    for path in _python_dirs():
+        mounts.bind(path)
+    return mounts
+
+
+def program_command(bwrap: str, command: list[str], workdir: Path) -> list[str]:
+    """``command`` (a Part A program: a board on its stdin, its answer on stdout) inside a fresh sandbox.
+
+    It sees the system, the Python installation and the referee's package
+    read-only (a program may build on the referee's board code, as the
+    course's did), and ``workdir`` (the submission) read-only at its real
+    path; ``/tmp`` and ``/dev/shm`` are private tmpfs. No network, no
+    capabilities, and its own PID namespace: whatever it starts ends with it,
+    however it detaches.
+    """
+    workdir = workdir.absolute()
+    mounts = _base_mounts()
+    for folder in (REFEREE_ROOT, workdir):
+        if not any(_inside(str(folder), view) for view in mounts.views):
+            mounts.bind(str(folder))
+    return _isolation(bwrap, "program") + mounts.args + ["--chdir", str(workdir), "--"] + command
+
+
 def bwrap_command(
     bwrap: str,
     command: list[str],
@@ -252,25 +294,13 @@ def bwrap_command(
     capabilities to do it (and loses them with it).
     """
     workdir = workdir.absolute()
-    args = [
-        bwrap,
-        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
-        "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "agent",
-    ]
+    args = _isolation(bwrap, "agent")
     if drops_to is not None:
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
-    mounts = _Mounts()
-    _system_mounts(mounts)
-    mounts.special("--proc", "/proc")
-    mounts.bind("/proc/sys")
-    mounts.special("--dev", "/dev")
-    for private in ("/dev/shm", "/tmp", str(workdir)):
-        mounts.tmpfs(private)
+    mounts = _base_mounts(str(workdir))
     shown: list[Path] = []
-    for path in _python_dirs():
-        mounts.bind(path)
     referee_root = REFEREE_ROOT
     shown += [referee_root / part for part in AGENT_SIDE]
     for bundled in {referee_root.parent / "agents", _import_root(workdir, "agents") / "agents"}:

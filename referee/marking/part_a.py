@@ -4,10 +4,12 @@
 
 The submission folder (default ``/autograder/submission``) is the student's
 Part A: the scheme's command (default ``python -m search``) is run from it,
-once per board, exactly as ``python -m referee search --grade`` runs a
+once per board, as ``python -m referee search --grade`` runs a
 program: in a process group of its own, the board on its stdin, the whole
 group killed at the time limit, its ``SPREAD`` lines on stdout read as the
-answer (other lines ignored).  Each board is one Gradescope test; the
+answer (other lines ignored); and, where bubblewrap works, sealed
+(:func:`referee.hosting.mounts.program_command`: its folder read-only, no
+network, nothing it starts outlives it).  Each board is one Gradescope test; the
 results go to ``--results`` (default ``/autograder/results/results.json``)
 and a table of them to the terminal.
 
@@ -16,6 +18,8 @@ Gradescope unpacks the autograder) is a small YAML file::
 
     command: python -m search   # run from the submission folder; a leading
                                 # python/python3 is the autograder's Python
+    sandbox: auto               # auto (sealed where bubblewrap works),
+                                # required, or off
     time_limit: 30              # seconds of wall clock per board
     valid_marks: 0.5            # share of a board's marks for a valid win that
                                 # is longer than the shortest (0..1)
@@ -54,6 +58,9 @@ from typing import Any
 
 from ..agent_text import inert, inert_line
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
+from ..hosting.mounts import program_command
+from ..hosting.sandbox import MODES as SANDBOX_MODES
+from ..hosting.sandbox import SandboxUnavailable, probe, resolve
 from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
 from ..yaml_file import Document, YamlFileError, field_path, unknown_fields
@@ -73,7 +80,7 @@ STDERR_TAIL = 15
 #: SPREADs of a wrong or longer answer listed in its feedback.
 SHOWN_ACTIONS = 30
 
-_TOP_FIELDS = ("command", "time_limit", "valid_marks", "optimum_budget", "boards")
+_TOP_FIELDS = ("command", "time_limit", "valid_marks", "optimum_budget", "sandbox", "boards")
 _BOARD_FIELDS = ("file", "marks", "optimum", "name", "visibility", "valid_marks")
 
 
@@ -102,6 +109,8 @@ class Scheme:
     command: tuple[str, ...]
     time_limit: float
     boards: tuple[Board, ...]
+    #: auto, required or off (:data:`referee.hosting.sandbox.MODES`): whether the program runs sealed.
+    sandbox: str = "auto"
 
 
 def _at(doc: Document, path: tuple[Any, ...], key: object = None) -> str:
@@ -170,6 +179,12 @@ def load_scheme(path: Path) -> Scheme:
     time_limit = _number(doc, (), data, "time_limit", DEFAULT_TIME_LIMIT, 0, None, strict_low=True)
     valid_marks = _number(doc, (), data, "valid_marks", DEFAULT_VALID_MARKS, 0, 1)
     budget = _number(doc, (), data, "optimum_budget", DEFAULT_OPTIMUM_BUDGET, 1, None)
+    sandbox = data.get("sandbox", "auto")
+    if sandbox is False:  # YAML 1.1 reads a bare `off` as false
+        sandbox = "off"
+    if sandbox not in SANDBOX_MODES:
+        raise SchemeError(f"{_at(doc, (), 'sandbox')}: 'sandbox' must be one of {', '.join(SANDBOX_MODES)}, "
+                          f"not {sandbox!r}")
     entries = data.get("boards")
     if not isinstance(entries, list) or not entries:
         raise SchemeError(f"{_at(doc, (), 'boards')}: 'boards' must be a non-empty list of boards "
@@ -177,7 +192,7 @@ def load_scheme(path: Path) -> Scheme:
     boards = tuple(
         _board(doc, index, entry, path.parent, valid_marks, int(budget)) for index, entry in enumerate(entries)
     )
-    return Scheme(tuple(command), time_limit, boards)
+    return Scheme(tuple(command), time_limit, boards, sandbox)
 
 
 def _board(doc: Document, index: int, entry: object, base: Path, valid_marks: float, budget: int) -> Board:
@@ -365,9 +380,19 @@ def _layout_note(submission: Path, command: tuple[str, ...]) -> str:
 
 
 def autograde(scheme: Scheme, submission: Path, command_text: str) -> AutograderResults:
-    """Run the submission on every board of the scheme and mark it."""
+    """Run the submission on every board of the scheme and mark it.
+
+    Raises :class:`~referee.hosting.sandbox.SandboxUnavailable` when the
+    scheme requires the sandbox and this machine has none.
+    """
     start = time.perf_counter()
     command = _command(scheme.command)
+    sandbox = resolve(scheme.sandbox)
+    if sandbox.namespaces:
+        # The student's program is kept from the marker's files and results, and nothing it starts outlives it.
+        bwrap = probe().bwrap
+        assert bwrap is not None, "resolve() hands out namespaces only where bwrap works"
+        command = program_command(bwrap, command, submission)
     tests = []
     for board in scheme.boards:
         run = run_program(command, board.text.encode("utf-8"), scheme.time_limit, cwd=str(submission))
@@ -379,8 +404,12 @@ def autograde(scheme: Scheme, submission: Path, command_text: str) -> Autograder
         f"{partial} solved in more, {len(tests) - full - partial} with no marks."
     )
     note = _layout_note(submission, scheme.command)
-    output = "\n".join(part for part in (summary, note) if part)
-    return AutograderResults(tuple(tests), time.perf_counter() - start, output)
+    unsealed = "" if sandbox.namespaces else (
+        "The program was run unsealed: as an ordinary process of the grading machine, not in a sandbox."
+    )
+    output = "\n".join(part for part in (summary, note, unsealed) if part)
+    extra = {"sandbox": "sealed" if sandbox.namespaces else "unsealed"}
+    return AutograderResults(tuple(tests), time.perf_counter() - start, output, extra_data=extra)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -413,13 +442,17 @@ def main(argv: list[str]) -> int:
     except SchemeError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return ExitStatus.USAGE
-    results = autograde(scheme, args.submission, shlex.join(scheme.command))
+    try:
+        results = autograde(scheme, args.submission, shlex.join(scheme.command))
+    except SandboxUnavailable as exc:
+        print(f"{prog}: error: {args.scheme}: {exc}", file=sys.stderr)
+        return ExitStatus.USAGE
     users, problem = submission_users(args.metadata)
     if problem:
         print(f"{prog}: note: {inert_line(problem)}")
     if users:
         # Who submitted, for the cohort's marks.csv (extra_data is not shown to students).
-        results = replace(results, extra_data={"users": [dict(user) for user in users]})
+        results = replace(results, extra_data={**results.extra_data, "users": [dict(user) for user in users]})
     try:
         results.write(args.results)
     except OSError as exc:

@@ -97,6 +97,10 @@ time_limit: 30
 # Marks for a valid winning sequence that is longer than the shortest one
 # (an optimal sequence earns the board's full marks).
 valid_marks: 0.5
+# auto: the program runs sealed where the machine can (bubblewrap: it sees
+# its own folder and Python read-only, no network, and nothing it starts
+# outlives it); required: refuse to mark without that; off: an ordinary process.
+sandbox: auto
 
 boards:
   # visibility: visible, hidden, after_due_date or after_published.

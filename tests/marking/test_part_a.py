@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from referee.marking.gradescope import problems
 from referee.marking.part_a import main
 from tests.helpers import run_referee
+from tests.sandboxing import require_sandbox
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "partA_boards"
 
@@ -246,6 +248,8 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         ("valid_marks: 2\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'valid_marks' must be at least 0"),
         ("time_limit: 0\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'time_limit' must be above 0"),
         ("command: ''\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'command' is empty"),
+        ("sandbox: maybe\nboards: [{file: tiny.csv, marks: 1}]\n", None,
+         "scheme.yaml:1: 'sandbox' must be one of auto, required, off, not 'maybe'"),
         ("boards: []\n", None, "'boards' must be a non-empty list"),
         ("boards: [{file: tiny.csv, marks: 1\n", None, "not valid YAML"),
         # Problems name their line (and a YAML error its column), as a tournament config's do.
@@ -304,3 +308,50 @@ def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
     assert done.returncode == 2
     assert f"{scheme_file}:4: boards[0].mark: unknown field (did you mean 'marks'?)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+TAMPERING = """
+    import os, sys, time
+    sys.stdin.read()
+    OUTSIDE = {outside!r}
+    for path in (OUTSIDE + "/tampered", "tampered_here"):  # the marker's files, its own folder
+        try:
+            with open(path, "w") as file:
+                file.write("x")
+        except OSError:
+            pass
+    if os.fork() == 0:  # a daemon of its own session, out of the program's process group
+        os.setsid()
+        if os.fork() == 0:
+            os.close(1)
+            os.close(2)
+            time.sleep(1.5)
+            with open(OUTSIDE + "/daemon", "w") as file:
+                file.write("still here")
+        os._exit(0)
+    print("SPREAD 3 3 0 1")
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_sealed_program_cannot_write_the_markers_files_nor_outlive_its_run(tmp_path, capsys, sandbox):
+    """Sealed (the default where bubblewrap works), a Part A program sees its own folder and the marker's
+    Python read-only, and what it starts ends with it; unsealed, the same program writes a file of the
+    marker's and leaves a daemon behind (so the sealed run's assertions can fail)."""
+    if sandbox == "auto":
+        require_sandbox()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    sub = submission(tmp_path, TAMPERING.format(outside=str(outside)))
+    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME + f"    sandbox: {sandbox}\n"), tmp_path)
+    assert data["score"] == 4  # the answer still counts
+    time.sleep(2.5)  # the daemon's time to write, had it lived
+    written = sorted(p.name for p in outside.iterdir()) + sorted(p.name for p in sub.glob("tampered*"))
+    if sandbox == "auto":
+        assert data["extra_data"]["sandbox"] == "sealed"
+        assert written == []
+    else:
+        assert data["extra_data"]["sandbox"] == "unsealed"
+        assert "The program was run unsealed" in data["output"]
+        assert written == ["daemon", "tampered", "tampered_here"]
+

@@ -344,7 +344,7 @@ def test_the_part_a_template_marks_a_correct_program_end_to_end(folders, tmp_pat
     })
     assert [test["status"] for test in data["tests"]] == ["passed", "passed"]
     assert data["score"] == 2
-    assert data["extra_data"] == {"users": USERS}
+    assert data["extra_data"] == {"users": USERS, "sandbox": "sealed" if resolve("auto").namespaces else "unsealed"}
 
 
 def test_the_part_b_template_marks_an_agent_end_to_end(folders, tmp_path):
