@@ -300,7 +300,9 @@ class CachexHeuristics(Heuristics[CachexState, int]):
     deep, 0 for none); ``value_temperature`` and ``temperature`` (of the MCTS
     priors, in evaluation points and in ordering points when there is no
     lookahead); ``value_scale`` (evaluation points worth about 75 % for
-    MCTS).  An unknown option is a ``TypeError``, as is an unknown distance.
+    MCTS); ``edge_opening`` (Red's first move on its own edge, from the
+    middle to an acute corner, on boards from 5: :func:`_edge_openings`).
+    An unknown option is a ``TypeError``, as is an unknown distance.
     """
 
     value_scale = 150.0
