@@ -48,6 +48,9 @@ from .store import Move, Pairs, Store, tallies
 
 log = logging.getLogger("referee.battleground")
 
+#: How many aborted games (interrupted by a stop of the server) the site lists, the last first.
+ABORTED_LISTED = 20
+
 
 class Battleground:
     """The server's state: players, lobby, live games and the database."""
@@ -148,7 +151,8 @@ class Battleground:
 
     def games(self) -> dict[str, list[dict[str, Any]]]:
         return {"running": [self._live_summary(g) for g in sorted(self.live.values(), key=lambda g: g.id)],
-                "finished": [row.to_json() for row in self.store.games("finished")]}
+                "finished": [row.to_json() for row in self.store.games("finished")],
+                "aborted": [row.to_json() for row in self.store.games("aborted", ABORTED_LISTED)]}
 
     def _live_summary(self, live: LiveGame) -> dict[str, Any]:
         return {"id": live.id, "red": live.seats[0].player.name, "blue": live.seats[1].player.name,

@@ -301,8 +301,17 @@ def _front_page(site: Site) -> str:
             " interval</p>\n"
             f"<h2>Games being played</h2>\n{_games_table(games.get('running', []), 'running', 'None right now.')}\n"
             "<h2>Last finished games</h2>\n"
-            f"{_games_table(games.get('finished', [])[:FRONT_PAGE_FINISHED], 'finished', 'None yet.')}\n</main>")
+            f"{_games_table(games.get('finished', [])[:FRONT_PAGE_FINISHED], 'finished', 'None yet.')}\n"
+            f"{_aborted_section(games.get('aborted', []))}</main>")
     return _layout(site.title, body, _FRONT_PAGE_SCRIPT.replace("__REFRESH_MS__", str(FRONT_PAGE_REFRESH_MS)))
+
+
+def _aborted_section(aborted: list[dict[str, Any]]) -> str:
+    """The games the server's last stops interrupted (never counted), if any: their records so far stay."""
+    if not aborted:
+        return ""
+    return ("<h2>Aborted when the server stopped (not counted)</h2>\n"
+            f"{_games_table(aborted, 'aborted', '')}\n")
 
 
 def _player_page(site: Site, name: str, row: dict[str, Any] | None, games: list[dict[str, Any]]) -> str:

@@ -660,6 +660,13 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
         assert {partial.red, partial.blue} == {"olga", "pete"} and partial.seed is not None
         assert GameRecord.from_dict(again.get(f"/api/games/{rows[1]['id']}")).to_dict() == partial.to_dict()
         assert "aborted (not counted)" in again.page("/players/pete")
+        # The front page and the games API list it apart from the finished ones.
+        front = again.page("/")
+        assert "Aborted when the server stopped (not counted)" in front
+        assert '<table id="aborted">' in front and f'href="/games/{rows[1]["id"]}"' in front.split('id="aborted"')[1]
+        listed = again.get("/api/games")
+        assert [g["id"] for g in listed["aborted"]] == [rows[1]["id"]]
+        assert [g["id"] for g in listed["finished"]] == [rows[0]["id"]]
         assert f"game {rows[1]['id']}: {partial.red} vs {partial.blue}" in again.page(f"/games/{rows[1]['id']}/replay")
         assert len(again.get(f"/api/games/{rows[1]['id']}/frames")["steps"]) == len(partial.actions)
         assert {row["name"]: row["games"] for row in again.get("/api/leaderboard")} == {"olga": 1, "pete": 1}
