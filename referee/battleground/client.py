@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,6 +35,8 @@ from .protocol import read_message
 
 #: Seconds between attempts to reconnect to a game after the connection dropped.
 RETRY_SECONDS = 1.0
+#: Seconds to wait for the server's record of a game that ended while this client was away.
+RECORD_FETCH_TIMEOUT = 10.0
 
 
 def token_file() -> Path:
@@ -263,8 +266,7 @@ class Client:
                     self.lost_game()
         elif kind == "waiting":
             if self.local is not None:  # back, but the game did not wait (it ended meanwhile): nothing to resume
-                self.say(f"game {self.local.id} ended while this client was away (its record is on the server)")
-                self.lost_game()
+                self.ended_while_away()
             channel = message["channel"]
             self.say(f"waiting for an opponent on {'the public pool' if not channel else 'channel ' + repr(channel)}")
         elif kind == "start":
@@ -277,8 +279,7 @@ class Client:
             self.end(message)
         elif kind == "done":
             if self.local is not None:  # back after the last game ended
-                self.say(f"game {self.local.id} ended while this client was away (its record is on the server)")
-                self.lost_game()
+                self.ended_while_away()
             self.say(message["message"])
             return True
         return False
@@ -288,8 +289,7 @@ class Client:
         resumed = local is not None and local.id == message["id"]
         if not resumed:
             if local is not None:
-                self.say(f"game {local.id} ended while this client was away (its record is on the server)")
-                self.lost_game()
+                self.ended_while_away()
             pair = message["pair"]
             if message["actions"]:
                 self.say(f"resuming game {message['id']}: its {len(message['actions'])} actions so far told to a "
@@ -360,9 +360,35 @@ class Client:
         self.close_game()
         self.finished += 1
         self.say(f"game {message['id']}: {record.message}")
+        self.keep(record)
+
+    def keep(self, record: GameRecord) -> None:
+        """Append a game's record to the record file (if any)."""
         if self.options.record_file:
             with open(self.options.record_file, "a", encoding="utf-8") as file:
                 file.write(record.to_json() + "\n")
+
+    def ended_while_away(self) -> None:
+        """The game in play ended while this client was away: its result and record, from the server's site
+        (kept as any game's), and one of its ``--games``."""
+        assert self.local is not None
+        game_id = self.local.id
+        record = self.server_record(game_id)
+        if record is None:
+            self.say(f"game {game_id} ended while this client was away (its record is on the server)")
+        else:
+            self.say(f"game {game_id} ended while this client was away: {record.message}")
+            self.keep(record)
+        self.lost_game()
+
+    def server_record(self, game_id: int) -> GameRecord | None:
+        """Game ``game_id``'s record from the server's ``GET /api/games/ID``; None if it cannot be had."""
+        url = f"http://{self.options.server}/api/games/{game_id}"
+        try:
+            with urllib.request.urlopen(url, timeout=RECORD_FETCH_TIMEOUT) as response:
+                return GameRecord.from_json(response.read().decode("utf-8"))
+        except (OSError, ValueError, RecordError):  # unreachable, not JSON, not a record: the server keeps it
+            return None
 
     def lost_game(self) -> None:
         """The game in play ended without this client (while it was away, or in a server's crash): one of its

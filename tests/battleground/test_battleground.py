@@ -496,9 +496,14 @@ def test_a_game_that_ended_while_its_client_was_away_counts_as_one_of_its_games(
         proxy.cut()
     assert row["reason"] == "protocol_error" and row["winner"] != me.color
     text = away.text()
-    assert f"game {me.id} ended while this client was away" in text, text
+    assert f"game {me.id} ended while this client was away: " in text, text
     assert "waiting for an opponent" not in text.split("ended while this client was away")[1], text
     assert [r["id"] for r in patient.rows()] == [me.id]
+    # Its result is told and its record kept, fetched from the server's site, as a game seen to its end is.
+    server_record = GameRecord.from_dict(patient.get(f"/api/games/{me.id}"))
+    assert server_record.message in text.split("ended while this client was away: ")[1].splitlines()[0]
+    [kept] = away.records.read_text().splitlines()
+    assert GameRecord.from_json(kept).to_dict() == server_record.to_dict()
 
 
 # -- 4. garbage and oversized messages ------------------------------------------------------------------------
