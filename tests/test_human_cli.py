@@ -309,6 +309,31 @@ def test_an_agent_failing_when_restarted_by_undo_forfeits_with_a_record(tmp_path
     assert record.winner == "RED" and "started again after the flag" in record.error["BLUE"]["message"]
 
 
+def test_an_undo_gives_the_restarted_agent_its_clock_at_that_position():
+    """Agents cannot undo: a fresh process is told the game again. Its clock is the one the agent had at the
+    position taken back to (a fresh process started at ~0 s: every undo gave the agent its whole time back)."""
+    args = argparse.Namespace(game="infexion", agent="tests.hosting.fixture_agents.misbehave:ThinksAQuarterSecond",
+                              side="red", time=30, space=None, seed=1, sandbox="off", human_time=None)
+    session = Session(args, {}, say=lambda _: None, quote=lambda _: None)
+    session.start_agent()
+    try:
+        for _ in range(2):
+            spawn = next(a for a in session.state.legal_actions() if session.state.action_to_str(a).startswith("SPAWN"))
+            session.play(spawn)
+            session.agent_move()
+        after_first_reply, after_second_reply = session.clocks[1][1], session.clocks[3][1]
+        assert after_second_reply - after_first_reply >= 0.25  # the second reply's quarter second
+        assert session.undo() and len(session.actions) == 2
+        assert session.agent is not None and session.agent.time_used == after_first_reply
+        spawn = next(a for a in session.state.legal_actions() if session.state.action_to_str(a).startswith("SPAWN"))
+        session.play(spawn)
+        session.agent_move()
+        assert session.clocks[-1][1] >= after_first_reply + 0.25
+        assert session.clocks[-1][1] < after_second_reply + 0.25  # the reply taken back is not charged
+    finally:
+        session.close_agent()
+
+
 def hot_seat_chaos(secret: str) -> Session:
     """Two people (no agent) at Infinitron with chaos, chance drawing from ``secret``; chance's first roll done."""
     args = argparse.Namespace(game="infinitron", agent=None, side="red", time=None, space=None, seed=5,

@@ -448,6 +448,12 @@ class HostedAgent:
 
     # -- calls ------------------------------------------------------------------
 
+    def count_time_from(self, seconds: float) -> None:
+        """Count this agent's CPU time as ``seconds`` from now on: a fresh process taking over a game from its
+        predecessor (an undo restarts the agent) has used what that one had, not its own start-up's."""
+        self.cpu_base += self.time_used - seconds
+        self.time_used = seconds
+
     @property
     def time_remaining(self) -> float | None:
         if not self.limits.cpu:

@@ -196,6 +196,10 @@ class Session:
         for text, mover in zip(self.actions, self.movers):
             self.tell(mover_name(mover), text)
         self.agent.take_output()
+        if self.clocks:
+            # Restarted by an undo: its clock is what it had used at this position (it did not ask for the
+            # undo, so the replies taken back are not charged; the person's clock gives nothing back).
+            self.agent.count_time_from(self.clocks[-1][self.agent_color])
 
     def tell(self, color_name: str | None, text: str) -> None:
         if self.agent is not None:

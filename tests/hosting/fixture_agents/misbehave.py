@@ -115,6 +115,16 @@ class SlowOnABusyMachine(Plays):
         return super().action(**referee)
 
 
+class ThinksAQuarterSecond(Plays):
+    """Honest: each action spends 0.25 s of CPU (its clock moves by a known amount a move)."""
+
+    def action(self, **referee):
+        cpu = time.process_time()
+        while time.process_time() - cpu < 0.25:
+            pass
+        return super().action(**referee)
+
+
 class StarvesItself(Plays):
     """Computes at the lowest priority it can give itself, so that it mostly
     waits for a CPU: the wait must not buy it wall-clock time for free."""
