@@ -29,7 +29,7 @@ from ..console import ConsoleReader
 from ..games import recorded_game
 from ..match import AgentEntry
 from ..records import PERSON_REASONS, GameRecord, RecordError, game_index_of
-from ..games.base import GameState
+from ..games.base import GameRuleError, GameState
 from ..render.frames import ReplayError, record_mismatch
 from ..render.terminal import ConsoleObserver
 from ..exit_status import ExitStatus
@@ -119,7 +119,7 @@ def _replayed(record: GameRecord) -> GameState:
     for i, text in enumerate(record.actions):
         try:
             state.apply_checked(state.parse_action(text))
-        except ValueError as exc:
+        except (ValueError, GameRuleError) as exc:  # not an action of the game, or one its rules forbid there
             raise ReplayError(f"action {i + 1} of the record ({text!r}) cannot be replayed: {exc}") from None
     return state
 

@@ -136,6 +136,10 @@ def test_bad_sources_give_clear_errors(tmp_path):
     broken_path.write_text(json.dumps(broken))
     clocks = tmp_path / "clocks.json"
     clocks.write_text(json.dumps(dict(data, time_used_after=[[0.1, 0.0], [0.1, "soon"]])))
+    # Well-formed but against the rules there: the action before it, played again on its own cell.
+    illegal = dict(data, actions=data["actions"][:4] + [data["actions"][3]])
+    illegal_path = tmp_path / "illegal.json"
+    illegal_path.write_text(json.dumps(illegal))
     resigned = tmp_path / "resigned.json"
     resigned.write_text(json.dumps(dict(data, winner=None, reason="resignation")))
     cases = [
@@ -146,6 +150,8 @@ def test_bad_sources_give_clear_errors(tmp_path):
         (["replay", str(jsonl), "--game-index", "5"], "0..1"),
         (["replay", str(broken_path), "-w", "0"], "action 4"),
         (["replay", str(broken_path), "--html", str(tmp_path / "b.html")], "action 4"),
+        (["replay", str(illegal_path), "-w", "0"], "action 5 of the record"),
+        (["replay", str(illegal_path), "--html", str(tmp_path / "i.html")], "action 5"),
         (["replay", "-"], "not JSON"),
     ]
     for args, fragment in cases:
