@@ -255,7 +255,7 @@ def _base_mounts(*private: str) -> _Mounts:
     return mounts
 
 
-def program_command(bwrap: str, command: list[str], workdir: Path) -> list[str]:
+def program_command(bwrap: str, command: list[str], workdir: Path, libraries: Iterable[str] = ()) -> list[str]:
     """``command`` (a Part A program: a board on its stdin, its answer on stdout) inside a fresh sandbox.
 
     It sees the system, the Python installation and the referee's package
@@ -263,11 +263,11 @@ def program_command(bwrap: str, command: list[str], workdir: Path) -> list[str]:
     course's did), and ``workdir`` (the submission) read-only at its real
     path; ``/tmp`` and ``/dev/shm`` are private tmpfs. No network, no
     capabilities, and its own PID namespace: whatever it starts ends with it,
-    however it detaches.
+    however it detaches. ``libraries``: more folders it may import from (read-only).
     """
     workdir = workdir.absolute()
     mounts = _base_mounts()
-    for folder in (REFEREE_ROOT, workdir):
+    for folder in (REFEREE_ROOT, workdir, *(Path(entry) for entry in libraries if os.path.isdir(entry))):
         if not any(_inside(str(folder), view) for view in mounts.views):
             mounts.bind(str(folder))
     return _isolation(bwrap, "program") + mounts.args + ["--chdir", str(workdir), "--"] + command

@@ -58,6 +58,7 @@ from typing import Any
 
 from ..agent_text import inert, inert_line
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
+from ..hosting.environment import agent_environment, library_path
 from ..hosting.mounts import program_command
 from ..hosting.sandbox import MODES as SANDBOX_MODES
 from ..hosting.sandbox import SandboxUnavailable, probe, resolve
@@ -388,14 +389,17 @@ def autograde(scheme: Scheme, submission: Path, command_text: str) -> Autograder
     start = time.perf_counter()
     command = _command(scheme.command)
     sandbox = resolve(scheme.sandbox)
+    env = None  # unsealed: ours, as `search --grade` runs a program
     if sandbox.namespaces:
-        # The student's program is kept from the marker's files and results, and nothing it starts outlives it.
+        # The student's program is kept from the marker's files, results and environment (which may hold
+        # anything), and nothing it starts outlives it.
         bwrap = probe().bwrap
         assert bwrap is not None, "resolve() hands out namespaces only where bwrap works"
-        command = program_command(bwrap, command, submission)
+        env = agent_environment(sealed=True)
+        command = program_command(bwrap, command, submission, library_path(env))
     tests = []
     for board in scheme.boards:
-        run = run_program(command, board.text.encode("utf-8"), scheme.time_limit, cwd=str(submission))
+        run = run_program(command, board.text.encode("utf-8"), scheme.time_limit, cwd=str(submission), env=env)
         tests.append(mark_board(board, run, scheme.time_limit, command_text))
     full = sum(t.score >= t.max_score for t in tests)
     partial = sum(0 < t.score < t.max_score for t in tests)

@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tabulate import tabulate
 
@@ -60,8 +60,11 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def run_program(command: Sequence[str], stdin: bytes, time_limit: float, cwd: str | None = None) -> ProgramRun:
-    """Run ``command`` with ``stdin``; kill its process group after ``time_limit`` s."""
+def run_program(
+    command: Sequence[str], stdin: bytes, time_limit: float, cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ProgramRun:
+    """Run ``command`` with ``stdin`` (and ``env``, default ours); kill its process group after ``time_limit`` s."""
     start = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -70,6 +73,7 @@ def run_program(command: Sequence[str], stdin: bytes, time_limit: float, cwd: st
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env=env,
             start_new_session=True,  # its own process group, killed as a whole
         )
     except OSError as exc:

@@ -313,8 +313,9 @@ def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
 TAMPERING = """
     import os, sys, time
     sys.stdin.read()
+    SEEN = bool(os.environ.get("MARKERS_SECRET"))  # the marker's environment: then no answer, no marks
     OUTSIDE = {outside!r}
-    for path in (OUTSIDE + "/tampered", "tampered_here"):  # the marker's files, its own folder
+    for path in (OUTSIDE + "/tampered", "tampered_here", *([OUTSIDE + "/secret_seen"] if SEEN else [])):
         try:
             with open(path, "w") as file:
                 file.write("x")
@@ -329,29 +330,34 @@ TAMPERING = """
             with open(OUTSIDE + "/daemon", "w") as file:
                 file.write("still here")
         os._exit(0)
-    print("SPREAD 3 3 0 1")
+    if not SEEN:
+        print("SPREAD 3 3 0 1")
 """
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
-def test_a_sealed_program_cannot_write_the_markers_files_nor_outlive_its_run(tmp_path, capsys, sandbox):
+def test_a_sealed_program_cannot_write_the_markers_files_nor_outlive_its_run(tmp_path, capsys, monkeypatch,
+                                                                               sandbox):
     """Sealed (the default where bubblewrap works), a Part A program sees its own folder and the marker's
-    Python read-only, and what it starts ends with it; unsealed, the same program writes a file of the
-    marker's and leaves a daemon behind (so the sealed run's assertions can fail)."""
+    Python read-only, not the marker's environment, and what it starts ends with it; unsealed, the same
+    program reads the environment, writes a file of the marker's and leaves a daemon behind (so the sealed
+    run's assertions can fail)."""
     if sandbox == "auto":
         require_sandbox()
+    monkeypatch.setenv("MARKERS_SECRET", "a token of the marker's")
     outside = tmp_path / "outside"
     outside.mkdir()
     sub = submission(tmp_path, TAMPERING.format(outside=str(outside)))
     data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME + f"    sandbox: {sandbox}\n"), tmp_path)
-    assert data["score"] == 4  # the answer still counts
     time.sleep(2.5)  # the daemon's time to write, had it lived
     written = sorted(p.name for p in outside.iterdir()) + sorted(p.name for p in sub.glob("tampered*"))
     if sandbox == "auto":
         assert data["extra_data"]["sandbox"] == "sealed"
+        assert data["score"] == 4  # it did not see the secret, and its answer counts
         assert written == []
     else:
         assert data["extra_data"]["sandbox"] == "unsealed"
         assert "The program was run unsealed" in data["output"]
-        assert written == ["daemon", "tampered", "tampered_here"]
+        assert data["score"] == 0  # it saw the secret
+        assert written == ["daemon", "secret_seen", "tampered", "tampered_here"]
 
