@@ -248,6 +248,13 @@ def probe() -> Capabilities:
     return Capabilities(bwrap, cgroup, tuple(missing), filtered, cpu_share)
 
 
+def setting_mode(value: object) -> str | None:
+    """The mode a settings file's ``sandbox:`` names (YAML 1.1 reads a bare ``off`` as false), or None when it
+    names none of :data:`MODES`."""
+    mode = "off" if value is False else value
+    return mode if isinstance(mode, str) and mode in MODES else None
+
+
 def resolve(mode: str) -> Sandbox:
     """The sandbox for ``mode``; raises SandboxUnavailable if ``required`` cannot be met."""
     if mode not in MODES:

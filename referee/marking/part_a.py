@@ -61,7 +61,7 @@ from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_
 from ..hosting.environment import agent_environment, library_path
 from ..hosting.mounts import program_command
 from ..hosting.sandbox import MODES as SANDBOX_MODES
-from ..hosting.sandbox import SandboxUnavailable, probe, resolve
+from ..hosting.sandbox import SandboxUnavailable, probe, resolve, setting_mode
 from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
 from ..yaml_file import Document, YamlFileError, field_path, unknown_fields
@@ -180,12 +180,10 @@ def load_scheme(path: Path) -> Scheme:
     time_limit = _number(doc, (), data, "time_limit", DEFAULT_TIME_LIMIT, 0, None, strict_low=True)
     valid_marks = _number(doc, (), data, "valid_marks", DEFAULT_VALID_MARKS, 0, 1)
     budget = _number(doc, (), data, "optimum_budget", DEFAULT_OPTIMUM_BUDGET, 1, None)
-    sandbox = data.get("sandbox", "auto")
-    if sandbox is False:  # YAML 1.1 reads a bare `off` as false
-        sandbox = "off"
-    if sandbox not in SANDBOX_MODES:
+    sandbox = setting_mode(data.get("sandbox", "auto"))
+    if sandbox is None:
         raise SchemeError(f"{_at(doc, (), 'sandbox')}: 'sandbox' must be one of {', '.join(SANDBOX_MODES)}, "
-                          f"not {sandbox!r}")
+                          f"not {data['sandbox']!r}")
     entries = data.get("boards")
     if not isinstance(entries, list) or not entries:
         raise SchemeError(f"{_at(doc, (), 'boards')}: 'boards' must be a non-empty list of boards "

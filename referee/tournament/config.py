@@ -25,6 +25,7 @@ from ..games import game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
+from ..hosting.sandbox import setting_mode
 from ..hosting.environment import check_names
 from ..limits import DEFAULT_GRACE, MEANINGS, SIDE_LIMITS, LimitError, Limits, checked
 from ..match import SpecError, parse_spec, spec_problem
@@ -451,11 +452,10 @@ def _parse_config(text: str, path: Path, agents_from: Path | None) -> Tournament
     elif "ship_agents" in data and executor == "local":
         fail("ship_agents", "ship_agents is only used by executor: dask")
 
-    sandbox = data.get("sandbox", "auto")
-    if sandbox is False:  # YAML 1.1 reads a bare `off` as false
-        sandbox = "off"
-    if sandbox not in SANDBOX_MODES:
-        fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
+    sandbox = setting_mode(data.get("sandbox", "auto"))
+    if sandbox is None:
+        fail("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(data['sandbox'])}")
+        sandbox = "auto"
     pass_env: tuple[str, ...] = ()
     names = data.get("pass_env", [])
     if isinstance(names, str):

@@ -285,9 +285,7 @@ def _edge_openings(n: int) -> frozenset[int]:
     (n - 1, n - 1) themselves are left out: two neighbours, no use to either.)
     """
     middle = (n - 1) // 2
-    return frozenset(
-        [q for q in range(1, middle + 1)] + [(n - 1) * STRIDE + q for q in range(n - 1 - middle, n - 1)]
-    )
+    return frozenset([*range(1, middle + 1), *((n - 1) * STRIDE + q for q in range(n - 1 - middle, n - 1))])
 
 
 class CachexHeuristics(Heuristics[CachexState, int]):
@@ -489,7 +487,8 @@ class CachexHeuristics(Heuristics[CachexState, int]):
             rng.shuffle(actions)
         actions.sort(key=score.__getitem__, reverse=True)
         if state.turn == 0 and self.edge_opening and state.n >= EDGE_OPENING_FROM:
-            actions = [a for a in actions if a in _edge_openings(state.n)]
+            openings = _edge_openings(state.n)
+            actions = [a for a in actions if a in openings]
         if prune:
             if self.width and len(actions) > self.width:
                 # Far from both sides' best routes nothing much happens:

@@ -16,6 +16,7 @@ from ...games import game_names, load_game
 from ...games.agent_kwargs import REFEREE_KWARGS
 from ...games.base import GameOptionError
 from ...hosting.sandbox import MODES as SANDBOX_MODES
+from ...hosting.sandbox import setting_mode
 from ...limits import SIDE_LIMITS, LimitError, Limits, checked, own_limits
 from ...match import SpecError, parse_spec, spec_problem
 from ...yaml_file import Document, YamlFileError, in_file_order, read_text, shown, unknown_fields
@@ -279,11 +280,10 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     if isinstance(seed, bool) or not isinstance(seed, int):
         reader.fail(("seed",), f"must be a whole number, not {shown(seed)}")
         seed = 0
-    sandbox = data.get("sandbox", "auto")
-    if sandbox is False:  # YAML 1.1 reads a bare `off` as false
-        sandbox = "off"
-    if sandbox not in SANDBOX_MODES:
-        reader.fail(("sandbox",), f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(sandbox)}")
+    sandbox = setting_mode(data.get("sandbox", "auto"))
+    if sandbox is None:
+        reader.fail(("sandbox",), f"must be one of {', '.join(SANDBOX_MODES)}, not {shown(data['sandbox'])}")
+        sandbox = "auto"
     visibility = data.get("visibility", "visible")
     if visibility not in gradescope.VISIBILITIES:
         reader.fail(("visibility",),
