@@ -16,6 +16,10 @@ from ..hosting.sandbox import MODES
 from ..match import spec_problem
 from ..termination import report_stop, stoppable
 
+#: Where ``connect`` takes its token from when ``--token`` is not given: a command line is visible to every user of
+#: the machine (``ps``), a process's environment only to its owner (the server hands its house agents theirs so).
+TOKEN_VARIABLE = "REFEREE_BATTLEGROUND_TOKEN"
+
 MISSING_LIBRARY = ("the battleground needs the websockets library: pip install -e \".[battleground]\" "
                    "(docs/battleground.md)")
 
@@ -223,7 +227,9 @@ def connect_parser() -> ArgumentParser:
                         "that name (default: the public pool, paired by rating)")
     parser.add_argument("--games", type=_positive_int, default=2,
                         help="games to play (default 2: a colour-swapped pair)")
-    parser.add_argument("--token", default=None, help="your token (default: the one kept from your first connection)")
+    parser.add_argument("--token", default=None,
+                        help=f"your token (default: ${TOKEN_VARIABLE} if set, else the one kept from your first "
+                        "connection to this server)")
     parser.add_argument("--record-file", default="battleground-games.jsonl", metavar="PATH",
                         help="append each game's record here (default battleground-games.jsonl)")
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="how your agent is sealed (default auto)")
@@ -248,8 +254,9 @@ def connect_main(argv: list[str]) -> int:
 
     options = ClientOptions(
         spec=args.agent, name=args.name, server=args.server, channel=args.channel, games=args.games,
-        token=args.token, sandbox=args.sandbox, record_file=args.record_file or None, verbosity=args.verbosity,
-        keep_token=not args.no_token_file, house_for=args.house_for,
+        token=args.token or os.environ.get(TOKEN_VARIABLE) or None, sandbox=args.sandbox,
+        record_file=args.record_file or None, verbosity=args.verbosity, keep_token=not args.no_token_file,
+        house_for=args.house_for,
     )
     client = Client(options)
     try:

@@ -3,12 +3,15 @@
 The agent runs here, sealed and limited exactly as in a local game
 (:class:`~referee.hosting.process.HostedAgent`); the server only ever sees its
 actions.  The client mirrors the game to print it as a local game does and
-appends every finished game's record to a local JSONL file.
+appends every finished game's record to a local JSONL file.  Whatever it
+prints that came over the wire (the server's text, the opponent's through
+it) is shown inert (:func:`printable`); the record file keeps it as it came.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 import urllib.request
@@ -20,6 +23,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.sync.client import ClientConnection, connect
 
 from .. import __version__
+from ..agent_text import inert_line
 from ..exit_status import ExitStatus
 from ..games import load_game
 from ..games.base import CHANCE, PLAYER_NAMES, GameState
@@ -28,15 +32,44 @@ from ..hosting.process import HostedAgent
 from ..hosting.sandbox import Sandbox
 from ..limits import Limits
 from ..match import STOPPED_IN_A_CALL, AgentEntry, MatchSettings, agent_env, call_kwargs, error_entry, parse_spec
-from ..records import GameRecord, RecordError
+from ..records import UNFINISHED, GameRecord, RecordError
 from ..render.terminal import ConsoleObserver
 from .protocol import MAX_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, SERVER_MESSAGES, ProtocolViolation, encode
 from .protocol import read_message
 
-#: Seconds between attempts to reconnect to a game after the connection dropped.
-RETRY_SECONDS = 1.0
+#: Reconnecting to a game after the connection dropped: the first wait, doubled after each failed attempt up to
+#: the longest (and never past the grace period the server gives: its welcome's ``grace``).
+RECONNECT_FIRST_WAIT = 0.25
+RECONNECT_LONGEST_WAIT = 4.0
 #: Seconds to wait for the server's record of a game that ended while this client was away.
 RECORD_FETCH_TIMEOUT = 10.0
+#: Where the server says who it is (its ``server_id``, which the kept tokens are filed under).
+IDENTITY_PATH = "/api/server"
+#: Seconds to wait for the server's identity before filing the token under the server's address instead.
+IDENTITY_TIMEOUT = 3.0
+#: What a server id may be: it becomes part of a key in the token file and is printed nowhere.
+_SERVER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+
+
+def printable(text: object) -> str:
+    """Text that came over the wire (the server's, or the opponent's through the server) as one inert line.
+
+    Control characters (C0 but tab, DEL, C1: ESC, ``\\r``, BEL, CSI), the bidi controls and the line
+    separators are shown escaped as Python writes them (``\\x1b``, ``\\u202e``), newlines as ``\\n``: printed,
+    such text can neither clear the screen, retitle the window, write the clipboard nor pass for a line of
+    this client's (:func:`referee.agent_text.inert_line`). The record file keeps the text as it came.
+    """
+    return inert_line(str(text))
+
+
+def verdict(record: GameRecord, color: str | None) -> str | None:
+    """``you won``, ``you lost`` or ``draw`` from side ``color``'s (RED/BLUE) point of view; ``no result`` for a
+    game that was stopped unfinished; None when ``color`` is not known."""
+    if color not in PLAYER_NAMES:
+        return None
+    if record.winner is None:
+        return "no result" if record.reason == UNFINISHED else "draw"
+    return "you won" if record.winner == color else "you lost"
 
 
 def token_file() -> Path:
@@ -45,23 +78,27 @@ def token_file() -> Path:
     return Path(base) / "referee" / "battleground-tokens.json"
 
 
-def stored_token(server: str, name: str) -> str | None:
+def _kept_tokens() -> dict[str, Any]:
     try:
         tokens = json.loads(token_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    token = tokens.get(f"{name}@{server}") if isinstance(tokens, dict) else None
+        return {}
+    return tokens if isinstance(tokens, dict) else {}
+
+
+def stored_token(server: str, name: str) -> str | None:
+    """The token kept for ``name`` on ``server`` (its ``server_id``, or HOST:PORT for a server without one)."""
+    token = _kept_tokens().get(f"{name}@{server}")
     return token if isinstance(token, str) else None
 
 
-def store_token(server: str, name: str, token: str) -> Path:
+def store_token(server: str, name: str, token: str, replaces: str | None = None) -> Path:
+    """Keep ``name``'s token on ``server`` (as in :func:`stored_token`); ``replaces``: the server part of the
+    key it was kept under before, which goes. The file, written whole and readable by its owner only."""
     path = token_file()
-    try:
-        tokens = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(tokens, dict):
-            tokens = {}
-    except (OSError, ValueError):
-        tokens = {}
+    tokens = _kept_tokens()
+    if replaces is not None and replaces != server:
+        tokens.pop(f"{name}@{replaces}", None)
     tokens[f"{name}@{server}"] = token
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".tmp")
@@ -69,6 +106,23 @@ def store_token(server: str, name: str, token: str) -> Path:
     os.chmod(partial, 0o600)
     partial.replace(path)
     return path
+
+
+def server_identity(address: str, timeout: float = IDENTITY_TIMEOUT) -> str | None:
+    """The ``server_id`` that ``GET http://ADDRESS/api/server`` answers; None from a server without one (older
+    than the id), one that cannot be reached, or an answer that is not the identity."""
+    try:
+        with urllib.request.urlopen(f"http://{address}{IDENTITY_PATH}", timeout=timeout) as response:
+            answer = json.loads(response.read(4096).decode("utf-8"))
+    except (OSError, ValueError):  # unreachable, an error status, not JSON: the address stands for the server
+        return None
+    server_id = answer.get("server_id") if isinstance(answer, dict) else None
+    return server_id if isinstance(server_id, str) and _SERVER_ID.fullmatch(server_id) else None
+
+
+def reconnect_wait(attempt: int) -> float:
+    """Seconds to wait before reconnection attempt ``attempt + 1`` (0: the first): doubling, capped."""
+    return min(RECONNECT_FIRST_WAIT * 2 ** min(attempt, 16), RECONNECT_LONGEST_WAIT)
 
 
 class ServerGone(Exception):
@@ -173,21 +227,29 @@ class Client:
         self.options = options
         self.stream = out or sys.stdout
         self.console = ConsoleObserver(options.verbosity, out=self.stream)
-        self.token = options.token or (stored_token(options.server, options.name) if options.keep_token else None)
+        self.token = options.token
+        #: The server part of the token file's key this client's token was found under (None: not from the file).
+        self.token_key: str | None = None
+        #: The server's identity (its welcome's, else its ``GET /api/server``'s); None from a server without one.
+        self.server_id: str | None = None
         self.welcome: dict[str, Any] = {}
         self.local: LocalGame | None = None
         self.finished = 0
         self.grace = 20.0
+        #: When the connection to the game in play was lost (None: connected), and the attempts to reconnect since.
+        self.lost_at: float | None = None
+        self.attempts = 0
 
     def say(self, text: str) -> None:
-        print(f"* battleground @ {text}", file=self.stream, flush=True)
+        """One line of this client's; whatever came over the wire in it is shown inert (:func:`printable`)."""
+        print(f"* battleground @ {printable(text)}", file=self.stream, flush=True)
 
     def run(self) -> int:
-        dropped_at: float | None = None
+        if self.token is None and self.options.keep_token:
+            self.find_token()
         while True:
             try:
                 with self.open() as conn:
-                    dropped_at = None
                     if self.serve(conn):
                         return ExitStatus.OK
             except (ConnectionClosed, OSError, TimeoutError) as exc:
@@ -195,13 +257,12 @@ class Client:
                 if self.local is None:
                     self.say(f"the connection to {self.options.server} closed ({_why(exc)})")
                     return ExitStatus.INTERNAL
-                dropped_at = dropped_at or time.monotonic()
-                if time.monotonic() - dropped_at > self.grace:
+                wait = self.next_attempt(exc)
+                if wait is None:
                     self.say(f"could not reconnect to {self.options.server} within {self.grace:g} s: game lost")
                     self.close_game()
                     return ExitStatus.INTERNAL
-                self.say(f"connection lost ({_why(exc)}): reconnecting to resume the game")
-                time.sleep(RETRY_SECONDS)
+                time.sleep(wait)
             except ServerGone as exc:
                 self.say(str(exc))
                 self.close_game()
@@ -213,6 +274,54 @@ class Client:
                 self.say("stopped: the game in play (if any) is lost once the grace period ends")
                 self.close_game()
                 return ExitStatus.INTERRUPTED
+
+    def find_token(self) -> None:
+        """The token kept for this name on this server: filed under the server's id (``GET /api/server``), else
+        under its address as this client wrote it before servers had ids (moved to the id once accepted)."""
+        self.server_id = server_identity(self.options.server)
+        for key in (self.server_id, self.options.server):
+            token = stored_token(key, self.options.name) if key else None
+            if token is not None:
+                self.token, self.token_key = token, key
+                return
+
+    def file_token(self, welcome: dict[str, Any]) -> None:
+        """File a new token, or the accepted one found under another key, under the server's identity."""
+        server_id = welcome.get("server_id")
+        if isinstance(server_id, str) and _SERVER_ID.fullmatch(server_id):
+            self.server_id = server_id
+        key = self.server_id or self.options.server  # a server without an id: its address, as before
+        if isinstance(welcome.get("token"), str):
+            self.token = welcome["token"]
+            if self.options.keep_token:
+                path = store_token(key, self.options.name, welcome["token"])
+                self.token_key = key
+                self.say(f"{self.options.name} is yours on this server: its token is kept in {path}")
+        elif self.token_key is not None and self.token_key != key and self.token is not None:
+            # The server took the token kept under its address: from now on it is found whatever the address.
+            store_token(key, self.options.name, self.token, replaces=self.token_key)
+            self.token_key = key
+
+    def next_attempt(self, exc: BaseException) -> float | None:
+        """Seconds to wait before the next attempt to reconnect to the game in play (None: the grace period is
+        over). One line when the connection is lost and one a failed attempt, each saying when the next is."""
+        now = time.monotonic()
+        if self.lost_at is None:
+            self.lost_at, self.attempts = now, 0
+        else:
+            self.attempts += 1
+        left = self.lost_at + self.grace - now
+        if left <= 0:
+            return None
+        # The last attempt comes at the end of the grace period, not after it.
+        wait = min(reconnect_wait(self.attempts), left)
+        game = f"game {self.local.id}" if self.local is not None else "the game"
+        if self.attempts == 0:
+            self.say(f"connection lost ({_why(exc)}): reconnecting to resume {game} (the server keeps it "
+                     f"{self.grace:g} s), first attempt in {wait:.2g} s")
+        else:
+            self.say(f"reconnection attempt {self.attempts} failed ({_why(exc)}): next in {wait:.2g} s")
+        return wait
 
     def open(self) -> ClientConnection:
         try:
@@ -250,11 +359,10 @@ class Client:
         if kind == "welcome":
             self.welcome = message
             self.grace = float(message["grace"])
-            if isinstance(message.get("token"), str):
-                self.token = message["token"]
-                if self.options.keep_token:
-                    path = store_token(self.options.server, self.options.name, self.token)
-                    self.say(f"{self.options.name} is yours on this server: its token is kept in {path}")
+            if self.lost_at is not None:
+                self.say(f"reconnected ({self.attempts + 1} attempt{'s' if self.attempts else ''})")
+                self.lost_at, self.attempts = None, 0
+            self.file_token(message)
             self.say(f"connected to {self.options.server} as {message['name']}: {message['game']}, "
                      f"{_limit(message.get('time_limit'), 's CPU')}, {_limit(message.get('space_limit'), 'MB')}")
             aborted = message.get("aborted")
@@ -290,11 +398,11 @@ class Client:
         if not resumed:
             if local is not None:
                 self.ended_while_away()
-            pair = message["pair"]
+            number, count = [*message["pair"], "?", "?"][:2]  # [this game's number, games in the pair]
             if message["actions"]:
                 self.say(f"resuming game {message['id']}: its {len(message['actions'])} actions so far told to a "
                          f"new agent")
-            self.say(f"game {message['id']} ({pair[0]} of {pair[1]}): you are {message['color']} against "
+            self.say(f"game {message['id']} ({number} of {count}): you are {message['color']} against "
                      f"{message['opponent']!r}")
             try:
                 local = self.local = LocalGame(self.options, self.welcome, message, self.console)
@@ -357,10 +465,24 @@ class Client:
                 local.known += 1
                 self.console.action(mover, text, local.state)
             self.console.finished(record, local.state)
+        color = self.color_in(record, message["id"])
         self.close_game()
         self.finished += 1
-        self.say(f"game {message['id']}: {record.message}")
+        self.say(f"game {message['id']}: {self.result(record, color)}")
         self.keep(record)
+
+    def color_in(self, record: GameRecord, game_id: int) -> str | None:
+        """This client's colour in a game: its own game's, else the side the record names it (None: neither)."""
+        if self.local is not None and self.local.id == game_id:
+            return PLAYER_NAMES[self.local.color]
+        sides = [color for color in PLAYER_NAMES if record.name_of(color) == self.options.name]
+        return sides[0] if len(sides) == 1 else None
+
+    @staticmethod
+    def result(record: GameRecord, color: str | None) -> str:
+        """``you won (you were BLUE): BLUE wins (...)``: the game's end for this side, then the record's message."""
+        said = verdict(record, color)
+        return f"{said} (you were {color}): {record.message}" if said else record.message
 
     def keep(self, record: GameRecord) -> None:
         """Append a game's record to the record file (if any)."""
@@ -377,7 +499,8 @@ class Client:
         if record is None:
             self.say(f"game {game_id} ended while this client was away (its record is on the server)")
         else:
-            self.say(f"game {game_id} ended while this client was away: {record.message}")
+            result = self.result(record, self.color_in(record, game_id))
+            self.say(f"game {game_id} ended while this client was away: {result}")
             self.keep(record)
         self.lost_game()
 

@@ -50,6 +50,10 @@ class Site(Protocol):
 
     def player(self, name: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]] | None: ...
 
+    def identity(self) -> dict[str, Any]:
+        """``GET /api/server``: ``{"server_id", "game", "protocol"}``; clients key their tokens by the id."""
+        ...
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -106,6 +110,8 @@ def _route(site: Site, target: str) -> Answer:
             return _json(200, site.leaderboard())
         case ["games"] if api:
             return _json(200, site.games())
+        case ["server"] if api:
+            return _json(200, site.identity())
         case ["games", game_id, *rest] if _ID.fullmatch(game_id) and len(rest) <= 1:
             return _game_route(site, int(game_id), rest[0] if rest else "", api)
         case ["players", name] if not api and name:
