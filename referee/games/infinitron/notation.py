@@ -16,6 +16,7 @@ from .geometry import CELL_COUNT, CELLS, INDEX, on_board
 from .rules import (
     ABILITY,
     ABILITY_NAMES,
+    ARMOUR_CHARS,
     ARMOUR_CODES,
     ASTEROID,
     ATTACK,
@@ -202,8 +203,18 @@ def action_to_str(action: object) -> str:
     return _FIXED_TEXT.get(a) or _format(a)
 
 
-_COMMAND_RE = re.compile(r"^\s*([A-Z_]+)\s*(?:\((.*)\))?\s*$", re.S)
+# Matched against the stripped text: a ``\s*`` on each side of the optional brackets took quadratic time
+# on a command word followed by a long run of spaces (20 s for 64 KiB).
+_COMMAND_RE = re.compile(r"([A-Z_]+)\s*(?:\((.*)\))?", re.S)
 _INT = r"\s*([+-]?\d+)\s*"
+#: A number as an argument is written in digits, with a sign if any (not int()'s ``1_000``).
+_NUMBER_RE = re.compile(r"[+-]?\d+")
+#: The most digits a number in a command may have: unit numbers count the units built, far fewer. The bound
+#: keeps a number of thousands of digits (sent by a hostile client) away from int(), which refuses over
+#: 4300 digits with a ValueError, and out of the actions, records and messages.
+MAX_DIGITS = 9
+#: How much of a bad text an error message quotes (the text may be 64 KiB long).
+_QUOTED_CHARS = 80
 _PAIR_RE = re.compile(r"\s*\(" + _INT + "," + _INT + r"\)\s*")
 _ARITY = {"DEFINE": 5, "CLAIM": 3, "BUILD": 3, "MOVE": 3, "ATTACK": 3, "ABILITY": 3, "TERRAIN": 3, "ASTEROID": 2}
 _FORMS = (
@@ -212,11 +223,18 @@ _FORMS = (
 )
 
 
+def _quoted(text: str) -> str:
+    """``text`` quoted for an error message, cut short if it is long."""
+    return repr(text[:_QUOTED_CHARS]) + ("..." if len(text) > _QUOTED_CHARS else "")
+
+
 def _int(text: str, what: str, command: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise NotationError(f"{command}: {what} must be a whole number, not {text.strip()!r}") from None
+    number = text.strip()
+    if not _NUMBER_RE.fullmatch(number):
+        raise NotationError(f"{command}: {what} must be a whole number, not {_quoted(number)}")
+    if len(number.lstrip("+-")) > MAX_DIGITS:
+        raise NotationError(f"{command}: {what} has at most {MAX_DIGITS} digits, not {_quoted(number)}")
+    return int(number)
 
 
 def _cell(r_text: str, q_text: str, command: str) -> int:
@@ -230,7 +248,7 @@ def _name(text: str, names: Sequence[str], what: str, command: str, first: int =
     word = text.strip()
     if word in names[first:]:
         return names.index(word)
-    raise NotationError(f"{command}: {what} must be one of {', '.join(names[first:])}, not {word!r}")
+    raise NotationError(f"{command}: {what} must be one of {', '.join(names[first:])}, not {_quoted(word)}")
 
 
 def _bounded(text: str, allowed: range, what: str, command: str) -> int:
@@ -240,6 +258,33 @@ def _bounded(text: str, allowed: range, what: str, command: str) -> int:
     return value
 
 
+def _fish_cells(inside: str, text: str) -> list[int]:
+    """The cells of a FISH_MARKET's ``(r, q), ...``, read in one pass (the text may be long)."""
+    cells: list[int] = []
+    pos, end = 0, len(inside)
+    while pos < end and inside[pos].isspace():
+        pos += 1
+    while pos < end:
+        pm = _PAIR_RE.match(inside, pos)
+        if pm is None:
+            raise NotationError(f"FISH_MARKET: expected cells written (r, q) separated by commas in {_quoted(text)}")
+        cell = _cell(pm.group(1), pm.group(2), "FISH_MARKET")
+        if cell in cells:
+            raise NotationError(f"FISH_MARKET: a cell is listed twice in {_quoted(text)}")
+        cells.append(cell)
+        # Refused as soon as there is one too many: a long list is not read to its end.
+        if len(cells) > FISH_TOKENS:
+            raise NotationError(f"FISH_MARKET: at most {FISH_TOKENS} cells: {_quoted(text)}")
+        pos = pm.end()
+        if pos < end and inside[pos] == ",":
+            pos += 1
+            while pos < end and inside[pos].isspace():
+                pos += 1
+            if pos == end:
+                raise NotationError(f"FISH_MARKET: a cell is missing after the last comma in {_quoted(text)}")
+    return cells
+
+
 def parse_action(text: str) -> tuple[int, ...]:
     """Read a command's text; raises :class:`NotationError` saying what is wrong."""
     if not isinstance(text, str):
@@ -247,48 +292,37 @@ def parse_action(text: str) -> tuple[int, ...]:
     fixed = _FIXED_ACTION.get(text)
     if fixed is not None:
         return fixed
-    m = _COMMAND_RE.match(text)
+    m = _COMMAND_RE.fullmatch(text.strip())
     if m is None:
-        raise NotationError(f"not an Infinitron command: {text[:80]!r} (expected one of {_FORMS})")
+        raise NotationError(f"not an Infinitron command: {_quoted(text)} (expected one of {_FORMS})")
     word, inside = m.groups()
     if word in ("END_TURN", "NO_EVENT"):
         if inside is not None:
-            raise NotationError(f"{word} takes no arguments: {text[:80]!r}")
+            raise NotationError(f"{word} takes no arguments: {_quoted(text)}")
         return END_TURN_ACTION if word == "END_TURN" else NO_EVENT_ACTION
     if inside is None:
-        raise NotationError(f"not an Infinitron command: {text[:80]!r} (expected one of {_FORMS})")
+        raise NotationError(f"not an Infinitron command: {_quoted(text)} (expected one of {_FORMS})")
     if word == "FISH_MARKET":
-        cells: list[int] = []
-        rest = inside.strip()
-        while rest:
-            pm = _PAIR_RE.match(rest)
-            if pm is None:
-                raise NotationError(f"FISH_MARKET: expected cells written (r, q) separated by commas in {text[:80]!r}")
-            cells.append(_cell(pm.group(1), pm.group(2), word))
-            rest = rest[pm.end():]
-            if rest.startswith(","):
-                rest = rest[1:].lstrip()
-                if not rest:
-                    raise NotationError(f"FISH_MARKET: a cell is missing after the last comma in {text[:80]!r}")
-        if len(set(cells)) != len(cells):
-            raise NotationError(f"FISH_MARKET: a cell is listed twice in {text[:80]!r}")
-        if len(cells) > FISH_TOKENS:
-            raise NotationError(f"FISH_MARKET: at most {FISH_TOKENS} cells, got {len(cells)}")
-        return (FISH_MARKET, *sorted(cells))
+        return (FISH_MARKET, *sorted(_fish_cells(inside, text)))
     arity = _ARITY.get(word)
     if arity is None:
-        raise NotationError(f"unknown command {word!r} in {text[:80]!r} (expected one of {_FORMS})")
+        raise NotationError(f"unknown command {_quoted(word)} in {_quoted(text)} (expected one of {_FORMS})")
     args = inside.split(",")
     if len(args) != arity and not (word == "DEFINE" and len(args) == arity + 1):
         expected = "5 or 6" if word == "DEFINE" else str(arity)
-        raise NotationError(f"{word} takes {expected} arguments, got {len(args)}: {text[:80]!r}")
+        raise NotationError(f"{word} takes {expected} arguments, got {len(args)}: {_quoted(text)}")
     if word == "DEFINE":
         code = 0
         if len(args) == 6:
+            armour = args[5].strip()
             try:
-                code = armour_code(args[5].strip())
-            except ValueError as e:
-                raise NotationError(f"DEFINE: {e}") from None
+                code = armour_code(armour)
+            except ValueError:
+                # (rules' own message would quote the whole text, however long)
+                raise NotationError(
+                    f"DEFINE: an armour layout is six characters from {', '.join(ARMOUR_CHARS)}, "
+                    f"not {_quoted(armour)}"
+                ) from None
         return define(
             _bounded(args[0], HP_POINTS, "hp", word),
             _bounded(args[1], MOVE_VALUES, "move", word),
