@@ -124,6 +124,8 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
                         help="connections from one address at once (default 8; 0: no cap)")
     parser.add_argument("--hello-timeout", type=non_negative("the hello timeout"), default=10.0, metavar="SECONDS",
                         help="a new connection that has not said hello within this is closed (default 10)")
+    parser.add_argument("--start-timeout", type=non_negative("the start timeout"), default=60.0, metavar="SECONDS",
+                        help="wall seconds from a game's start for both agents to be ready (default 60)")
     parser.add_argument("--rate", type=non_negative("the message rate"), default=200.0, metavar="N",
                         help="messages a second a client may send unasked, answers to the server not counted "
                         "(default 200)")
@@ -160,8 +162,8 @@ def serve_main(argv: list[str]) -> int:
             return usage_error(parser, str(exc))
     if not args.wall_factor or args.wall_factor < 1:
         return usage_error(parser, "--wall-factor must be at least 1 (the server's clock backs the client's)")
-    if not args.hello_timeout:
-        return usage_error(parser, "--hello-timeout must be more than 0")
+    if not args.hello_timeout or not args.start_timeout:
+        return usage_error(parser, "--hello-timeout and --start-timeout must be more than 0")
     if not args.rate or args.burst < 1:
         return usage_error(parser, "--rate must be more than 0 and --burst at least 1")
     from .server import ServerSettings, run_server
@@ -172,7 +174,7 @@ def serve_main(argv: list[str]) -> int:
         wall_factor=args.wall_factor, grace=args.grace, house={name: spec for name, spec, _own in args.house},
         house_limits={name: own for name, _spec, own in args.house if own}, house_workers=args.house_workers,
         house_sandbox=args.sandbox, roster=roster, per_address=args.per_address, rate=args.rate, burst=args.burst,
-        hello_timeout=args.hello_timeout,
+        hello_timeout=args.hello_timeout, startup_allowance=args.start_timeout,
     )
 
     def run() -> int:

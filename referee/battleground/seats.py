@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
+import struct
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Mapping
@@ -24,6 +27,13 @@ from .protocol import encode
 STARTUP_ALLOWANCE = 60.0
 #: The most of a connection's round trip taken off one move's wall time.
 MAX_LAG_CREDIT = 0.5
+#: Pings kept per connection for its latency credit, and how many it takes before any credit is given.
+LATENCY_SAMPLES = 8
+#: Seconds added to twice the kernel's round trip in the credit's bound (its estimate's own noise).
+KERNEL_RTT_SLACK = 0.005
+# struct tcp_info (linux/tcp.h): 8 one-byte fields, then 32-bit ones; tcpi_rtt is the 16th of those (microseconds).
+_TCPI_RTT_OFFSET = 8 + 15 * 4
+_TCP_INFO_BYTES = _TCPI_RTT_OFFSET + 4
 #: Seconds between writes of the games in play's moves (a crash loses at most this much of a game's record).
 SAVE_INTERVAL = 0.05
 #: Seconds a new connection has to say hello (the default of ``--hello-timeout``).
@@ -52,6 +62,8 @@ class ServerSettings:
     burst: float = 400.0
     #: Seconds a new connection has to complete its WebSocket handshake, then again to say hello.
     hello_timeout: float = HELLO_TIMEOUT
+    #: Wall seconds from a game's start for both clients to be ready (their agents constructed).
+    startup_allowance: float = STARTUP_ALLOWANCE
 
     @property
     def wall_limit(self) -> float | None:
@@ -85,11 +97,9 @@ class Player:
         self.name = name
         self.house = house
         self.conn: ServerConnection | None = None
+        #: The client's answers to its game (``ready``, ``action``, ``failed``) and the server's wake-ups: only
+        #: what its game asked for is let in (:meth:`Battleground.admit`), so it holds a few items at most.
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.connected = asyncio.Event()
-        #: Set when its game is told something while it is away (the opponent's violation): a game waiting for
-        #: it to come back must hear that at once, not at the end of the grace period.
-        self.stirred = asyncio.Event()
         self.gone_at: float | None = None
         self.channel = ""
         self.games_left = 0
@@ -98,13 +108,15 @@ class Player:
         #: A house player's one opponent (it plays only the student it was started for).
         self.for_player: str | None = None
         self.done = False
+        #: Playing a pair of games (between them too): a second login takes over the connection, not a place.
+        self.in_pair = False
         #: Answers the server asked for (a ``start`` or ``play`` sent): these are never rate-limited, so a fast
         #: agent is not cut off for answering quickly; only messages nobody asked for draw on the budget.
         self.asked = 0
-        #: Back in its game on a new connection: the game sends it ``start`` (the actions so far) before asking more.
-        self.returned = False
         #: The id of its last game: an answer about it after its end (a forfeit, a time-out) is late, not a violation.
         self.last_game: int | None = None
+        #: Round trips measured on this connection (the WebSocket pings), for the latency credit.
+        self.round_trips: deque[float] = deque(maxlen=LATENCY_SAMPLES)
 
     async def send(self, message: dict[str, Any], text: str | None = None) -> None:
         """Send ``message`` (``text``: its encoding, when one message goes to several players)."""
@@ -118,10 +130,46 @@ class Player:
         except ConnectionClosed:
             pass  # the reader sees the close and says so
 
+    def wake(self) -> None:
+        """Wake its game if it is waiting on this player (something changed: a drop, a return, a violation)."""
+        if self.inbox.empty():
+            self.inbox.put_nowait({"type": "wake"})
+
     @property
     def latency(self) -> float:
+        """The wall seconds taken off a move for the connection's round trip: the least of its last pings.
+
+        The least, not the last: a client can only make a round trip look longer (by answering pings late), so
+        the least of several is what the network really takes; capped at :data:`MAX_LAG_CREDIT`.
+        """
         conn = self.conn
-        return min(conn.latency, MAX_LAG_CREDIT) if conn is not None else 0.0
+        if conn is None:
+            return 0.0
+        last = conn.latency
+        if last and (not self.round_trips or self.round_trips[-1] != last):
+            self.round_trips.append(last)
+        if not self.round_trips:
+            return 0.0
+        credit = min(min(self.round_trips), MAX_LAG_CREDIT)
+        # A client that answers every ping late still cannot slow its kernel's acknowledgements of our data
+        # without slowing its own moves as much: the kernel's smoothed round trip bounds the credit.
+        kernel = kernel_round_trip(conn)
+        return credit if kernel is None else min(credit, 2 * kernel + KERNEL_RTT_SLACK)
+
+
+def kernel_round_trip(conn: ServerConnection) -> float | None:
+    """The kernel's smoothed TCP round trip of the connection in seconds (Linux ``TCP_INFO``), or None."""
+    sock = conn.transport.get_extra_info("socket") if conn.transport is not None else None
+    if sock is None or not hasattr(socket, "TCP_INFO"):
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+    except OSError:
+        return None
+    if len(info) < _TCP_INFO_BYTES:
+        return None
+    microseconds: int = struct.unpack_from("I", info, _TCPI_RTT_OFFSET)[0]
+    return microseconds / 1e6
 
 
 @dataclass
@@ -135,6 +183,10 @@ class Seat:
     wall_used: float = 0.0
     #: Whether the client has the game (its agent constructed and told the actions so far).
     ready: bool = False
+    #: A ``play`` is outstanding (only then is an ``action`` let in).
+    asked: bool = False
+    #: The client came back while asked to move: the request is sent again once it is ready (its clock runs on).
+    ask_again: bool = False
 
 
 class LiveGame:
@@ -158,3 +210,7 @@ class LiveGame:
         self.chance_used = False
         self.started_at = utc_now()
         self.start = time.monotonic()
+        #: Which of its pair it is ([1, 2]: the first of two), as ``start`` says.
+        self.pair: list[int] = [1, 1]
+        #: A side broke the protocol (its colour and why): the game ends on it at its next step.
+        self.violation: tuple[int, str] | None = None

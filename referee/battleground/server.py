@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -25,7 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
@@ -40,10 +41,11 @@ from ..match import ending_message, utc_now
 from ..tournament.executor import die_with_parent
 from ..records import UNFINISHED, GameRecord, bounded
 from .protocol import (
-    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode, failure_reason,
-    read_message,
+    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, ProtocolViolation, check_hello, encode,
+    failure_reason, read_message,
 )
-from .seats import SAVE_INTERVAL, STARTUP_ALLOWANCE, Forfeit, LiveGame, Player, Seat, ServerSettings
+from .cli import TOKEN_VARIABLE
+from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, Seat, ServerSettings
 from .store import Move, Pairs, Store, tallies
 
 log = logging.getLogger("referee.battleground")
@@ -102,6 +104,15 @@ class Battleground:
         self.tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("internal error in a battleground task", exc_info=task.exception())
+
+    @property
+    def server_id(self) -> str:
+        """This server's identity, the same across restarts on one database: what clients keep tokens under."""
+        return hmac.new(self.store.secret.encode(), b"server-id", hashlib.sha256).hexdigest()[:24]
+
+    def identity(self) -> dict[str, Any]:
+        """``GET /api/server``: who this server is (its id, game and protocol)."""
+        return {"server_id": self.server_id, "game": self.settings.game, "protocol": PROTOCOL_VERSION}
 
     def house_token(self, name: str) -> str:
         return hmac.new(self.store.secret.encode(), f"house:{name}".encode(), hashlib.sha256).hexdigest()[:32]
@@ -284,18 +295,21 @@ class Battleground:
         welcome = {"type": "welcome", "name": name, "game": settings.game,
                    "game_options": dict(settings.game_options), "time_limit": settings.time_limit,
                    "space_limit": settings.space_limit, "wall_limit": settings.wall_limit, "grace": settings.grace,
-                   "server": f"referee {__version__}"}
+                   "server": f"referee {__version__}", "server_id": self.server_id}
         if new_token:
             welcome["token"] = new_token
         if name in self.aborted:
             welcome["aborted"] = self.aborted.pop(name)
         await player.send(welcome)
-        player.connected.set()
         if player.seat is not None:
-            # Back to its game: the game sends it the actions so far before it asks anything more, whichever
-            # side the game is waiting on now (the wake-up reaches it if it is waiting on this one).
-            player.returned = True
-            player.inbox.put_nowait({"type": "back"})
+            # Back to its game: the game so far at once, whoever is to move (its clock, if it is the mover, runs
+            # on: the request comes again once it is ready). Never a new allowance, never a nested wait.
+            self.rejoin(player, player.seat)
+            return player
+        if player.in_pair:  # between the two games of its pair: the next one finds it on this connection
+            return player
+        if player in self.waiting:  # already in the lobby: this connection takes the place over, not a second one
+            await player.send({"type": "waiting", "channel": player.channel})
             return player
         if hello["games"] == 0:  # only to come back to a game, which is over
             await player.send({"type": "done", "message": "no game of yours is in play and you asked for no more"})
@@ -307,6 +321,18 @@ class Battleground:
             player.for_player = hello.get("opponent") if isinstance(hello.get("opponent"), str) else None
         self.enter_lobby(player)
         return player
+
+    def rejoin(self, player: Player, seat: Seat) -> None:
+        """The seat's player is back on a new connection: send it the game so far; its game hears of it."""
+        live = self.live.get(player.last_game) if player.last_game is not None else None
+        if live is None or seat not in live.seats:
+            return
+        _drain(player.inbox)  # the old connection's answers: its new one answers afresh
+        seat.ready = False
+        seat.ask_again = seat.asked
+        # Built and queued in one step, so the turns played after it reach the client after it.
+        self.spawn(self.send_start(live, seat))
+        player.wake()
 
     async def read(self, conn: ServerConnection, player: Player) -> None:
         """Pass the connection's messages to the player's game; a violation closes it (and forfeits its game)."""
@@ -322,14 +348,15 @@ class Battleground:
             raise
 
     def violated(self, player: Player, why: str) -> None:
-        """Tell the player's game (both sides: whichever it waits on) that the player broke the protocol."""
+        """Tell the player's game (whichever side it waits on) that the player broke the protocol."""
         seat = player.seat
-        if seat is not None:
-            violation = {"type": "violation", "color": seat.color, "message": why}
-            live = next((g for g in self.live.values() if seat in g.seats), None)
-            for each in (live.seats if live is not None else (seat,)):
-                each.player.inbox.put_nowait(violation)
-                each.player.stirred.set()
+        live = self.live.get(player.last_game) if seat is not None and player.last_game is not None else None
+        if seat is None or live is None or seat not in live.seats:
+            return
+        if live.violation is None:
+            live.violation = (seat.color, why)
+        for each in live.seats:
+            each.player.wake()
 
     async def _read(self, conn: ServerConnection, player: Player, bucket: float, last: float) -> None:
         async for raw in conn:
@@ -359,21 +386,38 @@ class Battleground:
                 self.spawn(_discard(conn))
                 await conn.close(1008, "protocol violation")
                 return
-            message["received"] = now  # for the server's own latency per move (/api/stats)
-            player.inbox.put_nowait(message)
+            if player.conn is not conn:
+                continue  # a replaced connection's last words: its successor speaks for the player now
+            if self.admit(player, message):
+                message["received"] = now  # for the server's own latency per move (/api/stats)
+                player.inbox.put_nowait(message)
+
+    @staticmethod
+    def admit(player: Player, message: dict[str, Any]) -> bool:
+        """Whether the game wants this message now: a ``ready`` while not ready, an ``action`` while asked, a
+        ``failed`` any time.  The rest is dropped (having drawn on the unasked budget): an action sent before
+        the request is never played the moment the request comes, and nothing piles up in the server."""
+        seat = player.seat
+        if seat is None or message.get("id") != player.last_game:
+            return False
+        kind = message["type"]
+        if kind == "ready":
+            return not seat.ready
+        if kind == "action":
+            return seat.asked and seat.ready
+        return kind == "failed"
 
     def left(self, player: Player, address: str) -> None:
         """The player's connection closed: out of the lobby; a game waits for it (the grace period)."""
         player.conn = None
-        player.connected.clear()
         player.gone_at = time.monotonic()
         if not player.house:
             self.addresses[address] = max(0, self.addresses.get(address, 1) - 1)
         if player in self.waiting:
             self.waiting.remove(player)
         if player.seat is not None:
-            player.inbox.put_nowait({"type": "gone"})
-        elif not player.house:
+            player.wake()
+        elif not player.house and not player.in_pair:
             self.players.pop(player.name, None)
         self.store.seen(player.name, utc_now())
 
@@ -425,11 +469,13 @@ class Battleground:
                 return
             command = [sys.executable, "-m", "referee", "connect", self.settings.house[name], name,
                        "--server", f"127.0.0.1:{self.port}", "--channel", name, "--games", str(student.games_left),
-                       "--token", self.house_token(name), "--house-for", student.name,
+                       "--house-for", student.name,
                        "--sandbox", self.settings.house_sandbox, "--no-token-file", "-v", "0"]
+            # Its token in its environment, not on its command line (which every user of the machine can read).
+            env = dict(os.environ, **{TOKEN_VARIABLE: self.house_token(name)})
             proc = await asyncio.create_subprocess_exec(
                 *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env,
             )
             self.house_procs.add(proc)
             try:
@@ -443,14 +489,18 @@ class Battleground:
                     await student.send({"type": "error", "message": f"the house agent {name} could not start"})
 
     async def play_pair(self, first: Player, second: Player) -> None:
-        count = 2 if min(first.games_left, second.games_left) >= 2 else 1
-        for number in range(count):
-            red, blue = (first, second) if number == 0 else (second, first)
-            await self.play_game(red, blue, first.channel, [number + 1, count])
-            for player in (first, second):
-                player.games_left -= 1
-            if any(p.conn is None for p in (first, second)):
-                break
+        first.in_pair = second.in_pair = True
+        try:
+            count = 2 if min(first.games_left, second.games_left) >= 2 else 1
+            for number in range(count):
+                red, blue = (first, second) if number == 0 else (second, first)
+                await self.play_game(red, blue, first.channel, [number + 1, count])
+                for player in (first, second):
+                    player.games_left -= 1
+                if any(p.conn is None for p in (first, second)):
+                    break
+        finally:
+            first.in_pair = second.in_pair = False
         for player in (first, second):
             if player.conn is None:
                 if not player.house:
@@ -468,28 +518,42 @@ class Battleground:
     # -- a game ---------------------------------------------------------------------------------------------
 
     async def play_game(self, red: Player, blue: Player, channel: str, pair: list[int]) -> None:
+        """Referee one game to its end: a result, or an abort the server explains; never a game that vanishes."""
         seed = secrets.randbelow(2 ** 31)
-        game_id = self.store.start_game(red.name, blue.name, channel, utc_now())
+        try:
+            game_id = self.store.start_game(red.name, blue.name, channel, utc_now())
+        except sqlite3.Error:
+            log.exception("could not start a game between %s and %s", red.name, blue.name)
+            for player in (red, blue):
+                await player.send({"type": "error", "message": "the server could not start a game (its database "
+                                                                "failed): try again later"})
+            return
         seats = (Seat(red, 0), Seat(blue, 1))
         live = LiveGame(game_id, seats, channel, self.settings, seed)
+        live.pair = pair
         self.live[game_id] = live
-        # Its record without an action, kept for a partial record should the server die during the game.
-        self.store.started(game_id, self.record_of(live, None, UNFINISHED, "in play", {}, "running"))
         for seat in seats:
             seat.player.seat = seat
-            seat.player.returned = False
             seat.player.last_game = game_id
             _drain(seat.player.inbox)
-        winner: str | None
+        winner: str | None = None
         error: dict[str, Any] = {}
+        status = "finished"
         try:
-            await asyncio.gather(*(self.send_start(live, seat, pair) for seat in seats))
-            await asyncio.gather(*(self.await_ready(live, seat, pair) for seat in seats))
-            await self.play_moves(live, pair)
+            # Its record without an action, kept for a partial record should the server die during the game.
+            self.store.started(game_id, self.record_of(live, None, UNFINISHED, "in play", {}, "running"))
+            await asyncio.gather(*(self.send_start(live, seat) for seat in seats))
+            await _all_or_none(*(self.await_ready(live, seat) for seat in seats))
+            await self.play_moves(live)
         except Forfeit as lost:
             winner, reason, message = PLAYER_NAMES[1 - lost.color], lost.reason, f"{PLAYER_NAMES[lost.color]} " \
                 f"({seats[lost.color].player.name}): {lost.message}"
             error = {PLAYER_NAMES[lost.color]: lost.error}
+        except Exception:  # noqa: BLE001  the server's own failure: the game is aborted, said so, never lost
+            log.exception("internal error in game %d (aborted, not counted)", game_id)
+            status, reason = "aborted", UNFINISHED
+            message = (f"aborted after {len(live.actions)} actions: the server failed during the game (its error "
+                       f"is in the server's log); not counted")
         else:
             outcome = live.state.outcome
             assert outcome is not None
@@ -498,91 +562,94 @@ class Battleground:
         finally:
             for seat in seats:
                 seat.player.seat = None
+                seat.asked = False
             self.live.pop(game_id, None)
-        record = self.record_of(live, winner, reason, message, error, "finished")
+        record = self.record_of(live, winner, reason, message, error, status)
         self.save_moves()
-        self.store.finish_game(game_id, record, "finished", utc_now())
-        self.results.append((red.name, blue.name, record.winner))
+        try:
+            self.store.finish_game(game_id, record, status, utc_now())
+        except sqlite3.Error:  # the players still hear the result; the next start marks the game aborted
+            log.exception("could not keep the record of game %d", game_id)
+        else:
+            if status == "finished":
+                self.finished(record)
         end = {"type": "end", "id": game_id, "record": record.to_dict()}
         await asyncio.gather(*(seat.player.send(end) for seat in seats))
+
+    def finished(self, record: GameRecord) -> None:
+        """A counted game: into the results the ratings and tallies are computed from."""
+        self.results.append((record.red, record.blue, record.winner))
         self.ratings()
 
-    async def send_start(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
+    async def send_start(self, live: LiveGame, seat: Seat) -> None:
         other = live.seats[1 - seat.color].player
         limits = self.settings.limits_of(seat.player.name)
-        seat.ready = False
         await seat.player.send({
             "type": "start", "id": live.id, "color": PLAYER_NAMES[seat.color], "opponent": other.name,
             "seed": live.seed, "game_options": live.options, "actions": [list(p) for p in zip(live.movers,
                                                                                               live.actions)],
-            "pair": pair, "time_limit": limits.time_limit, "space_limit": limits.space_limit,
+            "pair": live.pair, "time_limit": limits.time_limit, "space_limit": limits.space_limit,
         })
 
-    async def await_ready(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
-        message = await self.receive(live, seat, STARTUP_ALLOWANCE, pair, charge=False)
-        if message["type"] not in ("ready", "resumed"):
-            raise Forfeit(seat.color, "protocol_error", f"sent {message['type']} before ready")
-        seat.ready = True
+    async def await_ready(self, live: LiveGame, seat: Seat) -> None:
+        """Its ``ready``, within the start-up allowance counted from the game's start (a return renews nothing)."""
+        await self.receive(live, seat, live.start + self.settings.startup_allowance, None)
 
-    async def resume(self, live: LiveGame, seat: Seat, pair: list[int]) -> None:
-        """The seat's player is back on a new connection: the game again from the start, then its ``ready``."""
-        seat.player.returned = False
-        _drain(seat.player.inbox)
-        await self.send_start(live, seat, pair)
-        await self.await_ready(live, seat, pair)
+    async def receive(self, live: LiveGame, seat: Seat, deadline: float,
+                      request: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
+        """The seat's ``ready`` (``request`` None) or its ``action`` for ``request`` before ``deadline``.
 
-    async def receive(self, live: LiveGame, seat: Seat, timeout: float, pair: list[int],
-                      charge: bool = True) -> dict[str, Any]:
-        """The seat's next message for this game within ``timeout`` wall seconds, across a reconnection.
-
-        A timeout, a drop not mended within the grace period, a violation or a ``failed`` is a Forfeit.
+        Across returns on new connections: each one gets the game so far (:meth:`rejoin`), and once it is ready
+        again the request is made again, the deadline unchanged.  A timeout, a drop not mended within the grace
+        period, either side's violation or a ``failed`` is a Forfeit.
         """
         player = seat.player
-        deadline = time.monotonic() + timeout
+        charged = request is not None
         while True:
-            left = deadline - time.monotonic()
-            if player.returned:
-                await self.resume(live, seat, pair)
-                return {"type": "resumed"}
-            if player.conn is None and player.inbox.empty():
-                gone_at = player.gone_at or time.monotonic()
-                grace_left = gone_at + self.settings.grace - time.monotonic()
-                player.stirred.clear()
-                if not await _wait_either(player.connected, player.stirred, min(grace_left, max(left, 0.0))):
-                    if grace_left <= left:
-                        raise Forfeit(seat.color, "disconnected",
-                                      f"disconnected and not back within {self.settings.grace:g} s")
-                    raise self.out_of_time(seat, charge)
-                continue  # back: resumed at the loop's top
+            if live.violation is not None:
+                color, why = live.violation
+                raise Forfeit(color, "protocol_error", f"broke the protocol: {why}")
+            now = time.monotonic()
+            left = deadline - now
+            away = player.conn is None and player.inbox.empty()
+            grace_left = (player.gone_at or now) + self.settings.grace - now if away else float("inf")
             try:
-                message = await _next(player.inbox, max(left, 0.0))
+                message = await _next(player.inbox, max(0.0, min(left, grace_left)))
             except asyncio.TimeoutError:
-                raise self.out_of_time(seat, charge) from None
+                if grace_left < left:
+                    raise Forfeit(seat.color, "disconnected",
+                                  f"disconnected and not back within {self.settings.grace:g} s") from None
+                raise self.out_of_time(seat, charged) from None
             kind = message["type"]
-            if kind in ("gone", "back"):
+            if kind == "wake" or message.get("id") != live.id:
                 continue
-            if kind == "violation":
-                raise Forfeit(message.get("color", seat.color), "protocol_error",
-                              f"broke the protocol: {message['message']}")
-            if message.get("id") != live.id:
-                continue  # a late answer about an earlier game
             if kind == "failed":
                 seat.cpu, seat.memory_mb = float(message["cpu"]), float(message["memory_mb"])
                 traceback = message.get("traceback")
                 raise Forfeit(seat.color, failure_reason(message), bounded(message["message"]) or "",
                               {"kind": failure_reason(message), "message": bounded(message["message"]),
                                "traceback": bounded(traceback) if isinstance(traceback, str) else None})
-            return message
+            if kind == "ready":
+                seat.ready = True
+                if request is None:
+                    return message
+                if seat.ask_again:
+                    seat.ask_again = False
+                    await player.send(request())
+                continue
+            if kind == "action" and request is not None:
+                return message
 
     def out_of_time(self, seat: Seat, charged: bool) -> Forfeit:
         if not charged:
-            return Forfeit(seat.color, "load_error", f"the agent was not ready within {STARTUP_ALLOWANCE:g} s")
+            return Forfeit(seat.color, "load_error",
+                           f"the agent was not ready within {self.settings.startup_allowance:g} s of the game's start")
         name = seat.player.name
         return Forfeit(seat.color, "time_limit",
                        f"out of wall-clock time on the server ({self.settings.wall_limit_of(name):g} s for a "
                        f"{self.settings.limits_of(name).time_limit:g} s CPU limit)")
 
-    async def play_moves(self, live: LiveGame, pair: list[int]) -> None:
+    async def play_moves(self, live: LiveGame) -> None:
         state = live.state
         received: float | None = None  # when the last action arrived (the server's latency runs from there)
         while not state.is_over:
@@ -597,31 +664,38 @@ class Battleground:
                 continue
             seat = live.seats[mover]
             wall_limit = self.settings.wall_limit_of(seat.player.name)
-            while True:
-                left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
-                if seat.player.returned:  # back on a new connection: the game first, then the request
-                    await self.resume(live, seat, pair)
-                await seat.player.send({"type": "play", "id": live.id, "clock": self.clock(live)})
-                asked = time.monotonic()
-                if received is not None:
-                    self.latencies.append(asked - received)
-                    received = None
-                message = await self.receive(live, seat, left + seat.player.latency, pair)
-                elapsed = time.monotonic() - asked
-                seat.wall_used += max(0.0, elapsed - seat.player.latency)
-                if wall_limit is not None and seat.wall_used > wall_limit:
-                    raise self.out_of_time(seat, True)
-                if message["type"] != "resumed":
-                    break  # (resumed: the client has the game again; ask again)
-            if message["type"] != "action":
-                raise Forfeit(mover, "protocol_error", f"answered play with {message['type']}")
+            left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
+
+            # The mover's clock runs from here, through any drop, return and catching up, until its action.
+            asked = time.monotonic()
+            request = functools.partial(self.request, live, seat.color, asked)
+            credit = seat.player.latency
+            seat.asked = True
+            await seat.player.send(request())
+            if received is not None:
+                self.latencies.append(time.monotonic() - received)
+                received = None
+            try:
+                message = await self.receive(live, seat, asked + left + credit, request)
+            except Forfeit:
+                seat.wall_used += max(0.0, time.monotonic() - asked - credit)  # the record shows the time it took
+                raise
+            finally:
+                seat.asked = seat.ask_again = False
+            received = message["received"]
+            seat.wall_used += max(0.0, received - asked - credit)
+            if wall_limit is not None and seat.wall_used > wall_limit:
+                raise self.out_of_time(seat, True)
             seat.cpu, seat.memory_mb = float(message["cpu"]), float(message["memory_mb"])
-            received = message.get("received")
             try:
                 parsed = state.parse_action(message["action"])
-                state.apply_checked(parsed)
             except NotationError as exc:
                 raise Forfeit(mover, "protocol_error", f"unreadable action: {exc}") from None
+            except Exception as exc:  # noqa: BLE001  any text the parser cannot take is the sender's to answer for
+                log.exception("the notation parser failed on a client's action")
+                raise Forfeit(mover, "protocol_error", f"unreadable action ({type(exc).__name__})") from None
+            try:
+                state.apply_checked(parsed)
             except IllegalActionError as exc:
                 raise Forfeit(mover, "illegal_action", str(exc)) from None
             live.moves[mover] += 1
@@ -655,10 +729,18 @@ class Battleground:
         for seat in live.seats:
             await seat.player.send(message, text)
 
-    def clock(self, live: LiveGame) -> dict[str, float | None]:
-        limits = [self.settings.wall_limit_of(s.player.name) for s in live.seats]
-        return {PLAYER_NAMES[s.color]: None if limit is None else round(max(0.0, limit - s.wall_used), 3)
-                for s, limit in zip(live.seats, limits)}
+    def request(self, live: LiveGame, mover: int, asked: float) -> dict[str, Any]:
+        """The ``play`` asking ``mover`` for its action, its clock running since ``asked``."""
+        return {"type": "play", "id": live.id, "clock": self.clock(live, mover, asked)}
+
+    def clock(self, live: LiveGame, mover: int, asked: float) -> dict[str, float | None]:
+        """Each side's wall seconds left on the server; the mover's less what it has used since ``asked``."""
+        clocks: dict[str, float | None] = {}
+        for seat in live.seats:
+            limit = self.settings.wall_limit_of(seat.player.name)
+            used = seat.wall_used + (time.monotonic() - asked if seat.color == mover else 0.0)
+            clocks[PLAYER_NAMES[seat.color]] = None if limit is None else round(max(0.0, limit - used), 3)
+        return clocks
 
     def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
                   error: Mapping[str, Any], status: str) -> GameRecord:
@@ -733,17 +815,14 @@ def _drain(queue: asyncio.Queue[Any]) -> None:
         queue.get_nowait()
 
 
-async def _wait_either(first: asyncio.Event, second: asyncio.Event, timeout: float) -> bool:
-    """Whether either event is set within ``timeout`` seconds."""
-    if first.is_set() or second.is_set():
-        return True
-    waits = [asyncio.ensure_future(first.wait()), asyncio.ensure_future(second.wait())]
+async def _all_or_none(*waits: Awaitable[Any]) -> None:
+    """Await all of ``waits``; the first to raise cancels the others (a forfeit ends the game's every wait)."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
     try:
-        done, _ = await asyncio.wait(waits, timeout=max(timeout, 0.0), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.gather(*tasks)
     finally:
-        for wait in waits:
-            wait.cancel()
-    return bool(done)
+        for task in tasks:
+            task.cancel()
 
 
 async def _refuse(conn: ServerConnection, reason: str) -> None:

@@ -677,17 +677,18 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
         assert {row["name"]: row["games"] for row in again.get("/api/leaderboard")} == {"olga": 1, "pete": 1}
         # pete's token still opens pete's name: the player is intact.
         stored = json.loads((pete.config / "referee" / "battleground-tokens.json").read_text())
-        token = stored[f"pete@{server.address}"]
+        server_id = again.get("/api/server")["server_id"]  # the same database: the same server, whatever its port
+        token = stored[f"pete@{server_id}"]
         with raw_connect(again) as ws:
             ws.send(hello("pete", channel="after", token=token))
             welcome = receive(ws)
             # Told once that its game was aborted.
             assert welcome["type"] == "welcome" and "token" not in welcome
             assert welcome["aborted"] == [running_game["id"]]
-        # olga's client is told so too (her token is kept for the first server's address: given here).
+        # olga's client is told so too (her token is kept under the server's id: given here).
         kept = json.loads((olga.config / "referee" / "battleground-tokens.json").read_text())
         back = Client(tmp_path, again, "agents/random_agent", "olga", "--channel", "after", "--games", "1",
-                      "--token", kept[f"olga@{server.address}"], "-v", "0", log_name="olga-2.log")
+                      "--token", kept[f"olga@{server_id}"], "-v", "0", log_name="olga-2.log")
         with running(back):
             wait_until(lambda: "aborted when the server stopped" in back.text() or back.proc.poll() is not None,
                        30, "olga told her game was aborted")
