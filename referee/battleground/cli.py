@@ -126,6 +126,11 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
                         help="a new connection that has not said hello within this is closed (default 10)")
     parser.add_argument("--start-timeout", type=non_negative("the start timeout"), default=60.0, metavar="SECONDS",
                         help="wall seconds from a game's start for both agents to be ready (default 60)")
+    parser.add_argument("--http-rate", type=non_negative("the request rate"), default=50.0, metavar="N",
+                        help="HTTP requests a second one address may make to the pages and the API (default 50; "
+                        "0: no limit)")
+    parser.add_argument("--http-burst", type=non_negative("the request burst"), default=200.0, metavar="N",
+                        help="HTTP requests an address may make at once before --http-rate applies (default 200)")
     parser.add_argument("--rate", type=non_negative("the message rate"), default=200.0, metavar="N",
                         help="messages a second a client may send unasked, answers to the server not counted "
                         "(default 200)")
@@ -174,7 +179,8 @@ def serve_main(argv: list[str]) -> int:
         wall_factor=args.wall_factor, grace=args.grace, house={name: spec for name, spec, _own in args.house},
         house_limits={name: own for name, _spec, own in args.house if own}, house_workers=args.house_workers,
         house_sandbox=args.sandbox, roster=roster, per_address=args.per_address, rate=args.rate, burst=args.burst,
-        hello_timeout=args.hello_timeout, startup_allowance=args.start_timeout,
+        hello_timeout=args.hello_timeout, startup_allowance=args.start_timeout, http_rate=args.http_rate,
+        http_burst=max(1.0, args.http_burst),
     )
 
     def run() -> int:

@@ -29,6 +29,9 @@ PER_PAIR = 10
 #: The period, in hours from the Unix epoch: 24 makes it the UTC day, which holds a class's session of
 #: play and which anyone can read off the games' times.
 PERIOD_HOURS = 24.0
+#: Different opponents a player's counted games must be against before its rating is ranked among the
+#: established ones (:func:`leaderboard_key`); before that it is provisional.
+MIN_OPPONENTS = 3
 #: The virtual player of :func:`fit_ratings`.  Angle brackets cannot be in a name ([A-Za-z0-9_.-]{1,32}), so
 #: no player can be it.
 ANCHOR = "<anchor>"
@@ -275,14 +278,30 @@ def ratings_of(results: Iterable[Result], per_pair: int = PER_PAIR,
     return fit_ratings([], pair_tallies(counted))
 
 
-def leaderboard_key(row: Mapping[str, Any]) -> tuple[bool, float, int, str]:
-    """Sort key of a leaderboard row ({"name", "rating" (None when unrated), "games", ...}).
+def standings_of(results: Iterable[Result], per_pair: int = PER_PAIR,
+                 period_hours: float = PERIOD_HOURS) -> dict[str, tuple[float, float | None, int]]:
+    """Name -> (Elo, 95 % half-width, how many different opponents its counted games were against)."""
+    pairs = pair_tallies(counted_results(results, per_pair, period_hours))
+    opponents: dict[str, set[str]] = {}
+    for a, b in pairs:
+        opponents.setdefault(a, set()).add(b)
+        opponents.setdefault(b, set()).add(a)
+    return {name: (elo, interval, len(opponents.get(name, ())))
+            for name, (elo, interval) in fit_ratings([], pairs).items()}
 
-    Rated players first, by rating (highest first), then games (most first), then name; then the
-    unrated ones by games and name.
+
+def leaderboard_key(row: Mapping[str, Any]) -> tuple[bool, bool, float, int, str]:
+    """Sort key of a leaderboard row ({"name", "rating" (None when unrated), "provisional", "games", ...}).
+
+    Established players first (rated, against at least :data:`MIN_OPPONENTS` different opponents), by rating
+    (highest first), then games (most first), then name; then the provisional ones in the same order; then the
+    unrated ones by games and name.  A rating earned against one or two opponents, however high, is ranked after
+    every established one: a pair that only plays itself (a sock puppet throwing games to its partner) cannot
+    top the board.
     """
     rating = row.get("rating")
-    return (rating is None, 0.0 if rating is None else -float(rating), -int(row.get("games") or 0), str(row["name"]))
+    return (rating is None, bool(row.get("provisional")), 0.0 if rating is None else -float(rating),
+            -int(row.get("games") or 0), str(row["name"]))
 
 
 def leaderboard_order(rows: Iterable[Row]) -> list[Row]:

@@ -64,6 +64,9 @@ class ServerSettings:
     hello_timeout: float = HELLO_TIMEOUT
     #: Wall seconds from a game's start for both clients to be ready (their agents constructed).
     startup_allowance: float = STARTUP_ALLOWANCE
+    #: HTTP requests a second an address may make (pages and API), in bursts of ``http_burst``; 0: no limit.
+    http_rate: float = 50.0
+    http_burst: float = 200.0
 
     @property
     def wall_limit(self) -> float | None:

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import hmac
 import logging
+import multiprocessing
 import os
 import secrets
 import signal
@@ -46,12 +47,17 @@ from .protocol import (
 )
 from .cli import TOKEN_VARIABLE
 from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, Seat, ServerSettings
+from .pages import GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget
+from .rating import MIN_OPPONENTS, Result, leaderboard_key, standings_of
 from .store import Move, Pairs, Store, tallies
+from .web import Answer, answer
 
 log = logging.getLogger("referee.battleground")
 
 #: How many aborted games (interrupted by a stop of the server) the site lists, the last first.
 ABORTED_LISTED = 20
+#: Seconds the leaderboard is shown as built (games ending rebuild it at once).
+LEADERBOARD_SECONDS = 1.0
 
 
 class Battleground:
@@ -75,22 +81,29 @@ class Battleground:
         #: Moves played and not yet kept in the database: written together every SAVE_INTERVAL seconds (one
         #: transaction for every game's moves of that time, not one per move), and at each game's end.
         self.unsaved: list[Move] = []
-        self._ratings: dict[str, tuple[float, float | None]] = {}
+        self._ratings: dict[str, tuple[float, float | None, int]] = {}
         self._rated_games = -1
-        #: Every counted game as (red, blue, winner), read once at start and kept as games finish: the
+        #: Every counted game as (red, blue, winner, ended_at), read once at start and kept as games finish: the
         #: ratings and tallies are computed from it, never by reading the whole table on the event loop.
-        self.results: list[tuple[str, str, str | None]] = store.results()
+        self.results: list[Result] = store.results()
         self._tallied: tuple[int, tuple[dict[str, list[int]], Pairs]] = (-1, ({}, {}))
         self._rating_task: asyncio.Task[None] | None = None
         self._pool: ProcessPoolExecutor | None = None
+        #: The leaderboard as last built, and when (it is built at most once a second, or when games end).
+        self._leaderboard: tuple[float, int, list[dict[str, Any]]] = (0.0, -1, [])
+        self.page_cache = PageCache()
+        self.page_worker = PageWorker()
+        self.requests = RequestBudget(settings.http_rate, settings.http_burst)
         #: name -> the ids of its games the last stop interrupted (aborted at start-up), told once at its welcome.
         self.aborted: dict[str, list[int]] = {}
         for name in settings.house:
             store.add_player(name, None, utc_now(), house=True)
         if settings.roster is not None:
             for name, student_id in settings.roster.items():
-                if store.player(name) is None:
-                    store.add_player(name, store.roster_token(name), utc_now(), student_id)
+                # A name first used before the roster was given keeps no token but the roster's: whoever took it
+                # then (a squatter, before the class was on the roster) is locked out of it now.
+                if store.player(name) is None or not store.token_matches(name, store.roster_token(name)):
+                    store.add_player(name, store.roster_token(name), utc_now(), student_id, retoken=True)
 
     # -- bookkeeping ------------------------------------------------------------------------------------
 
@@ -119,44 +132,59 @@ class Battleground:
 
     # -- ratings ------------------------------------------------------------------------------------------
 
-    def ratings(self) -> dict[str, tuple[float, float | None]]:
-        """The last fit's ratings (name -> (elo, 95 % half-width)); a new fit starts when games were added."""
+    def ratings(self) -> dict[str, tuple[float, float | None, int]]:
+        """The last fit's ratings (name -> (elo, 95 % half-width, opponents)); a new fit starts when games were
+        added."""
         count = len(self.results)
         if count != self._rated_games and (self._rating_task is None or self._rating_task.done()):
-            self._rating_task = self.spawn(self._refit(count))
+            self._rating_task = self.spawn(self.refit(count))
         return self._ratings
 
     def tallied(self) -> tuple[dict[str, list[int]], Pairs]:
-        """Each player's [wins, draws, losses] and each pairing's results, recounted only when games were added."""
+        """Each player's [wins, draws, losses] and each pairing's results, recounted only when games were added.
+
+        Every finished game counts here; the ratings count only the first games of a pair in a period.
+        """
         if self._tallied[0] != len(self.results):
-            self._tallied = (len(self.results), tallies(self.results))
+            self._tallied = (len(self.results), tallies([(red, blue, winner) for red, blue, winner, _ in self.results]))
         return self._tallied[1]
 
-    async def _refit(self, count: int) -> None:
-        wdl, pairs = self.tallied()
+    async def refit(self, count: int) -> None:
+        """Fit the ratings of the first ``count`` results (in a worker process)."""
         if self._pool is None:
-            # The worker dies with the server, even by SIGKILL: a crashed server leaves no process behind.
-            self._pool = ProcessPoolExecutor(1, initializer=die_with_parent, initargs=(os.getpid(),))
+            # A fresh interpreter (spawn): it holds none of the server's sockets; and it dies with the server,
+            # even by SIGKILL.
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=die_with_parent, initargs=(os.getpid(),))
         # The fit is pure Python and takes a second for 200 players: off the event loop, in another process.
-        fit = await asyncio.get_running_loop().run_in_executor(self._pool, _fit, sorted(wdl), pairs)
+        fit = await asyncio.get_running_loop().run_in_executor(self._pool, standings_of, list(self.results[:count]))
         self._ratings, self._rated_games = fit, count
+        self._leaderboard = (0.0, -1, [])
 
     def leaderboard(self) -> list[dict[str, Any]]:
+        """The standings: every player with a finished game or connected now, rated ones first.
+
+        Built at most once a second (the front page of every reader asks for it every 5 s).
+        """
+        built, count, rows = self._leaderboard
+        if count == len(self.results) and time.monotonic() - built < LEADERBOARD_SECONDS:
+            return rows
         wdl, _ = self.tallied()
         ratings = self.ratings()
-        rows: list[dict[str, Any]] = []
-        for name, seen, _house in self.store.players():
-            if name not in wdl and name not in self.players:
-                continue
+        names = sorted(set(wdl) | {name for name, p in self.players.items() if p.conn is not None})
+        seen = self.store.last_seen(names)
+        rows = []
+        for name in names:
             w, d, lost = wdl.get(name, [0, 0, 0])
-            elo, interval = ratings.get(name, (None, None))
+            elo, interval, opponents = ratings.get(name, (None, None, 0))
             rows.append({"name": name, "rating": None if elo is None else round(elo),
                          "interval": None if interval is None else round(interval),
-                         "games": w + d + lost, "wins": w, "draws": d, "losses": lost, "last_seen": seen})
-        rows.sort(key=lambda r: (r["rating"] is None, -(r["rating"] or 0), -r["games"], r["name"]))
-        for rank, row in enumerate(rows, 1):
-            row["rank"] = rank
-        return [{"rank": r.pop("rank"), **r} for r in rows]
+                         "provisional": elo is not None and opponents < MIN_OPPONENTS,
+                         "games": w + d + lost, "wins": w, "draws": d, "losses": lost, "last_seen": seen.get(name)})
+        rows.sort(key=leaderboard_key)
+        rows = [{"rank": rank, **row} for rank, row in enumerate(rows, 1)]
+        self._leaderboard = (time.monotonic(), len(self.results), rows)
+        return rows
 
     # -- the site (what :mod:`.web` reads) ------------------------------------------------------------
 
@@ -200,26 +228,65 @@ class Battleground:
         return {"connections": sum(1 for p in self.players.values() if p.conn is not None),
                 "waiting": len(self.waiting), "games_running": len(self.live), "moves": self.moves_played,
                 "latency_ms": {"moves": len(latencies), "p50": percentile(0.5), "p99": percentile(0.99),
-                               "max": percentile(1.0)}}
+                               "max": percentile(1.0)},
+                "pages": {"from_cache": self.page_cache.hits, "built": self.page_worker.built,
+                          "busy": self.page_worker.refused, "cache_bytes": self.page_cache.size}}
 
     # -- HTTP ---------------------------------------------------------------------------------------------
 
-    def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
-        if request.path.split("?", 1)[0] == PLAY_PATH and "websocket" in request.headers.get("Upgrade", "").lower():
+    async def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        path = request.path
+        if path.split("?", 1)[0] == PLAY_PATH and "websocket" in request.headers.get("Upgrade", "").lower():
             return None
-        if request.path == "/api/stats":
+        address = str(conn.remote_address[0]) if conn.remote_address else "?"
+        if not self.requests.allow(address):
+            reply = Answer(429, "text/plain; charset=utf-8", b"too many requests from your address: slow down\n",
+                           (("Retry-After", "1"),))
+        elif path == "/api/stats":
             return _json_response(self.stats())
-        from .web import Answer, answer  # the pages only when a page is asked for
-
-        try:
-            reply: Answer = answer(self, "GET", request.path)
-        except Exception:  # noqa: BLE001  a page's bug must not take the server down
-            log.exception("internal error answering %s", request.path[:200])
-            reply = Answer(500, "text/plain; charset=utf-8", b"internal error\n")
+        else:
+            try:
+                reply = await self.page(path)
+            except Exception:  # noqa: BLE001  a page's bug must not take the server down
+                log.exception("internal error answering %s", path[:200])
+                reply = Answer(500, "text/plain; charset=utf-8", b"internal error\n")
         headers = Headers([("Content-Type", reply.content_type), ("Content-Length", str(len(reply.body))),
                            ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
                            *reply.headers])
         return Response(reply.status, _REASONS.get(reply.status, "OK"), headers, reply.body)
+
+    async def page(self, target: str) -> Answer:
+        """The answer to a GET of ``target``: one game's pages from the cache or the worker, the rest here."""
+        found = GAME_PATH.fullmatch(target)
+        if found is None:
+            return answer(self, "GET", target)
+        game_id = int(found.group(1))
+        live = self.live.get(game_id)
+        if live is not None and found.group(2) not in HEAVY_PARTS:
+            # A running game's page or record: cheap, and always the latest (kept until its next action).
+            key: tuple[Any, ...] = (target, len(live.actions))
+            latest = self.page_cache.get(key) or answer(self, "GET", target)
+            self.page_cache.put(key, latest)
+            return latest
+        key = (target, "running" if live is not None else "over")
+        cached = self.page_cache.get(key, time.monotonic() - LIVE_PAGE_SECONDS if live is not None else 0.0)
+        if cached is not None:
+            return cached
+        if live is not None:
+            snapshot = GameSnapshot(self.title, game_id, self._live_summary(live),
+                                    self.record_of(live, None, UNFINISHED, "in play", {}, "running").to_json())
+        else:
+            row = self.store.game(game_id)
+            if row is None:
+                return answer(self, "GET", target)  # the 404, said as the site says it
+            snapshot = GameSnapshot(self.title, game_id, row.to_json(), self.store.record_text(game_id))
+        reply = await self.page_worker.build(snapshot, target)
+        if reply is None:
+            return Answer(503, "text/plain; charset=utf-8", b"the server is busy: try again in a moment\n",
+                          (("Retry-After", "1"),))
+        if reply.status in (200, 404):
+            self.page_cache.put(key, reply)
+        return reply
 
     # -- connections ----------------------------------------------------------------------------------------
 
@@ -455,8 +522,8 @@ class Battleground:
             if not candidates:
                 continue
             if first.channel == "":
-                mine = ratings.get(first.name, (0.0, None))[0]
-                candidates.sort(key=lambda p: (abs(ratings.get(p.name, (0.0, None))[0] - mine), p.waiting_since))
+                mine = ratings.get(first.name, (0.0, None, 0))[0]
+                candidates.sort(key=lambda p: (abs(ratings.get(p.name, (0.0, None, 0))[0] - mine), p.waiting_since))
             else:
                 candidates.sort(key=lambda p: p.waiting_since)
             return first, candidates[0]
@@ -566,19 +633,20 @@ class Battleground:
             self.live.pop(game_id, None)
         record = self.record_of(live, winner, reason, message, error, status)
         self.save_moves()
+        ended = utc_now()
         try:
-            self.store.finish_game(game_id, record, status, utc_now())
+            self.store.finish_game(game_id, record, status, ended)
         except sqlite3.Error:  # the players still hear the result; the next start marks the game aborted
             log.exception("could not keep the record of game %d", game_id)
         else:
             if status == "finished":
-                self.finished(record)
+                self.finished(record, ended)
         end = {"type": "end", "id": game_id, "record": record.to_dict()}
         await asyncio.gather(*(seat.player.send(end) for seat in seats))
 
-    def finished(self, record: GameRecord) -> None:
+    def finished(self, record: GameRecord, when: str) -> None:
         """A counted game: into the results the ratings and tallies are computed from."""
-        self.results.append((record.red, record.blue, record.winner))
+        self.results.append((record.red, record.blue, record.winner, when))
         self.ratings()
 
     async def send_start(self, live: LiveGame, seat: Seat) -> None:
@@ -778,13 +846,7 @@ class Battleground:
             task.cancel()
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
-
-
-def _fit(names: list[str], pairs: dict[tuple[str, str], tuple[int, int, int]]) -> dict[str, tuple[float, float | None]]:
-    from ..tournament.ratings import bradley_terry
-
-    fit = bradley_terry(names, pairs)
-    return {name: (rating.elo, rating.ci95) for name, rating in fit.ratings.items()}
+        self.page_worker.close()
 
 
 async def _next(queue: asyncio.Queue[dict[str, Any]], timeout: float) -> dict[str, Any]:
@@ -850,6 +912,9 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
     if aborted:
         say(f"* battleground: {len(aborted)} game(s) interrupted by the last stop recorded as aborted (not counted)")
     ground = Battleground(settings, store)
+    if ground.results:
+        # Rated before the first page: a restarted server would otherwise rank by games until its first fit.
+        await ground.refit(len(ground.results))
     for game_id, red, blue in aborted:
         for name in (red, blue):
             ground.aborted.setdefault(name, []).append(game_id)

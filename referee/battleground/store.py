@@ -170,10 +170,14 @@ class Store:
             self.db.row_factory = None
 
     def add_player(self, name: str, token: str | None, when: str, student_id: str | None = None,
-                   house: bool = False) -> None:
+                   house: bool = False, retoken: bool = False) -> None:
+        """Add a player (or update a known one's student id and house mark; ``retoken``: and its token)."""
+        update = "student_id = excluded.student_id, house = excluded.house"
+        if retoken:
+            update += ", token_hash = excluded.token_hash"
         self.db.execute(
             "INSERT INTO players (name, token_hash, student_id, house, created, last_seen) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET student_id = excluded.student_id, house = excluded.house",
+            f"ON CONFLICT (name) DO UPDATE SET {update}",
             (name, token_hash(token) if token else None, student_id, int(house), when, when),
         )
 
@@ -230,13 +234,18 @@ class Store:
         return GameRow(*row) if row else None
 
     def record(self, game_id: int) -> GameRecord | None:
-        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
-        if not row or row[0] is None:
+        text = self.record_text(game_id)
+        if text is None:
             return None
         try:
-            return GameRecord.from_json(row[0])
+            return GameRecord.from_json(text)
         except RecordError:
             return None
+
+    def record_text(self, game_id: int) -> str | None:
+        """A game's record as kept (JSON text, not read: the pages' worker reads it), or None."""
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        return row[0] if row and isinstance(row[0], str) else None
 
     def games(self, status: str, limit: int = 100) -> list[GameRow]:
         rows = self.db.execute(
@@ -250,14 +259,21 @@ class Store:
         ).fetchall()
         return [GameRow(*row) for row in rows]
 
-    def results(self) -> list[tuple[str, str, str | None]]:
-        """Every counted game as (red, blue, winner): what the ratings and tallies are computed from."""
-        rows = self.db.execute("SELECT red, blue, winner FROM games WHERE status = 'finished' ORDER BY id").fetchall()
-        return [(red, blue, winner) for red, blue, winner in rows]
+    def results(self) -> list[tuple[str, str, str | None, str | None]]:
+        """Every counted game as (red, blue, winner, ended_at), in the order they ended: what the ratings and
+        tallies are computed from."""
+        rows = self.db.execute("SELECT red, blue, winner, ended_at FROM games WHERE status = 'finished' "
+                               "ORDER BY ended_at, id").fetchall()
+        return [(red, blue, winner, ended) for red, blue, winner, ended in rows]
 
-    def players(self) -> list[tuple[str, str, bool]]:
-        """(name, last seen, house) of every player."""
-        return [(n, s, bool(h)) for n, s, h in self.db.execute("SELECT name, last_seen, house FROM players")]
+    def last_seen(self, names: Sequence[str]) -> dict[str, str]:
+        """When each of ``names`` was last seen (names not found are left out)."""
+        seen: dict[str, str] = {}
+        for start in range(0, len(names), 500):  # SQLite's limit on a statement's parameters
+            chunk = list(names[start:start + 500])
+            marks = ", ".join("?" * len(chunk))
+            seen.update(self.db.execute(f"SELECT name, last_seen FROM players WHERE name IN ({marks})", chunk))
+        return seen
 
 
 def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, float, float]],

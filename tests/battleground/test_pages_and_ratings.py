@@ -1,0 +1,175 @@
+"""What the site costs the games, and ratings that one game or a sock puppet cannot wipe or win.
+
+Real servers (``python -m referee serve``) on databases the tests fill, read
+through HTTP as a spectator or a student would.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.battleground.store import Store
+from tests.helpers import wait_until
+
+pytest.importorskip("websockets.sync.client")
+
+from tests.battleground.test_attacks import Honest  # noqa: E402
+from tests.battleground.test_battleground import RawSide, Server, finished_row, raw_connect  # noqa: E402
+
+
+def _status(server: Server, path: str) -> int:
+    try:
+        with urllib.request.urlopen(f"http://{server.address}{path}", timeout=30) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+def _short_game(server: Server, channel: str) -> int:
+    """A finished game of a few moves on ``channel`` (its id): an honest side plays, the test's breaks the rules."""
+    honest = Honest(server, f"{channel}-honest", channel)
+    with raw_connect(server) as ws:
+        me = RawSide(ws, f"{channel}-me", channel)
+        for _ in range(3):
+            assert me.until_play()["type"] == "play"
+            me.send_action(me.action())
+        assert me.until_play()["type"] == "play"
+        ws.send("not JSON")
+        game_id = me.id
+    honest.join(30)
+    assert game_id is not None
+    wait_until(lambda: finished_row(server, game_id), 20, "the short game's end")
+    return game_id
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(tmp_path_factory.mktemp("site"), "-t", "30", "--sandbox", "off", "--http-rate", "0")
+    yield server
+    server.kill()
+    assert "Traceback" not in server.text() and "internal error" not in server.text(), server.text()
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:"):
+            found.add(target)
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_a_games_pages_are_built_once_in_a_worker_that_holds_none_of_the_servers_sockets(site: Server):
+    """Before: every request replayed the game on the event loop (9-20 ms for a long game), so a few requests
+    after each move made an honest opponent lose on time; the rating worker also inherited every socket."""
+    game_id = _short_game(site, "pages")
+    before = site.get("/api/stats")["pages"]
+    first = site.page(f"/games/{game_id}/replay")
+    frames = site.page(f"/api/games/{game_id}/frames")
+    for _ in range(5):
+        assert site.page(f"/games/{game_id}/replay") == first
+        assert site.page(f"/api/games/{game_id}/frames") == frames
+    after = site.get("/api/stats")["pages"]
+    # Two builds (the replay and the frames), every other request answered from what was built.
+    assert after["built"] - before["built"] == 2
+    assert after["from_cache"] - before["from_cache"] >= 10
+    assert f"game {game_id}:" in first and len(json.loads(frames)["steps"]) == 7
+    # The page worker and the rating worker: fresh interpreters, none of the server's sockets (its listener,
+    # its clients' connections) open in them.
+    children = wait_until(lambda: len(_children(site.proc.pid)) >= 2 and _children(site.proc.pid), 20,
+                          "the page and rating workers")
+    server_sockets = _socket_inodes(site.proc.pid)
+    assert server_sockets
+    for child in children:
+        assert not _socket_inodes(child) & server_sockets, child
+    # A game that does not exist, or a part that does not: a 404 as before, the server unharmed.
+    assert _status(site, "/games/999999/replay") == 404
+    assert _status(site, f"/api/games/{game_id}/nothing") == 404
+
+
+def test_an_address_past_its_request_budget_is_told_to_slow_down(tmp_path: Path):
+    server = Server(tmp_path, "-t", "30", "--sandbox", "off", "--http-rate", "1", "--http-burst", "5")
+    try:
+        statuses = [_status(server, "/api/leaderboard") for _ in range(8)]
+        assert statuses[:5] == [200] * 5 and 429 in statuses[5:], statuses
+    finally:
+        server.kill()
+
+
+# -- ratings ---------------------------------------------------------------------------------------------------
+
+#: Six honest players, 100 Elo apart in strength (ann the weakest), 8 games a pair.
+HONEST = ["ann", "bob", "cy", "dee", "eve", "fay"]
+
+
+def _league(db: Path, extra: list[tuple[str, str, str | None, str]]) -> None:
+    """A database of finished games: the honest league (on 2026-11-01), then ``extra`` (red, blue, winner, day)."""
+    Store(db, "infexion", {}).close()
+    games: list[tuple[str, str, str | None, str]] = []
+    for i, weaker in enumerate(HONEST):
+        for j in range(i + 1, len(HONEST)):
+            # The stronger side wins its expected share of the 8 games (rounded), the rest are the weaker's.
+            wins = round(8 / (1 + 10 ** (-100 * (j - i) / 400)))
+            games += [(weaker, HONEST[j], "BLUE" if game < wins else "RED", "2026-11-01") for game in range(8)]
+    games += extra
+    conn = sqlite3.connect(db)
+    with conn:
+        for name in {n for red, blue, _, _ in games for n in (red, blue)}:
+            conn.execute("INSERT INTO players (name, token_hash, created, last_seen) VALUES (?, NULL, ?, ?)",
+                         (name, "2026-11-01T00:00:00+00:00", "2026-11-01T00:00:00+00:00"))
+        for number, (red, blue, winner, day) in enumerate(games):
+            when = f"{day}T{number // 3600 % 24:02d}:{number // 60 % 60:02d}:{number % 60:02d}+00:00"
+            conn.execute("INSERT INTO games (red, blue, channel, status, started_at, ended_at, winner, reason, turns) "
+                         "VALUES (?, ?, 'x', 'finished', ?, ?, ?, 'test', 1)", (red, blue, when, when, winner))
+    conn.close()
+
+
+def _board(tmp_path: Path, extra: list[tuple[str, str, str | None, str]]) -> list[dict[str, Any]]:
+    db = tmp_path / "league.sqlite"
+    _league(db, extra)
+    server = Server(tmp_path, "-t", "30", "--sandbox", "off", db=db)
+    try:
+        # The very first answer: a restarted server rates before it serves (it once ranked by games first).
+        rows: list[dict[str, Any]] = server.get("/api/leaderboard")
+    finally:
+        server.kill()
+    return rows
+
+
+def test_one_game_between_two_fresh_names_leaves_every_rating_standing(tmp_path: Path):
+    """Before: the fit refused a set of players its games did not connect, so every rating became None."""
+    rows = _board(tmp_path, [("newbie1", "newbie2", "RED", "2026-11-02")])
+    ratings = {row["name"]: row["rating"] for row in rows}
+    assert all(ratings[name] is not None for name in HONEST + ["newbie1", "newbie2"]), rows
+    # Ranked by strength, strongest first; the newcomers, with one opponent each, provisional and after them.
+    assert [row["name"] for row in rows] == HONEST[::-1] + ["newbie1", "newbie2"], rows
+    assert [row["provisional"] for row in rows] == [False] * 6 + [True] * 2
+
+
+def test_a_sock_puppet_throwing_200_games_in_a_day_does_not_put_its_partner_first(tmp_path: Path):
+    """Before: 200 thrown games put the partner at #1 (740) above every player with real wins."""
+    thrown = [("puppet", "partner", "BLUE", "2026-11-02")] * 200
+    rows = _board(tmp_path, thrown + [("puppet", "ann", "BLUE", "2026-11-02")])
+    ratings = {row["name"]: row["rating"] for row in rows}
+    assert [row["name"] for row in rows[:6]] == HONEST[::-1], rows
+    partner = next(row for row in rows if row["name"] == "partner")
+    assert partner["provisional"] and partner["rank"] > 6
+    # Of the 200 games only the day's first 10 count: the partner's rating is not the 740 it was.
+    assert ratings["partner"] < 400, rows
+    # The tallies still show every game: only the rating counts the first games of a pair in a day.
+    assert partner["wins"] == 200
