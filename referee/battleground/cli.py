@@ -122,6 +122,9 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
                         help="each side's wall clock on the server is X times the time limit (default 1.25)")
     parser.add_argument("--per-address", type=_positive_int, default=8, metavar="N",
                         help="connections from one address at once (default 8; 0: no cap)")
+    parser.add_argument("--open-per-address", type=_positive_int, default=64, metavar="N",
+                        help="connections of any kind (agents, page requests, unfinished handshakes) one address may "
+                        "hold open at once, counted from their accept (default 64; 0: no cap)")
     parser.add_argument("--hello-timeout", type=non_negative("the hello timeout"), default=10.0, metavar="SECONDS",
                         help="a new connection that has not said hello within this is closed (default 10)")
     parser.add_argument("--start-timeout", type=non_negative("the start timeout"), default=60.0, metavar="SECONDS",
@@ -178,7 +181,8 @@ def serve_main(argv: list[str]) -> int:
         game=args.game, game_options=options, time_limit=args.time or None, space_limit=args.space or None,
         wall_factor=args.wall_factor, grace=args.grace, house={name: spec for name, spec, _own in args.house},
         house_limits={name: own for name, _spec, own in args.house if own}, house_workers=args.house_workers,
-        house_sandbox=args.sandbox, roster=roster, per_address=args.per_address, rate=args.rate, burst=args.burst,
+        house_sandbox=args.sandbox, roster=roster, per_address=args.per_address,
+        open_per_address=args.open_per_address, rate=args.rate, burst=args.burst,
         hello_timeout=args.hello_timeout, startup_allowance=args.start_timeout, http_rate=args.http_rate,
         http_burst=max(1.0, args.http_burst),
     )

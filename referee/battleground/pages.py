@@ -12,8 +12,9 @@ game (its record, board frames and replay, built by replaying its actions:
   a game between two moves gets the same bytes;
 
 while the site's lists (front page, leaderboard, players) are cheap once the
-leaderboard is cached (:class:`~.server.Battleground`), and every address has
-a budget of requests a second (:class:`RequestBudget`).
+leaderboard is cached (:class:`~.server.Battleground`), every address has a
+budget of requests a second (:class:`RequestBudget`) and a share of the
+server's open connections (:class:`SocketShare`).
 """
 from __future__ import annotations
 
@@ -173,3 +174,33 @@ class RequestBudget:
         if len(self._buckets) > self.addresses:  # the oldest address forgotten: its bucket was full again anyway
             self._buckets.popitem(last=False)
         return allowed
+
+
+class SocketShare:
+    """Open connections (pages, agents, half-open handshakes alike) counted per address from their accept: at most
+    ``per_address`` from one address and ``total`` in all, so that no host can use up the server's file
+    descriptors (connections that never said hello were not counted)."""
+
+    def __init__(self, per_address: int, total: int):
+        self.per_address, self.total = per_address, total
+        self.count = 0
+        self.refused = 0
+        self._by_address: dict[str, int] = {}
+
+    def open(self, address: str) -> bool:
+        """Count a new connection from ``address``; False (not counted) when it is one too many."""
+        held = self._by_address.get(address, 0)
+        if self.count >= self.total or (self.per_address and held >= self.per_address):
+            self.refused += 1
+            return False
+        self._by_address[address] = held + 1
+        self.count += 1
+        return True
+
+    def closed(self, address: str) -> None:
+        held = self._by_address.get(address, 0) - 1
+        if held > 0:
+            self._by_address[address] = held
+        else:
+            self._by_address.pop(address, None)
+        self.count = max(0, self.count - 1)

@@ -57,6 +57,8 @@ class ServerSettings:
     #: Roster: name -> student id (None: no roster, first come first named).
     roster: Mapping[str, str | None] | None = None
     per_address: int = 8
+    #: Connections of any kind (agents, pages, half-open handshakes) one address may hold open at once; 0: no cap.
+    open_per_address: int = 64
     #: Messages a second a connection may send unasked (a token bucket of ``burst``, refilled at ``rate``).
     rate: float = 200.0
     burst: float = 400.0

@@ -47,7 +47,9 @@ from .protocol import (
 )
 from .cli import TOKEN_VARIABLE
 from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, Seat, ServerSettings
-from .pages import GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget
+from .pages import (
+    GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget, SocketShare,
+)
 from .rating import MIN_OPPONENTS, Result, leaderboard_key, standings_of
 from .store import Move, Pairs, Store, tallies
 from .web import Answer, answer
@@ -56,6 +58,8 @@ log = logging.getLogger("referee.battleground")
 
 #: How many aborted games (interrupted by a stop of the server) the site lists, the last first.
 ABORTED_LISTED = 20
+#: File descriptors kept back from the connections' share (the database, workers, house agents' pipes, logs).
+FD_RESERVE = 256
 #: Seconds the leaderboard is shown as built (games ending rebuild it at once).
 LEADERBOARD_SECONDS = 1.0
 
@@ -94,6 +98,7 @@ class Battleground:
         self.page_cache = PageCache()
         self.page_worker = PageWorker()
         self.requests = RequestBudget(settings.http_rate, settings.http_burst)
+        self.sockets = SocketShare(settings.open_per_address, _socket_room())
         #: name -> the ids of its games the last stop interrupted (aborted at start-up), told once at its welcome.
         self.aborted: dict[str, list[int]] = {}
         for name in settings.house:
@@ -229,6 +234,7 @@ class Battleground:
                 "waiting": len(self.waiting), "games_running": len(self.live), "moves": self.moves_played,
                 "latency_ms": {"moves": len(latencies), "p50": percentile(0.5), "p99": percentile(0.99),
                                "max": percentile(1.0)},
+                "sockets": {"open": self.sockets.count, "refused": self.sockets.refused},
                 "pages": {"from_cache": self.page_cache.hits, "built": self.page_worker.built,
                           "busy": self.page_worker.refused, "cache_bytes": self.page_cache.size}}
 
@@ -895,6 +901,21 @@ async def _refuse(conn: ServerConnection, reason: str) -> None:
         pass
 
 
+def _socket_room() -> int:
+    """How many connections the server may hold open: its file descriptors (raised to the hard limit), less a
+    reserve for its database, workers, house agents and logs."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard != resource.RLIM_INFINITY and soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    except (ImportError, ValueError, OSError):
+        return 900
+    return max(64, (soft if soft != resource.RLIM_INFINITY else 65536) - FD_RESERVE)
+
+
 def _json_response(data: Any) -> Response:
     body = (encode(data) + "\n").encode()
     return Response(200, "OK", Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body))),
@@ -918,11 +939,36 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
     for game_id, red, blue in aborted:
         for name in (red, blue):
             ground.aborted.setdefault(name, []).append(game_id)
+    sockets = ground.sockets
+
+    class CountedConnection(ServerConnection):
+        """A connection counted from its TCP accept (before any handshake or hello) against its address's and
+        the server's share of open sockets; past either it is closed at once."""
+
+        counted: str | None = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if peer else "?"
+            if sockets.open(address):
+                self.counted = address
+            elif isinstance(transport, asyncio.Transport):
+                transport.abort()
+            else:
+                transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.counted is not None:
+                sockets.closed(self.counted)
+                self.counted = None
+            super().connection_lost(exc)
+
     try:
         async with serve(ground.handle, host, port, process_request=ground.process_request,
                          max_size=MAX_MESSAGE_BYTES, max_queue=64, compression=None,
                          open_timeout=settings.hello_timeout, ping_interval=5, ping_timeout=20,
-                         logger=log) as server:
+                         logger=log, create_connection=CountedConnection) as server:
             ground.port = next(iter(server.sockets)).getsockname()[1]
             say(f"* battleground: {settings.game} on http://{host}:{ground.port}/ (agents: ws://{host}:"
                 f"{ground.port}{PLAY_PATH}), database {db}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import urllib.error
 import urllib.request
@@ -107,6 +108,46 @@ def test_an_address_past_its_request_budget_is_told_to_slow_down(tmp_path: Path)
     try:
         statuses = [_status(server, "/api/leaderboard") for _ in range(8)]
         assert statuses[:5] == [200] * 5 and 429 in statuses[5:], statuses
+    finally:
+        server.kill()
+
+
+def _http_get(source: str, port: int) -> bytes:
+    """GET /api/stats from the source address ``source`` (any address of 127.0.0.0/8 reaches the server)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20, source_address=(source, 0)) as conn:
+        conn.sendall(b"GET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return b"".join(iter(lambda: conn.recv(65536), b""))
+
+
+def _get_or_nothing(source: str, port: int) -> bytes:
+    try:
+        return _http_get(source, port)
+    except OSError:  # closed at once: the place is not free yet
+        return b""
+
+
+def test_connections_are_counted_from_their_accept_not_their_hello(tmp_path: Path):
+    """Before: a connection was counted against its address only once it said hello, so one host could hold any
+    number of half-open connections (and use up the server's file descriptors)."""
+    server = Server(tmp_path, "-t", "30", "--sandbox", "off", "--open-per-address", "4", "--hello-timeout", "60")
+    try:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=20, source_address=("127.0.0.2", 0))
+                for _ in range(4)]
+        # The fifth from that address is closed at once (not after the 60 s allowed for a hello)...
+        with socket.create_connection(("127.0.0.1", server.port), timeout=20,
+                                      source_address=("127.0.0.2", 0)) as fifth:
+            try:
+                assert fifth.recv(1024) == b""
+            except ConnectionResetError:
+                pass
+        # ...while another address is served as usual, and the server counts what it holds and refused.
+        stats = json.loads(_http_get("127.0.0.3", server.port).split(b"\r\n\r\n", 1)[1])
+        assert stats["sockets"]["open"] >= 4 and stats["sockets"]["refused"] >= 1, stats
+        # One of the four closes: its place is free again.
+        held.pop().close()
+        wait_until(lambda: b"200 OK" in _get_or_nothing("127.0.0.2", server.port), 20, "a place for 127.0.0.2")
+        for conn in held:
+            conn.close()
     finally:
         server.kill()
 
