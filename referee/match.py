@@ -263,7 +263,10 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
     """The keyword arguments an agent gets in every call.
 
     The game's name and options, the seed and the agent's configured options,
-    then the three the course referee passed (which options cannot override).
+    then the three the course referee passed (which options cannot override)
+    and ``wall_remaining``: None, as a local game has no wall clock of its own
+    (the battleground's client sets it from the server's, docs/battleground.md);
+    sent all the same so that every agent sees the same names wherever it plays.
     """
     return {
         "game": game.name,
@@ -272,6 +275,7 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
         **game.agent_kwargs,
         **dict(entry.options),
         "time_remaining": agent.time_remaining,
+        "wall_remaining": None,
         "space_limit": limits_of(settings, entry).space_limit,
         "space_remaining": agent.space_remaining,
     }

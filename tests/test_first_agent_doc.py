@@ -142,3 +142,16 @@ def test_the_readmes_playing_a_game_example_plays_in_a_fresh_clone():
     done = referee(ROOT, *command.split()[3:], "-v", "0")
     assert done.returncode == 0, done.stderr
     assert "* referee @ result:" in done.stdout and "load_error" not in done.stdout, done.stdout
+
+
+def test_the_pages_budgeting_lines_take_the_smaller_clock():
+    [lines] = [text for text in blocks("python") if text.startswith("# in action(")]
+    for referee, left in [
+        ({"time_remaining": 60.0, "wall_remaining": 5.0}, 5.0),  # the battleground, a busy machine
+        ({"time_remaining": 5.0, "wall_remaining": 60.0}, 5.0),
+        ({"time_remaining": 60.0, "wall_remaining": None}, 60.0),  # a local game
+        ({"time_remaining": None, "wall_remaining": None}, None),  # no limit at all
+    ]:
+        scope: dict[str, object] = {"referee": referee}
+        exec(lines, scope)
+        assert scope["left"] == left, referee

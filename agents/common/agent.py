@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping
 from referee.agentkit import GameView
 from referee.games.agent_kwargs import REFEREE_KWARGS
 
-from .clock import Deadline, move_budget, move_extension, safety_margin
+from .clock import Deadline, clock_remaining, move_budget, move_extension, safety_margin
 from .heuristics import heuristics_for
 
 #: Options every bundled agent takes: name -> (type, default).
@@ -104,7 +104,9 @@ class SearchAgent:
 
     def action(self, **referee: Any) -> Any:
         state = self.view.state
-        remaining = referee.get("time_remaining")
+        # On the battleground the server's wall clock runs too: the budget comes from whichever clock is shorter.
+        wall = referee.get("wall_remaining")
+        remaining = clock_remaining(referee.get("time_remaining"), wall)
         if self.margin is None:
             self.margin = safety_margin(remaining)
         if remaining is not None and remaining < HURRY_SHARE * self.margin:
@@ -123,7 +125,7 @@ class SearchAgent:
         most = move_extension(
             remaining, budget, self.config.get("extend") or 1.0, cap=self.config["max_move_time"], margin=self.margin
         )
-        return self.view.to_agent(self.choose(Deadline(budget, most)))
+        return self.view.to_agent(self.choose(Deadline(budget, most, wall=wall is not None)))
 
     def turn(self, color: Any, action: Any, **referee: Any) -> None:
         self.observed(self.view.observe(action))

@@ -1,8 +1,12 @@
-"""How long to think about one move, from the referee's ``time_remaining``.
+"""How long to think about one move, from the referee's ``time_remaining`` (and ``wall_remaining``).
 
 The referee's limit is CPU seconds per agent per game, so agents measure
 their own thinking with the process CPU clock as well: on a loaded machine
-wall time runs ahead of it and would waste budget.
+wall time runs ahead of it and would waste budget.  On the battleground the
+server also keeps a wall clock per side (``wall_remaining``): there an agent
+budgets from the smaller of the two clocks (:func:`clock_remaining`) and its
+deadline is on whichever clock runs faster (``Deadline(..., wall=True)``),
+since a side loses when either clock runs out.
 """
 from __future__ import annotations
 
@@ -17,31 +21,63 @@ class Deadline:
 
     ``most`` (at least ``seconds``) is how long a search may go on past it
     when the move is still in doubt (:meth:`overdue`); without it, none.
+    With ``wall``, the seconds are counted on the wall clock as well, and the
+    deadline comes when either has run them: for a budget taken from the
+    battleground's wall clock, which a loaded machine runs ahead of the CPU's.
     """
 
-    __slots__ = ("start", "end", "last")
+    __slots__ = ("start", "end", "last", "wall_start")
 
-    def __init__(self, seconds: float, most: float | None = None):
+    def __init__(self, seconds: float, most: float | None = None, *, wall: bool = False):
         self.start = time.process_time()
         self.end = self.start + max(0.0, seconds)
         self.last = self.end if most is None else max(self.end, self.start + most)
+        self.wall_start = time.monotonic() if wall else None
+
+    @property
+    def on_wall(self) -> bool:
+        """Whether the wall clock counts too (a deadline derived from this one should count it as well)."""
+        return self.wall_start is not None
+
+    def _now(self) -> float:
+        # A point on the CPU clock's scale: as far past the start as the faster of the two clocks has gone.
+        cpu = time.process_time()
+        if self.wall_start is None:
+            return cpu
+        return max(cpu, self.start + (time.monotonic() - self.wall_start))
 
     def expired(self) -> bool:
-        return time.process_time() >= self.end
+        return self._now() >= self.end
 
     def overdue(self) -> bool:
         """Past even the extended limit."""
-        return time.process_time() >= self.last
+        return self._now() >= self.last
 
     def elapsed(self) -> float:
-        return time.process_time() - self.start
+        return self._now() - self.start
 
     def left(self) -> float:
-        return self.end - time.process_time()
+        return self.end - self._now()
 
     def left_extended(self) -> float:
         """Seconds until :meth:`overdue`."""
-        return self.last - time.process_time()
+        return self.last - self._now()
+
+
+def clock_remaining(time_remaining: float | None, wall_remaining: float | None = None) -> float | None:
+    """The seconds a move is budgeted from: the smaller of the referee's two clocks, or the one given.
+
+    ``time_remaining`` is the agent's CPU time left; ``wall_remaining`` the
+    battleground server's wall clock for it (None in a local game, which has
+    none).  The wall clock is 1.25 times the CPU limit, but on a loaded machine
+    the agent's wall time runs ahead of its CPU time, and a side loses on
+    whichever clock runs out first.  None: neither clock is limited.
+    """
+    if wall_remaining is None:
+        return time_remaining
+    if time_remaining is None:
+        return wall_remaining
+    return min(time_remaining, wall_remaining)
 
 
 #: The share of the game's time limit a search agent never spends, and its floor in seconds.

@@ -48,7 +48,7 @@ class EndgameSolver:
         plies = self.plies(state)
         if plies is None:
             return None
-        self.last = self.search.choose(state, Deadline(deadline.left() / 2), max_depth=plies)
+        self.last = self.search.choose(state, Deadline(deadline.left() / 2, wall=deadline.on_wall), max_depth=plies)
         # A proven win or loss ends the deepening early, and is exact too.
         exact = self.last.depth >= plies or self.last.depth > 0 and abs(self.last.value) > WIN - WIN_ZONE
         return self.last.action if exact else None

@@ -10,11 +10,13 @@ it) is shown inert (:func:`printable`); the record file keeps it as it came.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
 import time
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -49,6 +51,14 @@ IDENTITY_PATH = "/api/server"
 IDENTITY_TIMEOUT = 3.0
 #: What a server id may be: it becomes part of a key in the token file and is printed nowhere.
 _SERVER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+#: Seconds the agent's ``wall_remaining`` keeps below the server's wall clock, besides the time since the ``play``
+#: came and the connection's last measured round trip (its WebSocket ping): the server takes off each move at
+#: most its own, smaller, estimate of the round trip, and this client's own work around the agent's call (reading
+#: the reply, sending the action) is on the server's clock too.
+WALL_MARGIN = 0.25
+#: A message read within this many seconds of the client's going back to its connection was already waiting: it
+#: came while the client handled the one before (the agent's ``turn()``), and the server's clock ran meanwhile.
+QUEUED_READ = 0.005
 
 
 def printable(text: object) -> str:
@@ -156,6 +166,10 @@ class LocalGame:
         self.game = load_game(welcome["game"], **game_options)
         self.state: GameState[Any] = self.game.new_state()
         self.known = 0  # actions the agent has been told
+        #: The server's wall clock for this side, as its last ``play`` told it (less the margin): seconds left
+        #: (None: not told yet, or no wall limit), and since when it has been running (None: not this side's move).
+        self.wall_left: float | None = None
+        self.wall_since: float | None = None
         limits = Limits(time_limit=start.get("time_limit"), space_limit=start.get("space_limit"))
         self.settings = MatchSettings(game=welcome["game"], game_options=game_options, limits=limits,
                                       seed=start.get("seed"), sandbox=options.sandbox)
@@ -184,7 +198,30 @@ class LocalGame:
         return reply
 
     def kwargs(self) -> dict[str, Any]:
-        return call_kwargs(self.game, self.settings, self.entry, self.agent)
+        """The agent's keyword arguments for its next call: a local game's, with the server's wall clock."""
+        return {**call_kwargs(self.game, self.settings, self.entry, self.agent),
+                "wall_remaining": self.wall_remaining()}
+
+    def wall_started(self, clock: Any, since: float, margin: float) -> None:
+        """A ``play`` told this side's wall clock (``clock``: its ``{"RED": s, "BLUE": s}``), which has been
+        running since ``since`` (this client's monotonic clock); ``margin``: the seconds kept below it."""
+        left = clock.get(PLAYER_NAMES[self.color]) if isinstance(clock, dict) else None
+        if isinstance(left, bool) or not isinstance(left, (int, float)) or not math.isfinite(left):
+            self.wall_left = self.wall_since = None  # no wall limit on the server (or no figure for this side)
+            return
+        self.wall_left, self.wall_since = max(0.0, float(left) - margin), since
+
+    def wall_stopped(self) -> None:
+        """The action is on its way: the server's clock for this side stands until its next ``play``."""
+        self.wall_left = self.wall_remaining()
+        self.wall_since = None
+
+    def wall_remaining(self) -> float | None:
+        """Seconds left on the server's wall clock for this side, as far as this client can tell (None: unknown)."""
+        if self.wall_left is None:
+            return None
+        running = 0.0 if self.wall_since is None else time.monotonic() - self.wall_since
+        return max(0.0, self.wall_left - running)
 
     def construct(self) -> None:
         self.agent.start()
@@ -239,6 +276,12 @@ class Client:
         #: When the connection to the game in play was lost (None: connected), and the attempts to reconnect since.
         self.lost_at: float | None = None
         self.attempts = 0
+        #: Games the server aborted (in a crash, or on its own error): never counted, so asked for again.
+        self.owed = 0
+        #: When the message being handled came, as far as this client can tell (see :data:`QUEUED_READ`), and
+        #: when it last answered the server (``ready``, ``action``, ``failed``): a ``play`` cannot come before.
+        self.arrived: float | None = None
+        self.answered_at = 0.0
 
     def say(self, text: str) -> None:
         """One line of this client's; whatever came over the wire in it is shown inert (:func:`printable`)."""
@@ -250,7 +293,7 @@ class Client:
         while True:
             try:
                 with self.open() as conn:
-                    if self.serve(conn):
+                    if self.serve(conn) and not self.ask_again():
                         return ExitStatus.OK
             except (ConnectionClosed, OSError, TimeoutError) as exc:
                 # A game in play may be resumed within the grace period; out of a game there is nothing to keep.
@@ -341,14 +384,33 @@ class Client:
         if self.options.house_for:
             hello["opponent"] = self.options.house_for
         conn.send(encode(hello))
+        self.arrived = None
+        idle_since = time.monotonic()
         for raw in conn:
+            now = time.monotonic()
+            if self.arrived is None or now - idle_since > QUEUED_READ:
+                self.arrived = now
+            # else: it waited while the message before was handled, so it came no later than that one came.
             try:
                 message = read_message(raw, SERVER_MESSAGES)
             except ProtocolViolation as exc:
                 raise ServerGone(f"the server sent something this client does not understand: {exc}") from None
             if self.handle(conn, message):
                 return True
+            idle_since = time.monotonic()
         raise ConnectionClosed(None, None)
+
+    def ask_again(self) -> bool:
+        """After the server's ``done``: whether to come back for the games it aborted (they count for nothing,
+        but the server took them off the count this client asked for). Said in one line."""
+        left = self.options.games - self.finished
+        # A house agent's client plays what the server asks of it: the student asks again, not the house.
+        if not self.owed or left <= 0 or self.options.house_for:
+            return False
+        self.say(f"asking for {left} more game{'s' if left > 1 else ''}: the aborted game"
+                 f"{'s' if self.owed > 1 else ''} did not count")
+        self.owed = 0
+        return True
 
     def handle(self, conn: ClientConnection, message: dict[str, Any]) -> bool:
         kind = message["type"]
@@ -371,7 +433,10 @@ class Client:
                 self.say(f"game{'s' if len(aborted) > 1 else ''} {games} aborted when the server stopped "
                          f"(not counted)")
                 if self.local is not None and self.local.id in aborted:
-                    self.lost_game()
+                    # Not one of our games: the hello just sent counted it, so it is asked for again after the
+                    # server's ``done`` (:meth:`ask_again`).
+                    self.close_game()
+                    self.owed += 1
         elif kind == "waiting":
             if self.local is not None:  # back, but the game did not wait (it ended meanwhile): nothing to resume
                 self.ended_while_away()
@@ -418,7 +483,7 @@ class Client:
         except AgentFailure as failure:
             self.failed(conn, local.id, failure)
             return
-        _send(conn, {"type": "ready", "id": local.id})
+        self.answer(conn, {"type": "ready", "id": local.id})
 
     def turn(self, conn: ClientConnection, message: dict[str, Any]) -> None:
         local = self.local
@@ -433,19 +498,29 @@ class Client:
         local = self.local
         if local is None or local.id != message["id"]:
             return
+        # The server's figure is as of its sending: its clock has run since the play came (or, for a play that
+        # waited behind a turn() call, since that turn came; never before this client's last answer).
+        since = max(time.monotonic() if self.arrived is None else self.arrived, self.answered_at)
+        local.wall_started(message.get("clock"), since, WALL_MARGIN + max(0.0, float(conn.latency or 0.0)))
         try:
             action = local.act()
         except AgentFailure as failure:
             self.failed(conn, local.id, failure)
             return
-        _send(conn, {"type": "action", "id": local.id, "action": action, **local.figures()})
+        self.answer(conn, {"type": "action", "id": local.id, "action": action, **local.figures()})
+        local.wall_stopped()
+
+    def answer(self, conn: ClientConnection, message: dict[str, Any]) -> None:
+        """Send an answer to the server, noting when (the server asks for nothing more before it has it)."""
+        _send(conn, message)
+        self.answered_at = time.monotonic()
 
     def failed(self, conn: ClientConnection, game_id: int, failure: AgentFailure) -> None:
         self.console.failed(self.local.color if self.local else 0, failure)
         figures = self.local.figures() if self.local else {"cpu": 0.0, "memory_mb": 0.0}
         entry = error_entry(failure)
-        _send(conn, {"type": "failed", "id": game_id, "reason": failure.reason, "message": entry["message"],
-                     "traceback": entry["traceback"], **figures})
+        self.answer(conn, {"type": "failed", "id": game_id, "reason": failure.reason, "message": entry["message"],
+                           "traceback": entry["traceback"], **figures})
         if self.local is not None:
             self.local.agent.close()
 
@@ -467,8 +542,13 @@ class Client:
             self.console.finished(record, local.state)
         color = self.color_in(record, message["id"])
         self.close_game()
-        self.finished += 1
-        self.say(f"game {message['id']}: {self.result(record, color)}")
+        if _aborted(record):
+            # The server failed during the game: no result, and not one of this client's games.
+            self.owed += 1
+            self.say(f"game {message['id']}: aborted by the server, not counted: {record.message}")
+        else:
+            self.finished += 1
+            self.say(f"game {message['id']}: {self.result(record, color)}")
         self.keep(record)
 
     def color_in(self, record: GameRecord, game_id: int) -> str | None:
@@ -498,6 +578,13 @@ class Client:
         record = self.server_record(game_id)
         if record is None:
             self.say(f"game {game_id} ended while this client was away (its record is on the server)")
+        elif _aborted(record):
+            self.say(f"game {game_id} was aborted by the server while this client was away, not counted: "
+                     f"{record.message}")
+            self.keep(record)
+            self.close_game()
+            self.owed += 1
+            return
         else:
             result = self.result(record, self.color_in(record, game_id))
             self.say(f"game {game_id} ended while this client was away: {result}")
@@ -514,8 +601,8 @@ class Client:
             return None
 
     def lost_game(self) -> None:
-        """The game in play ended without this client (while it was away, or in a server's crash): one of its
-        ``--games`` all the same, as the count in its hello on coming back assumed."""
+        """The game in play ended without this client (while it was away): one of its ``--games`` all the same,
+        as the count in its hello on coming back assumed. (A game the server aborted is not: see ``owed``.)"""
         self.close_game()
         self.finished += 1
 
@@ -532,6 +619,12 @@ def _send(conn: ClientConnection, message: dict[str, Any]) -> None:
         conn.send(encode(message))
     except ConnectionClosed:
         pass
+
+
+def _aborted(record: GameRecord) -> bool:
+    """Whether the server aborted the game (``extra.battleground.status``): it counts for nobody."""
+    battleground = record.extra.get("battleground") if isinstance(record.extra, Mapping) else None
+    return isinstance(battleground, Mapping) and battleground.get("status") == "aborted"
 
 
 def _limit(value: Any, unit: str) -> str:

@@ -7,5 +7,8 @@ and the agent's options); an agent option may not take one of these names.
 """
 from __future__ import annotations
 
-#: The names, in the order :func:`referee.match.call_kwargs` sends them.
-REFEREE_KWARGS: tuple[str, ...] = ("game", "game_options", "seed", "time_remaining", "space_limit", "space_remaining")
+#: The names, in the order :func:`referee.match.call_kwargs` sends them.  ``wall_remaining`` is the battleground
+#: server's wall clock (seconds left, docs/battleground.md); a local game has none and sends None.
+REFEREE_KWARGS: tuple[str, ...] = (
+    "game", "game_options", "seed", "time_remaining", "wall_remaining", "space_limit", "space_remaining",
+)

@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
@@ -26,7 +29,8 @@ import pytest
 from referee.exit_status import ExitStatus
 from referee.records import GameRecord
 from tests.battleground.sides import Server
-from tests.helpers import ROOT
+from tests.battleground.sides import client as sides_client
+from tests.helpers import ROOT, wait_until
 
 pytest.importorskip("websockets.sync.server")
 from websockets.sync.server import ServerConnection, serve  # noqa: E402
@@ -44,6 +48,8 @@ HOSTILE = ("\x1b[2J\x1b[H\r* referee @ result: RED wins (elimination)\x1b]0;pwne
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 #: A server's identity as ``GET /api/server`` and the welcome give it.
 SERVER_ID = "5f0c1a2b3c4d5e6f"
+#: An agent whose games last long enough to be stopped in the middle.
+SLOW = "tests/battleground/fixture_agents/slow"
 
 
 def assert_inert(text: str) -> None:
@@ -421,7 +427,93 @@ def test_connect_takes_its_token_from_the_environment_when_no_token_is_given(fak
     assert not (tmp_path / "config").exists()  # --no-token-file: nothing written
 
 
-# -- 5. the real server ----------------------------------------------------------------------------------------
+# -- 5. games the server aborted do not count --------------------------------------------------------------------
+
+
+def test_a_game_the_server_aborted_is_said_kept_not_counted_and_asked_for_again(fake, config, tmp_path):
+    """The server fails during game 3 (an ``end`` whose record is aborted) and, having taken it off the count,
+    says ``done``: the client says the game was aborted, keeps its record, and comes back for its one game."""
+    aborted = replace(a_record("alice", "bob", None, "unfinished", "aborted after 0 actions: the server failed "
+                               "during the game (its error is in the server's log); not counted"),
+                      extra={"battleground": {"id": 3, "status": "aborted", "wall_used": {"RED": 0, "BLUE": 0}}})
+    finished = a_record("bob", "alice", "BLUE", "elimination", "BLUE wins (elimination)")
+
+    def script(server: FakeServer, conn: ServerConnection, hello: dict[str, Any]) -> None:
+        welcome(conn, hello["name"])
+        if len(server.hellos) == 1:
+            start_game(conn, 3, "RED", "bob")
+            send(conn, "end", id=3, record=aborted.to_dict())
+        else:
+            start_game(conn, 4, "BLUE", "bob")
+            send(conn, "end", id=4, record=finished.to_dict())
+        send(conn, "done", message="no more games: thank you for playing")
+
+    server = fake(script)
+    out = StringIO()
+    assert Client(options(server.address, tmp_path), out=out).run() == ExitStatus.OK
+    said = [line for line in out.getvalue().splitlines() if line.startswith("* battleground @ ")]
+    assert said[1:] == [
+        "* battleground @ game 3 (1 of 1): you are RED against 'bob'",
+        f"* battleground @ game 3: aborted by the server, not counted: {aborted.message}",
+        "* battleground @ no more games: thank you for playing",
+        "* battleground @ asking for 1 more game: the aborted game did not count",
+        said[5],  # connected again
+        "* battleground @ game 4 (1 of 1): you are BLUE against 'bob'",
+        "* battleground @ game 4: you won (you were BLUE): BLUE wins (elimination)",
+        "* battleground @ no more games: thank you for playing",
+    ], said
+    assert said[5].startswith("* battleground @ connected to ")
+    # It asked for one game and came back for it: the aborted one did not use it up.
+    assert [hello["games"] for hello in server.hellos] == [1, 1]
+    kept = [GameRecord.from_json(line) for line in (tmp_path / "alice.jsonl").read_text().splitlines()]
+    assert [record.to_dict() for record in kept] == [aborted.to_dict(), finished.to_dict()]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_game_a_server_crash_aborted_is_not_counted_and_played_again(tmp_path):
+    """Two real clients, one game each; the server is killed mid-game and restarted on its database and port.
+    Each client comes back (its hello counts the game it was in: 0 more), hears that game was aborted, and asks
+    again for its one game, which is then played: each ends with one finished game and a zero exit."""
+    port = str(_free_port())
+    db = tmp_path / "bg.sqlite"
+    # The grace (which the clients also take as the time they may spend reconnecting) outlasts the restart.
+    flags = ("-t", "30", "--grace", "60", "--port", port)
+    server = Server(db, *flags)
+    clients: list[subprocess.Popen[str]] = []
+    try:
+        clients = [sides_client(server, SLOW, name, tmp_path, "--channel", "c", "--games", "1", "--sandbox", "off")
+                   for name in ("alice", "bob")]
+        first = wait_until(lambda: [game for game in server.get("/api/games")["running"] if game["turns"] >= 4],
+                           60, "a game under way")[0]["id"]
+        server.kill()
+        server = Server(db, *flags)
+        said = [client.communicate(timeout=120)[0] for client in clients]
+        for name, client, text in zip(("alice", "bob"), clients, said):
+            assert client.returncode == 0, text
+            assert f"game {first} aborted when the server stopped (not counted)" in text, text
+            assert "asking for 1 more game: the aborted game did not count" in text, text
+            [record] = [GameRecord.from_json(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+            assert record.extra["battleground"]["id"] != first and record.extra["battleground"]["status"] == "finished"
+            assert f"game {record.extra['battleground']['id']}: " in text.split("asking for 1 more game")[1], text
+        games = server.get("/api/games")
+        assert [game["id"] for game in games["aborted"]] == [first]
+        [again] = games["finished"]
+        assert {again["red"], again["blue"]} == {"alice", "bob"}
+        assert {row["name"]: row["games"] for row in server.get("/api/leaderboard")} == {"alice": 1, "bob": 1}
+    finally:
+        for client in clients:
+            if client.poll() is None:
+                os.killpg(client.pid, signal.SIGKILL)
+                client.wait(10)
+        server.kill()
+
+
+# -- 6. the real server ----------------------------------------------------------------------------------------
 
 
 def _server_has_an_identity() -> bool:
