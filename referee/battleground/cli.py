@@ -70,7 +70,7 @@ def _address(text: str) -> str:
 
 def read_roster(path: str) -> dict[str, str | None]:
     """name -> student id from a CSV with a ``name`` column (and optionally ``student_id``); ValueError saying where."""
-    from .protocol import NAME_PATTERN
+    from .protocol import NAME_PATTERN, name_key
 
     try:
         with open(path, newline="", encoding="utf-8-sig") as file:
@@ -88,9 +88,14 @@ def read_roster(path: str) -> dict[str, str | None]:
         row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
         name = row.get("name", "")
         if not NAME_PATTERN.fullmatch(name):
-            raise ValueError(f"{path}, line {line}: {name!r} is not a name (1 to 32 letters, digits, '_', '-', '.')")
+            raise ValueError(f"{path}, line {line}: {name!r} is not a name (1 to 32 letters, digits, '_', '-', '.', "
+                             "starting with a letter or a digit)")
         if name in roster:
             raise ValueError(f"{path}, line {line}: {name!r} is on the roster twice")
+        like = next((known for known in roster if name_key(known) == name_key(name)), None)
+        if like is not None:
+            raise ValueError(f"{path}, line {line}: {name!r} reads as {like!r}, already on the roster: one of them "
+                             "needs another name")
         roster[name] = row.get("student_id") or None
     return roster
 
@@ -125,6 +130,12 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
     parser.add_argument("--open-per-address", type=_positive_int, default=64, metavar="N",
                         help="connections of any kind (agents, page requests, unfinished handshakes) one address may "
                         "hold open at once, counted from their accept (default 64; 0: no cap)")
+    parser.add_argument("--names-per-hour", type=_positive_int, default=20, metavar="N",
+                        help="new names one address may take in an hour (default 20; 0: no cap; a class behind one "
+                        "address should use a --roster)")
+    parser.add_argument("--pair-games-per-hour", type=_positive_int, default=30, metavar="N",
+                        help="games two players may start together in an hour; house games are not capped "
+                        "(default 30; 0: no cap)")
     parser.add_argument("--hello-timeout", type=non_negative("the hello timeout"), default=10.0, metavar="SECONDS",
                         help="a new connection that has not said hello within this is closed (default 10)")
     parser.add_argument("--start-timeout", type=non_negative("the start timeout"), default=60.0, metavar="SECONDS",
@@ -182,7 +193,8 @@ def serve_main(argv: list[str]) -> int:
         wall_factor=args.wall_factor, grace=args.grace, house={name: spec for name, spec, _own in args.house},
         house_limits={name: own for name, _spec, own in args.house if own}, house_workers=args.house_workers,
         house_sandbox=args.sandbox, roster=roster, per_address=args.per_address,
-        open_per_address=args.open_per_address, rate=args.rate, burst=args.burst,
+        open_per_address=args.open_per_address, names_per_hour=args.names_per_hour,
+        pair_games_per_hour=args.pair_games_per_hour, rate=args.rate, burst=args.burst,
         hello_timeout=args.hello_timeout, startup_allowance=args.start_timeout, http_rate=args.http_rate,
         http_burst=max(1.0, args.http_burst),
     )

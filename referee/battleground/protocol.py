@@ -39,7 +39,17 @@ PROTOCOL_VERSION = 1
 #: The largest message either side accepts (bytes of one frame).
 MAX_MESSAGE_BYTES = 64 * 1024
 #: A player's name: what the leaderboard, URLs and file names show.
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
+#: It starts with a letter or a digit: '.', '..' and '-x' are no one's name (nor a file's or a URL's trouble).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}")
+#: Characters a reader takes for one another in a name, each mapped to one of them (:func:`name_key`).
+_LOOK_ALIKES = str.maketrans({"0": "o", "1": "l", "i": "l", "5": "s", "2": "z", "8": "b", "_": None, "-": None,
+                              ".": None})
+
+
+def name_key(name: str) -> str:
+    """What a reader sees of a name: case, look-alike characters (0/o, 1/l/i, 5/s, 2/z, 8/b) and the separators
+    '_', '-', '.' set aside.  Two names with one key are one name: 'Alice', 'ALICE', 'a1ice' and 'a.lice'."""
+    return name.lower().replace("rn", "m").replace("vv", "w").translate(_LOOK_ALIKES)
 MAX_CHANNEL_CHARS = 40
 MAX_GAMES = 1000
 #: The path agents connect to; every other path is the web pages and the API.
@@ -214,7 +224,7 @@ def check_hello(message: dict[str, Any]) -> str | None:
     if message["protocol"] != PROTOCOL_VERSION:
         return f"this server speaks protocol {PROTOCOL_VERSION}, not {message['protocol']}"
     if not NAME_PATTERN.fullmatch(message["name"]):
-        return "a name is 1 to 32 letters, digits, '_', '-' or '.'"
+        return "a name is 1 to 32 letters, digits, '_', '-' or '.', starting with a letter or a digit"
     channel = message["channel"]
     if len(channel) > MAX_CHANNEL_CHARS or not channel.isprintable():
         return f"a channel is at most {MAX_CHANNEL_CHARS} printable characters"

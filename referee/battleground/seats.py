@@ -66,6 +66,10 @@ class ServerSettings:
     hello_timeout: float = HELLO_TIMEOUT
     #: Wall seconds from a game's start for both clients to be ready (their agents constructed).
     startup_allowance: float = STARTUP_ALLOWANCE
+    #: New names one address may take in an hour (0: no cap).
+    names_per_hour: int = 20
+    #: Games two players may start together in an hour (0: no cap; a house agent's games are not capped).
+    pair_games_per_hour: int = 30
     #: HTTP requests a second an address may make (pages and API), in bursts of ``http_burst``; 0: no limit.
     http_rate: float = 50.0
     http_burst: float = 200.0
@@ -84,6 +88,32 @@ class ServerSettings:
         """Player ``name``'s wall clock on the server: its CPU limit times ``wall_factor``."""
         time_limit = self.limits_of(name).time_limit
         return None if time_limit is None else round(time_limit * self.wall_factor, 3)
+
+
+class RecentCount:
+    """How many times each key was counted in the last ``window`` seconds (new names per address, games per
+    pair): a key's times are forgotten as they age, and a key with none left is dropped."""
+
+    def __init__(self, window: float = 3600.0):
+        self.window = window
+        self._times: dict[Any, deque[float]] = {}
+
+    def __call__(self, key: Any) -> int:
+        times = self._times.get(key)
+        if times is None:
+            return 0
+        horizon = time.monotonic() - self.window
+        while times and times[0] < horizon:
+            times.popleft()
+        if not times:
+            del self._times[key]
+        return len(times)
+
+    def add(self, key: Any) -> None:
+        self._times.setdefault(key, deque()).append(time.monotonic())
+        if len(self._times) > 4096:  # now and then, the keys nobody asked about lately
+            for stale in [k for k, times in self._times.items() if times[-1] < time.monotonic() - self.window]:
+                del self._times[stale]
 
 
 class Forfeit(Exception):

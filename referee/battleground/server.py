@@ -1,8 +1,9 @@
 """The battleground server: one asyncio process, one port (docs/battleground.md).
 
 * Agents connect with a WebSocket to :data:`~.protocol.PLAY_PATH`; every
-  other path is the web pages and the JSON API (:mod:`.web`), answered from
-  the same port by the WebSocket library's request hook.
+  other path is the web pages and the JSON API (:mod:`.site`, :mod:`.web`),
+  answered from the same port by the WebSocket library's request hook.
+* The standings (results, ratings, leaderboard) are :mod:`.standings`'s.
 * The server is the referee: each game is a coroutine holding the
   :class:`~referee.games.base.GameState`, asking the mover's client for an
   action, checking it with the rules and telling both sides.
@@ -17,51 +18,42 @@ import functools
 import hashlib
 import hmac
 import logging
-import multiprocessing
 import os
 import secrets
 import signal
 import sqlite3
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
-from websockets.http11 import Request, Response
 
 from .. import __version__
 from ..games.base import CHANCE, PLAYER_NAMES, IllegalActionError, NotationError
 from ..limits import record_fields
 from ..match import ending_message, utc_now
-from ..tournament.executor import die_with_parent
 from ..records import UNFINISHED, GameRecord, bounded
 from .protocol import (
-    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, ProtocolViolation, check_hello, encode,
+    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode,
     failure_reason, read_message,
 )
 from .cli import TOKEN_VARIABLE
-from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, Seat, ServerSettings
-from .pages import (
-    GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget, SocketShare,
-)
-from .rating import MIN_OPPONENTS, Result, leaderboard_key, standings_of
-from .store import Move, Pairs, Store, tallies
-from .web import Answer, answer
+from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, RecentCount, Seat, ServerSettings
+from .pages import SocketShare
+from .site import SiteFront
+from .standings import Standings
+from .store import Move, Store
 
 log = logging.getLogger("referee.battleground")
 
-#: How many aborted games (interrupted by a stop of the server) the site lists, the last first.
-ABORTED_LISTED = 20
 #: File descriptors kept back from the connections' share (the database, workers, house agents' pipes, logs).
 FD_RESERVE = 256
-#: Seconds the leaderboard is shown as built (games ending rebuild it at once).
-LEADERBOARD_SECONDS = 1.0
+#: Games a student plays the house agent per visit; with more to play it waits for a slot again.
+HOUSE_GAMES_PER_VISIT = 10
 
 
 class Battleground:
@@ -75,9 +67,10 @@ class Battleground:
         self.live: dict[int, LiveGame] = {}
         self.addresses: dict[str, int] = {}
         self.port = 0
-        self.title = f"battleground: {settings.game}"
         self.house_slots = asyncio.Semaphore(max(1, settings.house_workers))
         self.house_procs: set[asyncio.subprocess.Process] = set()
+        #: Each student's house agent (its start and its games): one at a time.
+        self.house_visits: dict[str, asyncio.Task[None]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         #: The server's own latency of the last moves: from an action's arrival to the next request sent.
         self.latencies: deque[float] = deque(maxlen=20_000)
@@ -85,20 +78,12 @@ class Battleground:
         #: Moves played and not yet kept in the database: written together every SAVE_INTERVAL seconds (one
         #: transaction for every game's moves of that time, not one per move), and at each game's end.
         self.unsaved: list[Move] = []
-        self._ratings: dict[str, tuple[float, float | None, int]] = {}
-        self._rated_games = -1
-        #: Every counted game as (red, blue, winner, ended_at), read once at start and kept as games finish: the
-        #: ratings and tallies are computed from it, never by reading the whole table on the event loop.
-        self.results: list[Result] = store.results()
-        self._tallied: tuple[int, tuple[dict[str, list[int]], Pairs]] = (-1, ({}, {}))
-        self._rating_task: asyncio.Task[None] | None = None
-        self._pool: ProcessPoolExecutor | None = None
-        #: The leaderboard as last built, and when (it is built at most once a second, or when games end).
-        self._leaderboard: tuple[float, int, list[dict[str, Any]]] = (0.0, -1, [])
-        self.page_cache = PageCache()
-        self.page_worker = PageWorker()
-        self.requests = RequestBudget(settings.http_rate, settings.http_burst)
+        self.standings = Standings(store, self.spawn)
+        self.site = SiteFront(self)
         self.sockets = SocketShare(settings.open_per_address, _socket_room())
+        #: New names taken by each address, and games started by each pair of players, in the last hour.
+        self.new_names = RecentCount()
+        self.pair_games = RecentCount()
         #: name -> the ids of its games the last stop interrupted (aborted at start-up), told once at its welcome.
         self.aborted: dict[str, list[int]] = {}
         for name in settings.house:
@@ -128,171 +113,8 @@ class Battleground:
         """This server's identity, the same across restarts on one database: what clients keep tokens under."""
         return hmac.new(self.store.secret.encode(), b"server-id", hashlib.sha256).hexdigest()[:24]
 
-    def identity(self) -> dict[str, Any]:
-        """``GET /api/server``: who this server is (its id, game and protocol)."""
-        return {"server_id": self.server_id, "game": self.settings.game, "protocol": PROTOCOL_VERSION}
-
     def house_token(self, name: str) -> str:
         return hmac.new(self.store.secret.encode(), f"house:{name}".encode(), hashlib.sha256).hexdigest()[:32]
-
-    # -- ratings ------------------------------------------------------------------------------------------
-
-    def ratings(self) -> dict[str, tuple[float, float | None, int]]:
-        """The last fit's ratings (name -> (elo, 95 % half-width, opponents)); a new fit starts when games were
-        added."""
-        count = len(self.results)
-        if count != self._rated_games and (self._rating_task is None or self._rating_task.done()):
-            self._rating_task = self.spawn(self.refit(count))
-        return self._ratings
-
-    def tallied(self) -> tuple[dict[str, list[int]], Pairs]:
-        """Each player's [wins, draws, losses] and each pairing's results, recounted only when games were added.
-
-        Every finished game counts here; the ratings count only the first games of a pair in a period.
-        """
-        if self._tallied[0] != len(self.results):
-            self._tallied = (len(self.results), tallies([(red, blue, winner) for red, blue, winner, _ in self.results]))
-        return self._tallied[1]
-
-    async def refit(self, count: int) -> None:
-        """Fit the ratings of the first ``count`` results (in a worker process)."""
-        if self._pool is None:
-            # A fresh interpreter (spawn): it holds none of the server's sockets; and it dies with the server,
-            # even by SIGKILL.
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=die_with_parent, initargs=(os.getpid(),))
-        # The fit is pure Python and takes a second for 200 players: off the event loop, in another process.
-        fit = await asyncio.get_running_loop().run_in_executor(self._pool, standings_of, list(self.results[:count]))
-        self._ratings, self._rated_games = fit, count
-        self._leaderboard = (0.0, -1, [])
-
-    def leaderboard(self) -> list[dict[str, Any]]:
-        """The standings: every player with a finished game or connected now, rated ones first.
-
-        Built at most once a second (the front page of every reader asks for it every 5 s).
-        """
-        built, count, rows = self._leaderboard
-        if count == len(self.results) and time.monotonic() - built < LEADERBOARD_SECONDS:
-            return rows
-        wdl, _ = self.tallied()
-        ratings = self.ratings()
-        names = sorted(set(wdl) | {name for name, p in self.players.items() if p.conn is not None})
-        seen = self.store.last_seen(names)
-        rows = []
-        for name in names:
-            w, d, lost = wdl.get(name, [0, 0, 0])
-            elo, interval, opponents = ratings.get(name, (None, None, 0))
-            rows.append({"name": name, "rating": None if elo is None else round(elo),
-                         "interval": None if interval is None else round(interval),
-                         "provisional": elo is not None and opponents < MIN_OPPONENTS,
-                         "games": w + d + lost, "wins": w, "draws": d, "losses": lost, "last_seen": seen.get(name)})
-        rows.sort(key=leaderboard_key)
-        rows = [{"rank": rank, **row} for rank, row in enumerate(rows, 1)]
-        self._leaderboard = (time.monotonic(), len(self.results), rows)
-        return rows
-
-    # -- the site (what :mod:`.web` reads) ------------------------------------------------------------
-
-    def games(self) -> dict[str, list[dict[str, Any]]]:
-        return {"running": [self._live_summary(g) for g in sorted(self.live.values(), key=lambda g: g.id)],
-                "finished": [row.to_json() for row in self.store.games("finished")],
-                "aborted": [row.to_json() for row in self.store.games("aborted", ABORTED_LISTED)]}
-
-    def _live_summary(self, live: LiveGame) -> dict[str, Any]:
-        return {"id": live.id, "red": live.seats[0].player.name, "blue": live.seats[1].player.name,
-                "channel": live.channel, "status": "running", "winner": None, "reason": None,
-                "turns": len(live.actions), "started_at": live.started_at, "ended_at": None}
-
-    def game(self, game_id: int) -> dict[str, Any] | None:
-        if game_id in self.live:
-            return self._live_summary(self.live[game_id])
-        row = self.store.game(game_id)
-        return row.to_json() if row else None
-
-    def record(self, game_id: int) -> GameRecord | None:
-        live = self.live.get(game_id)
-        if live is not None:
-            return self.record_of(live, None, UNFINISHED, "in play", {}, "running")
-        return self.store.record(game_id)
-
-    def player(self, name: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]] | None:
-        if self.store.player(name) is None:
-            return None
-        row = next((r for r in self.leaderboard() if r["name"] == name), None)
-        games = [self._live_summary(g) for g in self.live.values() if name in (g.seats[0].player.name,
-                                                                               g.seats[1].player.name)]
-        return row, games + [r.to_json() for r in self.store.games_of(name) if r.id not in self.live]
-
-    def stats(self) -> dict[str, Any]:
-        """The server's figures (``GET /api/stats``): connections, games and its latency over the last moves."""
-        latencies = sorted(self.latencies)
-
-        def percentile(share: float) -> float | None:
-            return round(1000 * latencies[int(share * (len(latencies) - 1))], 3) if latencies else None
-
-        return {"connections": sum(1 for p in self.players.values() if p.conn is not None),
-                "waiting": len(self.waiting), "games_running": len(self.live), "moves": self.moves_played,
-                "latency_ms": {"moves": len(latencies), "p50": percentile(0.5), "p99": percentile(0.99),
-                               "max": percentile(1.0)},
-                "sockets": {"open": self.sockets.count, "refused": self.sockets.refused},
-                "pages": {"from_cache": self.page_cache.hits, "built": self.page_worker.built,
-                          "busy": self.page_worker.refused, "cache_bytes": self.page_cache.size}}
-
-    # -- HTTP ---------------------------------------------------------------------------------------------
-
-    async def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
-        path = request.path
-        if path.split("?", 1)[0] == PLAY_PATH and "websocket" in request.headers.get("Upgrade", "").lower():
-            return None
-        address = str(conn.remote_address[0]) if conn.remote_address else "?"
-        if not self.requests.allow(address):
-            reply = Answer(429, "text/plain; charset=utf-8", b"too many requests from your address: slow down\n",
-                           (("Retry-After", "1"),))
-        elif path == "/api/stats":
-            return _json_response(self.stats())
-        else:
-            try:
-                reply = await self.page(path)
-            except Exception:  # noqa: BLE001  a page's bug must not take the server down
-                log.exception("internal error answering %s", path[:200])
-                reply = Answer(500, "text/plain; charset=utf-8", b"internal error\n")
-        headers = Headers([("Content-Type", reply.content_type), ("Content-Length", str(len(reply.body))),
-                           ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
-                           *reply.headers])
-        return Response(reply.status, _REASONS.get(reply.status, "OK"), headers, reply.body)
-
-    async def page(self, target: str) -> Answer:
-        """The answer to a GET of ``target``: one game's pages from the cache or the worker, the rest here."""
-        found = GAME_PATH.fullmatch(target)
-        if found is None:
-            return answer(self, "GET", target)
-        game_id = int(found.group(1))
-        live = self.live.get(game_id)
-        if live is not None and found.group(2) not in HEAVY_PARTS:
-            # A running game's page or record: cheap, and always the latest (kept until its next action).
-            key: tuple[Any, ...] = (target, len(live.actions))
-            latest = self.page_cache.get(key) or answer(self, "GET", target)
-            self.page_cache.put(key, latest)
-            return latest
-        key = (target, "running" if live is not None else "over")
-        cached = self.page_cache.get(key, time.monotonic() - LIVE_PAGE_SECONDS if live is not None else 0.0)
-        if cached is not None:
-            return cached
-        if live is not None:
-            snapshot = GameSnapshot(self.title, game_id, self._live_summary(live),
-                                    self.record_of(live, None, UNFINISHED, "in play", {}, "running").to_json())
-        else:
-            row = self.store.game(game_id)
-            if row is None:
-                return answer(self, "GET", target)  # the 404, said as the site says it
-            snapshot = GameSnapshot(self.title, game_id, row.to_json(), self.store.record_text(game_id))
-        reply = await self.page_worker.build(snapshot, target)
-        if reply is None:
-            return Answer(503, "text/plain; charset=utf-8", b"the server is busy: try again in a moment\n",
-                          (("Retry-After", "1"),))
-        if reply.status in (200, 404):
-            self.page_cache.put(key, reply)
-        return reply
 
     # -- connections ----------------------------------------------------------------------------------------
 
@@ -341,6 +163,15 @@ class Battleground:
             await _refuse(conn, f"{name!r} is not on this server's roster")
             return None
         elif self.store.player(name) is None:
+            like = self.store.name_like(name)
+            if like is not None:
+                await _refuse(conn, f"{name!r} reads as {like!r}, a name already taken: choose another")
+                return None
+            if settings.names_per_hour and self.new_names(address) >= settings.names_per_hour:
+                await _refuse(conn, f"at most {settings.names_per_hour} new names an hour from one address: "
+                                    "play under a name you have")
+                return None
+            self.new_names.add(address)
             new_token = secrets.token_hex(16)
             self.store.add_player(name, new_token, utc_now())
         elif not self.store.token_matches(name, token):
@@ -492,6 +323,14 @@ class Battleground:
             player.wake()
         elif not player.house and not player.in_pair:
             self.players.pop(player.name, None)
+        if not player.house and player.seat is None:
+            # A house agent waiting for this student in the lobby waits for no one now: its slot is free again.
+            for house in [p for p in self.waiting if p.house and p.for_player == player.name]:
+                self.waiting.remove(house)
+                house.done = True
+                self.spawn(house.send({"type": "done", "message": f"{player.name} left"}))
+                if house.conn is not None:
+                    self.spawn(house.conn.close(1000, "done"))
         self.store.seen(player.name, utc_now())
 
     # -- pairing ------------------------------------------------------------------------------------------
@@ -501,7 +340,9 @@ class Battleground:
         self.waiting.append(player)
         self.spawn(player.send({"type": "waiting", "channel": player.channel}))
         if not player.house and player.channel in self.settings.house:
-            self.spawn(self.start_house(player.channel, player))
+            visit = self.house_visits.get(player.name)
+            if visit is None or visit.done():  # one house agent per student at a time
+                self.house_visits[player.name] = self.spawn(self.start_house(player.channel, player))
         self.pair()
 
     def pair(self) -> None:
@@ -516,32 +357,45 @@ class Battleground:
             self.spawn(self.play_pair(first, second))
 
     def _pairing(self) -> tuple[Player, Player] | None:
-        ratings = self._ratings
         for index, first in enumerate(self.waiting):
             if first.house:
                 continue
+            cap = self.settings.pair_games_per_hour
             candidates = [p for p in self.waiting[index + 1:] + self.waiting[:index]
                           if p is not first and p.channel == first.channel and p.name != first.name
-                          and (not p.house or p.for_player == first.name)]
+                          and (not p.house or p.for_player == first.name)
+                          and (p.house or not cap or self.pair_games(_pair_key(first, p)) < cap)]
             if first.channel in self.settings.house:
                 candidates = [p for p in candidates if p.house]
             if not candidates:
                 continue
             if first.channel == "":
-                mine = ratings.get(first.name, (0.0, None, 0))[0]
-                candidates.sort(key=lambda p: (abs(ratings.get(p.name, (0.0, None, 0))[0] - mine), p.waiting_since))
+                mine = self.standings.rating_of(first.name)
+                candidates.sort(key=lambda p: (abs(self.standings.rating_of(p.name) - mine), p.waiting_since))
             else:
                 candidates.sort(key=lambda p: p.waiting_since)
             return first, candidates[0]
         return None
 
     async def start_house(self, name: str, student: Player) -> None:
-        """Start the house agent ``name`` for ``student``: a client process on this machine, sealed as any."""
+        """Start the house agent ``name`` for ``student``: a client process on this machine, sealed as any.
+
+        A visit is at most :data:`HOUSE_GAMES_PER_VISIT` games; a student with more to play then waits for a
+        slot again, behind whoever waited meanwhile (so two students asking for 1000 games each do not keep
+        every slot for hours).
+        """
+        if await self._house_visit(name, student):
+            if student in self.waiting and student.channel == name and student.games_left > 0:
+                self.house_visits[student.name] = self.spawn(self.start_house(name, student))
+
+    async def _house_visit(self, name: str, student: Player) -> bool:
+        """One visit of the house agent; whether it went as it should (its process ended well)."""
         async with self.house_slots:
             if student.conn is None and student.seat is None:
-                return
+                return False
+            games = min(student.games_left, HOUSE_GAMES_PER_VISIT)
             command = [sys.executable, "-m", "referee", "connect", self.settings.house[name], name,
-                       "--server", f"127.0.0.1:{self.port}", "--channel", name, "--games", str(student.games_left),
+                       "--server", f"127.0.0.1:{self.port}", "--channel", name, "--games", str(games),
                        "--house-for", student.name,
                        "--sandbox", self.settings.house_sandbox, "--no-token-file", "-v", "0"]
             # Its token in its environment, not on its command line (which every user of the machine can read).
@@ -560,17 +414,22 @@ class Battleground:
                             err.decode(errors="replace")[-400:])
                 if student in self.waiting:
                     await student.send({"type": "error", "message": f"the house agent {name} could not start"})
+                return False
+            return True
 
     async def play_pair(self, first: Player, second: Player) -> None:
         first.in_pair = second.in_pair = True
+        idle: GameRecord | None = None  # a house game its student lost without playing
         try:
             count = 2 if min(first.games_left, second.games_left) >= 2 else 1
             for number in range(count):
                 red, blue = (first, second) if number == 0 else (second, first)
-                await self.play_game(red, blue, first.channel, [number + 1, count])
+                record = await self.play_game(red, blue, first.channel, [number + 1, count])
                 for player in (first, second):
                     player.games_left -= 1
-                if any(p.conn is None for p in (first, second)):
+                if record is not None and _lost_without_playing(record, red, blue):
+                    idle = record
+                if idle is not None or any(p.conn is None for p in (first, second)):
                     break
         finally:
             first.in_pair = second.in_pair = False
@@ -580,18 +439,27 @@ class Battleground:
                     self.players.pop(player.name, None)
                 continue
             opponent = second if player is first else first
-            if player.games_left > 0 and not (player.house and (opponent.conn is None or opponent.games_left <= 0)):
+            if idle is not None:
+                # The house plays agents that move: one that does not gives its slot back to the next student.
+                message = ("no more games: thank you for playing" if player.house else
+                           f"the house agent plays agents that move: yours lost game "
+                           f"{idle.extra['battleground']['id']} on {idle.reason}; connect again to play it")
+            elif player.games_left > 0 and not (player.house and (opponent.conn is None or opponent.games_left <= 0)):
                 self.enter_lobby(player)
+                continue
             else:
-                player.done = True
-                await player.send({"type": "done", "message": "no more games: thank you for playing"})
-                if player.conn is not None:
-                    self.spawn(player.conn.close(1000, "done"))
+                message = "no more games: thank you for playing"
+            player.done = True
+            await player.send({"type": "done", "message": message})
+            if player.conn is not None:
+                self.spawn(player.conn.close(1000, "done"))
 
     # -- a game ---------------------------------------------------------------------------------------------
 
-    async def play_game(self, red: Player, blue: Player, channel: str, pair: list[int]) -> None:
-        """Referee one game to its end: a result, or an abort the server explains; never a game that vanishes."""
+    async def play_game(self, red: Player, blue: Player, channel: str, pair: list[int]) -> GameRecord | None:
+        """Referee one game to its end: a result, or an abort the server explains; never a game that vanishes.
+
+        Its record (None if it could not start)."""
         seed = secrets.randbelow(2 ** 31)
         try:
             game_id = self.store.start_game(red.name, blue.name, channel, utc_now())
@@ -600,7 +468,9 @@ class Battleground:
             for player in (red, blue):
                 await player.send({"type": "error", "message": "the server could not start a game (its database "
                                                                 "failed): try again later"})
-            return
+            return None
+        if not (red.house or blue.house):
+            self.pair_games.add(_pair_key(red, blue))
         seats = (Seat(red, 0), Seat(blue, 1))
         live = LiveGame(game_id, seats, channel, self.settings, seed)
         live.pair = pair
@@ -646,14 +516,10 @@ class Battleground:
             log.exception("could not keep the record of game %d", game_id)
         else:
             if status == "finished":
-                self.finished(record, ended)
+                self.standings.finished(record.red, record.blue, record.winner, ended)
         end = {"type": "end", "id": game_id, "record": record.to_dict()}
         await asyncio.gather(*(seat.player.send(end) for seat in seats))
-
-    def finished(self, record: GameRecord, when: str) -> None:
-        """A counted game: into the results the ratings and tallies are computed from."""
-        self.results.append((record.red, record.blue, record.winner, when))
-        self.ratings()
+        return record
 
     async def send_start(self, live: LiveGame, seat: Seat) -> None:
         other = live.seats[1 - seat.color].player
@@ -850,9 +716,8 @@ class Battleground:
                 pass
         for task in list(self.tasks):
             task.cancel()
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-        self.page_worker.close()
+        self.standings.close()
+        self.site.close()
 
 
 async def _next(queue: asyncio.Queue[dict[str, Any]], timeout: float) -> dict[str, Any]:
@@ -901,6 +766,23 @@ async def _refuse(conn: ServerConnection, reason: str) -> None:
         pass
 
 
+def _pair_key(first: Player, second: Player) -> tuple[str, str]:
+    a, b = sorted((first.name, second.name))
+    return a, b
+
+
+#: A student's game lost on these, against a house agent, ends its visit: its agent did not play.
+_NOT_PLAYING = ("time_limit", "disconnected", "load_error", "protocol_error")
+
+
+def _lost_without_playing(record: GameRecord, red: Player, blue: Player) -> bool:
+    """Whether a house game was lost by its student on not playing (its slot is then given back)."""
+    if record.winner not in PLAYER_NAMES or record.reason not in _NOT_PLAYING:
+        return False
+    loser, winner = (red, blue) if record.winner == "BLUE" else (blue, red)
+    return winner.house and not loser.house
+
+
 def _socket_room() -> int:
     """How many connections the server may hold open: its file descriptors (raised to the hard limit), less a
     reserve for its database, workers, house agents and logs."""
@@ -916,15 +798,6 @@ def _socket_room() -> int:
     return max(64, (soft if soft != resource.RLIM_INFINITY else 65536) - FD_RESERVE)
 
 
-def _json_response(data: Any) -> Response:
-    body = (encode(data) + "\n").encode()
-    return Response(200, "OK", Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body))),
-                                        ("Cache-Control", "no-store")]), body)
-
-
-_REASONS = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
-
-
 async def run_server(settings: ServerSettings, db: str, host: str, port: int,
                      ready: asyncio.Event | None = None, say: Any = print) -> None:
     """Serve until cancelled (or SIGINT/SIGTERM through the CLI)."""
@@ -933,9 +806,9 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
     if aborted:
         say(f"* battleground: {len(aborted)} game(s) interrupted by the last stop recorded as aborted (not counted)")
     ground = Battleground(settings, store)
-    if ground.results:
+    if ground.standings.results:
         # Rated before the first page: a restarted server would otherwise rank by games until its first fit.
-        await ground.refit(len(ground.results))
+        await ground.standings.refit(len(ground.standings.results))
     for game_id, red, blue in aborted:
         for name in (red, blue):
             ground.aborted.setdefault(name, []).append(game_id)
@@ -965,7 +838,7 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
             super().connection_lost(exc)
 
     try:
-        async with serve(ground.handle, host, port, process_request=ground.process_request,
+        async with serve(ground.handle, host, port, process_request=ground.site.process_request,
                          max_size=MAX_MESSAGE_BYTES, max_queue=64, compression=None,
                          open_timeout=settings.hello_timeout, ping_interval=5, ping_timeout=20,
                          logger=log, create_connection=CountedConnection) as server:

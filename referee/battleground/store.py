@@ -23,6 +23,7 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 from ..records import GameRecord, RecordError
+from .protocol import name_key
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -108,11 +109,23 @@ class Store:
             self.progress.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a battleground database ({exc})") from None
+        self._add_name_keys()
         self.secret = self._meta("secret") or self._set_meta("secret", secrets.token_hex(32))
         setup = json.dumps({"game": game, "game_options": dict(game_options)}, sort_keys=True)
         known = self._meta("game") or self._set_meta("game", setup)
         if known != setup:
             raise StoreError(f"{path} holds the games of {known}, not of {setup}: use another --db")
+
+    def _add_name_keys(self) -> None:
+        """Each player's :func:`~.protocol.name_key`, kept beside its name (added to a database made without it)."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(players)")}
+        if "name_key" not in columns:
+            self.db.execute("ALTER TABLE players ADD COLUMN name_key TEXT")
+        missing = self.db.execute("SELECT name FROM players WHERE name_key IS NULL").fetchall()
+        if missing:
+            self.db.executemany("UPDATE players SET name_key = ? WHERE name = ?",
+                                [(name_key(name), name) for (name,) in missing])
+        self.db.execute("CREATE INDEX IF NOT EXISTS players_by_key ON players (name_key)")
 
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -176,10 +189,15 @@ class Store:
         if retoken:
             update += ", token_hash = excluded.token_hash"
         self.db.execute(
-            "INSERT INTO players (name, token_hash, student_id, house, created, last_seen) VALUES (?, ?, ?, ?, ?, ?) "
-            f"ON CONFLICT (name) DO UPDATE SET {update}",
-            (name, token_hash(token) if token else None, student_id, int(house), when, when),
+            "INSERT INTO players (name, token_hash, student_id, house, created, last_seen, name_key) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET {update}",
+            (name, token_hash(token) if token else None, student_id, int(house), when, when, name_key(name)),
         )
+
+    def name_like(self, name: str) -> str | None:
+        """A player's name that reads as ``name`` (the same :func:`~.protocol.name_key`), if any."""
+        row = self.db.execute("SELECT name FROM players WHERE name_key = ? LIMIT 1", (name_key(name),)).fetchone()
+        return str(row[0]) if row else None
 
     def seen(self, name: str, when: str) -> None:
         self.db.execute("UPDATE players SET last_seen = ? WHERE name = ?", (when, name))

@@ -22,7 +22,7 @@ class Server:
     def __init__(self, db: Path, *options: str):
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
-             *options],
+             "--names-per-hour", "0", "--pair-games-per-hour", "0", *options],
             cwd=ROOT, stderr=subprocess.PIPE, text=True, start_new_session=True,
         )
         assert self.proc.stderr is not None

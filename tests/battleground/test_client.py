@@ -516,13 +516,6 @@ def test_a_game_a_server_crash_aborted_is_not_counted_and_played_again(tmp_path)
 # -- 6. the real server ----------------------------------------------------------------------------------------
 
 
-def _server_has_an_identity() -> bool:
-    from referee.battleground.server import Battleground
-
-    return hasattr(Battleground, "identity")
-
-
-@pytest.mark.skipif(not _server_has_an_identity(), reason="the server has no identity yet (GET /api/server)")
 def test_the_real_server_knows_a_name_at_any_spelling_of_its_address(tmp_path):
     server = Server(tmp_path / "bg.sqlite", "-t", "30", "--house", "greedy=agents.greedy", "--sandbox", "off")
     try:
