@@ -52,6 +52,8 @@ log = logging.getLogger("referee.battleground")
 
 #: File descriptors kept back from the connections' share (the database, workers, house agents' pipes, logs).
 FD_RESERVE = 256
+#: Seconds between the server's notes that it is alive (an abort after a crash is dated within this).
+ALIVE_INTERVAL = 2.0
 #: Games a student plays the house agent per visit; with more to play it waits for a slot again.
 HOUSE_GAMES_PER_VISIT = 10
 
@@ -78,6 +80,9 @@ class Battleground:
         #: Moves played and not yet kept in the database: written together every SAVE_INTERVAL seconds (one
         #: transaction for every game's moves of that time, not one per move), and at each game's end.
         self.unsaved: list[Move] = []
+        #: Players seen (connected or gone) since the last save: name -> when.
+        self.unseen: dict[str, str] = {}
+        self.alive_kept = 0.0
         self.standings = Standings(store, self.spawn)
         self.site = SiteFront(self)
         self.sockets = SocketShare(settings.open_per_address, _socket_room())
@@ -195,7 +200,7 @@ class Battleground:
         player.gone_at = None
         if not house:
             self.addresses[address] = self.addresses.get(address, 0) + 1
-        self.store.seen(name, utc_now())
+        self.saw(name)
         welcome = {"type": "welcome", "name": name, "game": settings.game,
                    "game_options": dict(settings.game_options), "time_limit": settings.time_limit,
                    "space_limit": settings.space_limit, "wall_limit": settings.wall_limit, "grace": settings.grace,
@@ -331,7 +336,7 @@ class Battleground:
                 self.spawn(house.send({"type": "done", "message": f"{player.name} left"}))
                 if house.conn is not None:
                     self.spawn(house.conn.close(1000, "done"))
-        self.store.seen(player.name, utc_now())
+        self.saw(player.name)
 
     # -- pairing ------------------------------------------------------------------------------------------
 
@@ -647,20 +652,37 @@ class Battleground:
         self.moves_played += 1
         clocks = [round(seat.cpu, 4) for seat in live.seats]
         self.unsaved.append((live.id, len(live.actions), mover, text, clocks[0], clocks[1]))
-        if len(self.unsaved) == 1:
+        if len(self.unsaved) == 1 and not self.unseen:
             asyncio.get_running_loop().call_later(SAVE_INTERVAL, self.save_moves)
         live.actions.append(text)
         live.movers.append(mover)
         live.clocks.append(clocks)
 
     def save_moves(self) -> None:
-        """Keep the moves played since the last call (for a partial record should the server die)."""
-        if self.unsaved:
+        """Keep the moves played and the players seen since the last call, and that the server was alive now
+        (for a partial record, and the time it stopped, should the server die)."""
+        now = time.monotonic()
+        if self.unsaved or self.unseen or now - self.alive_kept >= ALIVE_INTERVAL:
             moves, self.unsaved = self.unsaved, []
+            seen, self.unseen = self.unseen, {}
+            self.alive_kept = now
             try:
-                self.store.record_moves(moves)
+                self.store.record_progress(moves, seen, utc_now())
             except sqlite3.Error:  # a game's progress is a nicety; the games go on
                 log.exception("could not keep %d moves of the games in play", len(moves))
+
+    def saw(self, name: str) -> None:
+        """Note that ``name`` was seen now: kept with the next moves (not a write of its own on the event loop,
+        where a client reconnecting in a loop would make one synchronous write per connection)."""
+        if not self.unsaved and not self.unseen:
+            asyncio.get_running_loop().call_later(SAVE_INTERVAL, self.save_moves)
+        self.unseen[name] = utc_now()
+
+    async def keep_alive(self) -> None:
+        """Now and then, that the server is alive (an abort after a crash is dated by the last of these)."""
+        while True:
+            await asyncio.sleep(ALIVE_INTERVAL)
+            self.save_moves()
 
     async def tell(self, live: LiveGame, mover: str | None) -> None:
         message = {"type": "turn", "id": live.id, "color": mover, "action": live.actions[-1]}
@@ -847,7 +869,7 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
                 f"{ground.port}{PLAY_PATH}), database {db}")
             if ready is not None:
                 ready.set()
-            await asyncio.Future()
+            await ground.keep_alive()
     finally:
         await ground.close()
         store.close()

@@ -147,18 +147,22 @@ class Store:
         Their (id, red, blue).  A game's record so far is the one written when it started, with the actions
         kept as it went (:meth:`record_moves`); a game of a database older than the table has none.
         """
-        rows = self.db.execute("SELECT id, red, blue, record FROM games WHERE status = 'running' ORDER BY id")
+        rows = self.db.execute("SELECT id, red, blue, record, started_at FROM games WHERE status = 'running' "
+                               "ORDER BY id")
         running = rows.fetchall()
+        # The last time the stopped server said it was alive (every few seconds): when its games really ended.
+        alive = self._meta("alive")
         aborted = []
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for game_id, red, blue, text in running:
+            for game_id, red, blue, text, started_at in running:
                 moves = self.db.execute("SELECT mover, action, red_cpu, blue_cpu FROM moves WHERE game = ? "
                                         "ORDER BY ply", (game_id,)).fetchall()
-                record = _aborted_record(text, moves, when)
+                ended = alive if alive is not None and alive >= started_at else when
+                record = _aborted_record(text, moves, ended, when)
                 self.db.execute(
                     "UPDATE games SET status = 'aborted', ended_at = ?, reason = 'aborted', turns = ?, record = ? "
-                    "WHERE id = ?", (when, len(moves), record, game_id),
+                    "WHERE id = ?", (ended, len(moves), record, game_id),
                 )
                 self.db.execute("DELETE FROM moves WHERE game = ?", (game_id,))
                 aborted.append((game_id, red, blue))
@@ -199,9 +203,6 @@ class Store:
         row = self.db.execute("SELECT name FROM players WHERE name_key = ? LIMIT 1", (name_key(name),)).fetchone()
         return str(row[0]) if row else None
 
-    def seen(self, name: str, when: str) -> None:
-        self.db.execute("UPDATE players SET last_seen = ? WHERE name = ?", (when, name))
-
     def token_matches(self, name: str, token: str | None) -> bool:
         row = self.player(name)
         if row is None or row["token_hash"] is None or token is None:
@@ -225,9 +226,19 @@ class Store:
 
     def record_moves(self, moves: Sequence[Move]) -> None:
         """Keep the moves of games in play (any games'), in one transaction."""
+        self.record_progress(moves, {}, None)
+
+    def record_progress(self, moves: Sequence[Move], seen: Mapping[str, str], alive: str | None) -> None:
+        """Keep the moves of games in play (any games'), when players were last seen and that the server was
+        alive at ``alive``: one transaction, without the fsync (see the module's docstring)."""
         self.progress.execute("BEGIN")
         try:
             self.progress.executemany("INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?)", moves)
+            self.progress.executemany("UPDATE players SET last_seen = ? WHERE name = ?",
+                                      [(when, name) for name, when in seen.items()])
+            if alive is not None:
+                self.progress.execute("INSERT INTO meta (key, value) VALUES ('alive', ?) "
+                                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (alive,))
             self.progress.execute("COMMIT")
         except BaseException:
             self.progress.execute("ROLLBACK")
@@ -295,8 +306,10 @@ class Store:
 
 
 def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, float, float]],
-                    when: str) -> str | None:
-    """The record of a game a crash stopped: its record at the start with the actions kept since (JSON)."""
+                    stopped: str, when: str) -> str | None:
+    """The record of a game a crash stopped: its record at the start with the actions kept since (JSON).
+
+    ``stopped``: the server's last sign of life before the stop; ``when``: the restart that found it."""
     if started is None:
         return None
     try:
@@ -315,6 +328,7 @@ def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, 
     if not any(mover is None for mover, *_ in moves):
         record["chance_seed"] = None
     extra["status"] = "aborted"
+    extra["stopped_at"] = stopped
     extra["aborted_at"] = when
     extra.pop("wall_used", None)  # the server's clocks died with it
     return json.dumps(record)

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 
 from referee.games import load_game
+from referee.match import utc_now
 from referee.records import GameRecord
 from tests.helpers import ROOT, wait_until
 
@@ -647,11 +648,14 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
             kept = wait_until(lambda: server.moves_kept(server.rows()[1]["id"]) >= 6 and
                               server.moves_kept(server.rows()[1]["id"]), 30, "the game's moves kept")
             server.kill()
+            killed_at = utc_now()
             for client in (olga, pete):
                 assert client.wait() != 0, client.text()
                 assert "connection lost" in client.text() or "connection to" in client.text(), client.text()
     [finished, running_game] = server.rows()
     before = dict(finished)
+    # The restart comes in a later second than the kill: the aborted game's end must be the kill's, not it.
+    wait_until(lambda: utc_now() > killed_at, 5, "the next second")
 
     again = Server(tmp_path, "-t", "30", "--grace", "2", db=server.db, log_name="server-2.log")
     with running(again):
@@ -664,6 +668,10 @@ def test_a_server_killed_mid_game_restarts_with_every_finished_game_and_player(t
         partial = GameRecord.from_json(rows[1]["record"])
         assert partial.extra["battleground"]["status"] == "aborted" and partial.reason == "unfinished"
         assert partial.winner is None and "aborted after" in partial.message
+        # Dated by the server's last sign of life (kept every 2 s), not by the restart that found it.
+        stopped = partial.extra["battleground"]["stopped_at"]
+        assert rows[1]["ended_at"] == stopped <= killed_at < partial.extra["battleground"]["aborted_at"]
+        assert stopped >= rows[1]["started_at"]
         assert len(partial.actions) >= kept and rows[1]["turns"] == len(partial.actions)
         assert not replay(partial).is_over
         assert len(partial.time_used_after) == len(partial.actions)
