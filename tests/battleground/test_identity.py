@@ -24,6 +24,16 @@ from tests.battleground.test_battleground import (  # noqa: E402
 )
 
 
+def _command_lines() -> list[list[str]]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            found.append((proc / "cmdline").read_bytes().decode(errors="replace").split("\0"))
+        except OSError:
+            continue
+    return found
+
+
 def _hello(server: Server, name: str, token: str | None = None) -> dict:
     with raw_connect(server) as ws:
         ws.send(hello(name, channel="nobody", token=token))
@@ -71,6 +81,28 @@ def test_a_roster_given_later_retires_the_tokens_its_names_were_first_used_with(
         assert _hello(server, "mia", token)["type"] == "welcome"
 
 
+def test_a_second_login_while_waiting_takes_the_place_over_and_plays_one_game(tmp_path: Path):
+    """Before: a second login with the right token while waiting put the player in the lobby twice (one connection
+    in two games: an honest player lost one on time)."""
+    server = Server(tmp_path, "-t", "30", "--sandbox", "off")
+    with running(server), raw_connect(server) as first:
+        first.send(hello("twin", channel="twins", games=2))
+        token = receive(first)["token"]
+        with raw_connect(server) as second:
+            second.send(hello("twin", channel="twins", games=2, token=token))
+            assert receive(second)["type"] == "welcome"
+            assert receive(second) == {"type": "waiting", "channel": "twins"}
+            stats = wait_until(lambda: (s := server.get("/api/stats"))["connections"] == 1 and s, 20, "one login")
+            assert stats["waiting"] == 1
+            partner = Client(tmp_path, server, "agents/random_agent", "partner", "--channel", "twins", "--games", "1",
+                             "-v", "0")
+            with running(partner):
+                start = wait_until(lambda: (m := receive(second))["type"] == "start" and m, 30, "the start")
+                assert start["opponent"] == "partner"
+                running_games = server.get("/api/games")["running"]
+                assert [(g["id"]) for g in running_games] == [start["id"]]
+
+
 def test_two_players_start_only_so_many_games_together_in_an_hour(tmp_path: Path):
     """Before: two names of one student could play each other without end (8 GB of records an hour)."""
     server = Server(tmp_path, "-t", "30", "--sandbox", "off", "--pair-games-per-hour", "2")
@@ -100,6 +132,10 @@ def test_a_student_whose_agent_does_not_move_gives_the_house_slot_back(tmp_path:
         ws.send(hello("idler", channel="greedy", games=1000))
         assert receive(ws)["type"] == "welcome"
         start = wait_until(lambda: (m := receive(ws))["type"] == "start" and m, 60, "the house game's start")
+        # The house agent's client got its token through its environment: its command line (which any user of
+        # the machine can read) has none.
+        house = [cmd for cmd in _command_lines() if "--house-for" in cmd]
+        assert house and all("--token" not in cmd for cmd in house), house
         ws.send(f'{{"type": "ready", "id": {start["id"]}}}')
         messages = closed_after(ws)  # it never moves: its game is lost on time, and its visit ends
         done = messages[-1]
