@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import secrets
 import sqlite3
 from dataclasses import dataclass
@@ -99,6 +100,7 @@ class Store:
     """The database, used from one thread (the server's event loop)."""
 
     def __init__(self, path: str | Path, game: str, game_options: Mapping[str, Any]):
+        _owner_only(Path(path))
         try:
             self.db = sqlite3.connect(str(path), isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -332,6 +334,18 @@ def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, 
     extra["aborted_at"] = when
     extra.pop("wall_used", None)  # the server's clocks died with it
     return json.dumps(record)
+
+
+def _owner_only(path: Path) -> None:
+    """Make the database (and its journal) readable by its owner only: it holds the secret every roster and
+    house token is derived from.  SQLite gives its journal files the database's own mode."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        for each in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if each.exists():
+                os.chmod(each, 0o600)
+    except OSError:
+        pass  # not ours to change (or not a file): SQLite says what is wrong when it opens it
 
 
 def token_hash(token: str) -> str:

@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -66,10 +67,15 @@ def test_a_roster_given_later_retires_the_tokens_its_names_were_first_used_with(
     """Before: a name someone took on an open server kept that first-use token after the switch to a roster, so
     the squatter, not the student, held it."""
     db = tmp_path / "bg.sqlite"
+    db.write_bytes(b"")
+    db.chmod(0o644)  # made by someone else, readable by all: the server makes it its owner's alone
     open_server = Server(tmp_path, "-t", "30", "--sandbox", "off", db=db, log_name="open.log")
     with running(open_server):
         squatted = _hello(open_server, "mia")
         assert squatted["type"] == "welcome"
+        # It holds the secret every roster and house token is derived from: no other user may read it.
+        modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in tmp_path.glob("bg.sqlite*")}
+        assert set(modes) >= {"bg.sqlite", "bg.sqlite-wal"} and set(modes.values()) == {0o600}, modes
     roster = tmp_path / "roster.csv"
     roster.write_text("name,student_id\nmia,1001\n")
     printed = subprocess.run([sys.executable, "-m", "referee", "serve", "tokens", str(roster), "--db", str(db)],
