@@ -222,6 +222,8 @@ class Seat:
     asked: bool = False
     #: The client came back while asked to move: the request is sent again once it is ready (its clock runs on).
     ask_again: bool = False
+    #: Its ``failed`` was let in (one a game: the game ends on it).
+    failed: bool = False
 
 
 class LiveGame:

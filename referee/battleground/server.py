@@ -52,6 +52,8 @@ log = logging.getLogger("referee.battleground")
 
 #: File descriptors kept back from the connections' share (the database, workers, house agents' pipes, logs).
 FD_RESERVE = 256
+#: Messages of a player's waiting to be read by its game, at most (only what the game asked for is let in).
+INBOX_LIMIT = 4
 #: Seconds between the server's notes that it is alive (an abort after a crash is dated within this).
 ALIVE_INTERVAL = 2.0
 #: Games a student plays the house agent per visit; with more to play it waits for a slot again.
@@ -303,18 +305,23 @@ class Battleground:
 
     @staticmethod
     def admit(player: Player, message: dict[str, Any]) -> bool:
-        """Whether the game wants this message now: a ``ready`` while not ready, an ``action`` while asked, a
-        ``failed`` any time.  The rest is dropped (having drawn on the unasked budget): an action sent before
-        the request is never played the moment the request comes, and nothing piles up in the server."""
+        """Whether the game wants this message now: a ``ready`` while not ready, an ``action`` while asked, one
+        ``failed`` a game, each only while fewer than :data:`INBOX_LIMIT` wait to be read.  The rest is dropped
+        (having drawn on the unasked budget): an action sent before the request is never played the moment the
+        request comes, and nothing piles up in the server (64 KiB messages sent during the other side's turn
+        grew it by 170 MB in 18 s)."""
         seat = player.seat
-        if seat is None or message.get("id") != player.last_game:
+        if seat is None or message.get("id") != player.last_game or player.inbox.qsize() >= INBOX_LIMIT:
             return False
         kind = message["type"]
         if kind == "ready":
             return not seat.ready
         if kind == "action":
             return seat.asked and seat.ready
-        return kind == "failed"
+        if kind == "failed" and not seat.failed:
+            seat.failed = True
+            return True
+        return False
 
     def left(self, player: Player, address: str) -> None:
         """The player's connection closed: out of the lobby; a game waits for it (the grace period)."""

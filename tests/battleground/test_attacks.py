@@ -257,3 +257,29 @@ def test_unasked_messages_during_the_opponents_turn_neither_pile_up_nor_get_play
     record = GameRecord.from_json(row["record"])
     mine = record.actions[1::2] if me.color == "BLUE" else record.actions[0::2]
     assert mine[1] == answer and early not in mine[1:], record.actions
+
+
+def test_a_flood_of_failed_messages_is_one_failure_not_a_pile(roomy: Server):
+    """The same pile with ``failed`` messages (the one message a game takes at any time): one is let in, the game
+    ends on it when it is read, the rest are dropped."""
+    go = threading.Event()
+    go.set()
+    honest = Honest(roomy, "hon-fail", "fail", wait_before_move=go)
+    with raw_connect(roomy) as ws:
+        me = RawSide(ws, "failer", "fail")
+        _play_until_asked(me)
+        go.clear()
+        me.send_action(me.action())
+        before = _rss_kb(roomy.proc.pid)
+        failed = json.dumps({"type": "failed", "id": me.id, "reason": "agent_error", "message": "x" * 60_000,
+                             "traceback": None, "cpu": 0.0, "memory_mb": 0.0})
+        for _ in range(300):
+            ws.send(failed)
+        ws.ping().wait(20)
+        grown_kb = _rss_kb(roomy.proc.pid) - before
+        go.set()
+        row = _ended(roomy, me.id)
+    honest.join(30)
+    assert grown_kb < 12_000, f"the server grew by {grown_kb} kB"
+    assert row["reason"] == "agent_error", dict(row)
+    _loser(row, me.color)
