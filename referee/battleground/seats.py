@@ -218,8 +218,9 @@ class Seat:
     wall_used: float = 0.0
     #: Whether the client has the game (its agent constructed and told the actions so far).
     ready: bool = False
-    #: A ``play`` is outstanding (only then is an ``action`` let in).
+    #: A ``play`` is outstanding (only then is an ``action`` let in), and its action has been let in.
     asked: bool = False
+    answered: bool = False
     #: The client came back while asked to move: the request is sent again once it is ready (its clock runs on).
     ask_again: bool = False
     #: Its ``failed`` was let in (one a game: the game ends on it).

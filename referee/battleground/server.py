@@ -239,7 +239,7 @@ class Battleground:
         if live is None or seat not in live.seats:
             return
         _drain(player.inbox)  # the old connection's answers: its new one answers afresh
-        seat.ready = False
+        seat.ready = seat.answered = False
         seat.ask_again = seat.asked
         # Built and queued in one step, so the turns played after it reach the client after it.
         self.spawn(self.send_start(live, seat))
@@ -315,9 +315,15 @@ class Battleground:
             return False
         kind = message["type"]
         if kind == "ready":
-            return not seat.ready
+            # Ready from now on, not from when its game reads it: its action may come before its game gets to it.
+            admitted, seat.ready = not seat.ready, True
+            return admitted
         if kind == "action":
-            return seat.asked and seat.ready
+            # One action a request: a second sent before the game reads the first (an early one for the next
+            # turn) would otherwise be let in while the first request still stood, and played at the next.
+            admitted = seat.asked and seat.ready and not seat.answered
+            seat.answered = seat.answered or admitted
+            return admitted
         if kind == "failed" and not seat.failed:
             seat.failed = True
             return True
@@ -582,7 +588,6 @@ class Battleground:
                               {"kind": failure_reason(message), "message": bounded(message["message"]),
                                "traceback": bounded(traceback) if isinstance(traceback, str) else None})
             if kind == "ready":
-                seat.ready = True
                 if request is None:
                     return message
                 if seat.ask_again:
@@ -622,7 +627,7 @@ class Battleground:
             asked = time.monotonic()
             request = functools.partial(self.request, live, seat.color, asked)
             credit = seat.player.latency
-            seat.asked = True
+            seat.asked, seat.answered = True, False
             await seat.player.send(request())
             if received is not None:
                 self.latencies.append(time.monotonic() - received)

@@ -283,3 +283,42 @@ def test_a_flood_of_failed_messages_is_one_failure_not_a_pile(roomy: Server):
     assert grown_kb < 12_000, f"the server grew by {grown_kb} kB"
     assert row["reason"] == "agent_error", dict(row)
     _loser(row, me.color)
+
+
+def test_a_client_back_during_its_opponents_turn_plays_on_when_its_turn_comes(roomy: Server):
+    """The honest side of the same rule: a client that came back and said ``ready`` while its opponent was still
+    thinking has its next action taken (its ``ready`` waits in its inbox until its turn, before that action)."""
+    go = threading.Event()
+    go.set()
+    honest = Honest(roomy, "hon-back", "back", wait_before_move=go)
+    ws = raw_connect(roomy)
+    me = RawSide(ws, "returner", "back")
+    token = me.welcome["token"]
+    try:
+        _play_until_asked(me)
+        go.clear()  # the opponent thinks until told
+        me.send_action(me.action())
+        ws.close()
+        ws = me.ws = raw_connect(roomy)
+        ws.send(hello("returner", channel="back", token=token))
+        assert receive(ws)["type"] == "welcome"
+        start = receive(ws)
+        assert start["type"] == "start" and start["id"] == me.id
+        me.state = type(me.state)()
+        for _mover, text in start["actions"]:
+            me.state.apply_checked(me.state.parse_action(text))
+        ws.send(json.dumps({"type": "ready", "id": me.id}))
+        ws.ping().wait(20)  # the server has the ready, while the opponent still thinks
+        go.set()
+        for _ in range(3):  # its next moves are taken: each is followed by a new request
+            _play_until_asked(me)
+            me.send_action(me.action())
+        _play_until_asked(me)
+        ws.send("not JSON")
+        row = _ended(roomy, me.id)
+    finally:
+        ws.close()
+    honest.join(30)
+    assert row["reason"] == "protocol_error", dict(row)
+    record = GameRecord.from_json(row["record"])
+    assert len(record.actions) >= 7, record.actions
