@@ -34,21 +34,36 @@ WALL = 1.25
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(tmp_path_factory.mktemp("attacks"), "-t", "1", "--grace", "2", "--start-timeout", "3",
-                    "--sandbox", "off")
-    yield server
-    server.kill()
-    # Whatever the attackers sent, nothing failed inside the server.
-    assert "Traceback" not in server.text() and "internal error" not in server.text(), server.text()
+    yield from unharmed(tmp_path_factory.mktemp("attacks"), "-t", "1", "--grace", "2", "--start-timeout", "3")
 
 
 @pytest.fixture(scope="module")
 def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server with time enough for a test's side to hold its move while the other acts."""
-    server = Server(tmp_path_factory.mktemp("roomy"), "-t", "60", "--grace", "2", "--sandbox", "off")
+    yield from unharmed(tmp_path_factory.mktemp("roomy"), "-t", "60", "--grace", "2")
+
+
+def unharmed(folder: Path, *options: str) -> Iterator[Server]:
+    """A server (agents unsealed) for a module's tests; after them, its log shows that nothing failed inside it,
+    whatever they sent."""
+    server = Server(folder, "--sandbox", "off", *options)
     yield server
     server.kill()
     assert "Traceback" not in server.text() and "internal error" not in server.text(), server.text()
+
+
+def _holding(server: Server, name: str, channel: str) -> tuple[threading.Event, Honest, Any, RawSide]:
+    """A game on ``channel`` between an honest side and the test's, once the test's side has made its first
+    move: the honest side thinks (its move held) until the event returned is set."""
+    go = threading.Event()
+    go.set()
+    honest = Honest(server, f"hon-{channel}", channel, wait_before_move=go)
+    ws = raw_connect(server)
+    me = RawSide(ws, name, channel)
+    _play_until_asked(me)
+    go.clear()
+    me.send_action(me.action())
+    return go, honest, ws, me
 
 
 class Honest(threading.Thread):
@@ -221,14 +236,8 @@ def _rss_kb(pid: int) -> int:
 def test_unasked_messages_during_the_opponents_turn_neither_pile_up_nor_get_played(roomy: Server):
     """Before: a side's inbox was read only on its turn, so 64 KiB messages sent meanwhile piled up in the server
     (35 -> 205 MB in 18 s from one connection), and an action sent early was played the moment the turn came."""
-    go = threading.Event()  # the honest side moves only while this is set
-    go.set()
-    honest = Honest(roomy, "hon-pile", "pile", wait_before_move=go)
-    with raw_connect(roomy) as ws:
-        me = RawSide(ws, "piler", "pile")
-        _play_until_asked(me)
-        go.clear()
-        me.send_action(me.action())
+    go, honest, ws, me = _holding(roomy, "piler", "pile")
+    with ws:
         before = _rss_kb(roomy.proc.pid)
         # The opponent is thinking: 300 messages of 60 KB (within the rate limit's burst of 400), and first a
         # legal action of this side's (a SPAWN on a cell nobody will have taken by its turn).
@@ -262,14 +271,8 @@ def test_unasked_messages_during_the_opponents_turn_neither_pile_up_nor_get_play
 def test_a_flood_of_failed_messages_is_one_failure_not_a_pile(roomy: Server):
     """The same pile with ``failed`` messages (the one message a game takes at any time): one is let in, the game
     ends on it when it is read, the rest are dropped."""
-    go = threading.Event()
-    go.set()
-    honest = Honest(roomy, "hon-fail", "fail", wait_before_move=go)
-    with raw_connect(roomy) as ws:
-        me = RawSide(ws, "failer", "fail")
-        _play_until_asked(me)
-        go.clear()
-        me.send_action(me.action())
+    go, honest, ws, me = _holding(roomy, "failer", "fail")
+    with ws:
         before = _rss_kb(roomy.proc.pid)
         failed = json.dumps({"type": "failed", "id": me.id, "reason": "agent_error", "message": "x" * 60_000,
                              "traceback": None, "cpu": 0.0, "memory_mb": 0.0})
@@ -288,16 +291,9 @@ def test_a_flood_of_failed_messages_is_one_failure_not_a_pile(roomy: Server):
 def test_a_client_back_during_its_opponents_turn_plays_on_when_its_turn_comes(roomy: Server):
     """The honest side of the same rule: a client that came back and said ``ready`` while its opponent was still
     thinking has its next action taken (its ``ready`` waits in its inbox until its turn, before that action)."""
-    go = threading.Event()
-    go.set()
-    honest = Honest(roomy, "hon-back", "back", wait_before_move=go)
-    ws = raw_connect(roomy)
-    me = RawSide(ws, "returner", "back")
+    go, honest, ws, me = _holding(roomy, "returner", "back")
     token = me.welcome["token"]
     try:
-        _play_until_asked(me)
-        go.clear()  # the opponent thinks until told
-        me.send_action(me.action())
         ws.close()
         ws = me.ws = raw_connect(roomy)
         ws.send(hello("returner", channel="back", token=token))

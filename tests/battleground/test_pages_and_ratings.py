@@ -22,7 +22,7 @@ from tests.helpers import wait_until
 
 pytest.importorskip("websockets.sync.client")
 
-from tests.battleground.test_attacks import Honest  # noqa: E402
+from tests.battleground.test_attacks import Honest, unharmed  # noqa: E402
 from tests.battleground.test_battleground import RawSide, Server, finished_row, raw_connect  # noqa: E402
 
 
@@ -53,10 +53,7 @@ def _short_game(server: Server, channel: str) -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(tmp_path_factory.mktemp("site"), "-t", "30", "--sandbox", "off", "--http-rate", "0")
-    yield server
-    server.kill()
-    assert "Traceback" not in server.text() and "internal error" not in server.text(), server.text()
+    yield from unharmed(tmp_path_factory.mktemp("site"), "-t", "30", "--http-rate", "0")
 
 
 def _socket_inodes(pid: int) -> set[str]:
