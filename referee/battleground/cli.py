@@ -15,10 +15,8 @@ from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES
 from ..match import spec_problem
 from ..termination import report_stop, stoppable
+from .protocol import TOKEN_VARIABLE
 
-#: Where ``connect`` takes its token from when ``--token`` is not given: a command line is visible to every user of
-#: the machine (``ps``), a process's environment only to its owner (the server hands its house agents theirs so).
-TOKEN_VARIABLE = "REFEREE_BATTLEGROUND_TOKEN"
 
 MISSING_LIBRARY = ("the battleground needs the websockets library: pip install -e \".[battleground]\" "
                    "(docs/battleground.md)")

@@ -52,6 +52,9 @@ def name_key(name: str) -> str:
     return name.lower().replace("rn", "m").replace("vv", "w").translate(_LOOK_ALIKES)
 MAX_CHANNEL_CHARS = 40
 MAX_GAMES = 1000
+#: Where ``connect`` takes its token from when ``--token`` is not given: a command line is visible to every user of
+#: the machine (``ps``), a process's environment only to its owner (the server hands its house agents theirs so).
+TOKEN_VARIABLE = "REFEREE_BATTLEGROUND_TOKEN"
 #: The path agents connect to; every other path is the web pages and the API.
 PLAY_PATH = "/play"
 

@@ -38,10 +38,9 @@ from ..limits import record_fields
 from ..match import ending_message, utc_now
 from ..records import UNFINISHED, GameRecord, bounded
 from .protocol import (
-    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, ProtocolViolation, check_hello, encode,
+    CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, TOKEN_VARIABLE, ProtocolViolation, check_hello, encode,
     failure_reason, read_message,
 )
-from .cli import TOKEN_VARIABLE
 from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, RecentCount, Seat, ServerSettings
 from .pages import SocketShare
 from .site import SiteFront

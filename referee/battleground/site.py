@@ -7,20 +7,44 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections import deque
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from ..records import UNFINISHED, GameRecord
-from .pages import GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget
+from .pages import (
+    GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget, SocketShare,
+)
 from .protocol import PLAY_PATH, PROTOCOL_VERSION, encode
-from .seats import LiveGame
+from .seats import LiveGame, Player, ServerSettings
+from .standings import Standings
+from .store import Store
 from .web import Answer, answer
 
-if TYPE_CHECKING:
-    from .server import Battleground
+
+
+class Ground(Protocol):
+    """What the site reads of the server (:class:`~.server.Battleground`): its state, never its methods of play."""
+
+    settings: ServerSettings
+    store: Store
+    live: dict[int, LiveGame]
+    players: dict[str, Player]
+    waiting: list[Player]
+    standings: Standings
+    latencies: deque[float]
+    moves_played: int
+    sockets: SocketShare
+
+    @property
+    def server_id(self) -> str: ...
+
+    def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
+                  error: Mapping[str, Any], status: str) -> GameRecord: ...
 
 log = logging.getLogger("referee.battleground")
 
@@ -33,7 +57,7 @@ _REASONS = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 429: "Too Ma
 class SiteFront:
     """The server's pages and JSON API, read from its state (a :class:`~.web.Site`)."""
 
-    def __init__(self, ground: Battleground):
+    def __init__(self, ground: Ground):
         self.ground = ground
         self.title = f"battleground: {ground.settings.game}"
         self.page_cache = PageCache()

@@ -43,6 +43,11 @@ def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from unharmed(tmp_path_factory.mktemp("roomy"), "-t", "60", "--grace", "2")
 
 
+def opened(server: Server) -> Any:
+    """A connection to the server that the test closes itself (when it is not one ``with`` block's)."""
+    return raw_connect(server).__enter__()
+
+
 def unharmed(folder: Path, *options: str) -> Iterator[Server]:
     """A server (agents unsealed) for a module's tests; after them, its log shows that nothing failed inside it,
     whatever they sent."""
@@ -58,7 +63,7 @@ def _holding(server: Server, name: str, channel: str) -> tuple[threading.Event, 
     go = threading.Event()
     go.set()
     honest = Honest(server, f"hon-{channel}", channel, wait_before_move=go)
-    ws = raw_connect(server)
+    ws = opened(server)
     me = RawSide(ws, name, channel)
     _play_until_asked(me)
     go.clear()
@@ -71,7 +76,7 @@ class Honest(threading.Thread):
 
     def __init__(self, server: Server, name: str, channel: str, wait_before_move: threading.Event | None = None):
         super().__init__(daemon=True)
-        self.ws = raw_connect(server)
+        self.ws = opened(server)
         self.side = RawSide(self.ws, name, channel)
         self.wait_before_move = wait_before_move
         self.end: dict[str, Any] | None = None
@@ -141,7 +146,7 @@ def test_a_message_that_once_crashed_the_game_is_a_verdict_against_its_sender(se
 
 def test_reconnecting_again_and_again_before_ready_neither_nests_nor_renews_the_start_allowance(server: Server):
     honest = Honest(server, "hon-storm", "storm")
-    ws = raw_connect(server)
+    ws = opened(server)
     ws.send(hello("storm", channel="storm"))
     welcome = receive(ws)
     token = welcome["token"]
@@ -152,7 +157,7 @@ def test_reconnecting_again_and_again_before_ready_neither_nests_nor_renews_the_
     # (before, each return renewed the 60 s allowance, and ~400 nested the waits until a RecursionError).
     while reconnects < 5000 and finished_row(server, game_id) is None:
         ws.close()
-        ws = raw_connect(server)
+        ws = opened(server)
         ws.send(hello("storm", channel="storm", token=token))
         assert receive(ws)["type"] == "welcome"
         reconnects += 1
@@ -177,7 +182,7 @@ def test_coming_back_during_the_opponents_turn_does_not_stop_ones_clock(server: 
     """Before: the server sent the game again on the returner's own turn and started its clock only at its
     ``ready``, so all its thinking before ``ready`` was free (22 s over 12 moves at a 2.5 s wall clock)."""
     honest = Honest(server, "hon-clock", "clock")
-    ws = raw_connect(server)
+    ws = opened(server)
     me = RawSide(ws, "thinker", "clock")
     token = me.welcome["token"]
     thought = 0.0
@@ -193,7 +198,7 @@ def test_coming_back_during_the_opponents_turn_does_not_stop_ones_clock(server: 
             moves += 1
             # Away and back at once, during the opponent's turn; then think 0.4 s before saying ready.
             ws.close()
-            ws = me.ws = raw_connect(server)
+            ws = me.ws = opened(server)
             ws.send(hello("thinker", channel="clock", token=token))
             assert receive(ws)["type"] == "welcome"
             while True:
@@ -295,7 +300,7 @@ def test_a_client_back_during_its_opponents_turn_plays_on_when_its_turn_comes(ro
     token = me.welcome["token"]
     try:
         ws.close()
-        ws = me.ws = raw_connect(roomy)
+        ws = me.ws = opened(roomy)
         ws.send(hello("returner", channel="back", token=token))
         assert receive(ws)["type"] == "welcome"
         start = receive(ws)
