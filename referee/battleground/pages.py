@@ -135,6 +135,7 @@ class PageCache:
         self._answers: OrderedDict[Any, tuple[Answer, float]] = OrderedDict()
 
     def get(self, key: Any, newer_than: float = 0.0) -> Answer | None:
+        """The answer kept under ``key`` if it was built after ``newer_than`` (``time.monotonic()``), else None."""
         found = self._answers.get(key)
         if found is None or found[1] < newer_than:
             self.misses += 1
@@ -142,6 +143,11 @@ class PageCache:
         self._answers.move_to_end(key)
         self.hits += 1
         return found[0]
+
+    def last(self, key: Any) -> Answer | None:
+        """The answer kept under ``key``, however old (None if there is none)."""
+        found = self._answers.get(key)
+        return found[0] if found is not None else None
 
     def put(self, key: Any, reply: Answer) -> None:
         old = self._answers.pop(key, None)

@@ -38,7 +38,7 @@ ANCHOR = "<anchor>"
 
 #: A finished game as the server keeps it: (red, blue, winner "RED"/"BLUE"/None for a draw, ended_at).
 Result = tuple[str, str, str | None, str | None]
-#: A counted game, as :func:`referee.battleground.store.tallies` reads them: (red, blue, winner).
+#: A counted game: (red, blue, winner).
 Counted = tuple[str, str, str | None]
 Pairs = Mapping[tuple[str, str], tuple[int, int, int]]
 Row = TypeVar("Row", bound=Mapping[str, Any])
@@ -74,21 +74,45 @@ def counted_results(results: Iterable[Result], per_pair: int = PER_PAIR,
     puppet to ten games a day.  Over many days a persistent farmer still gains, as a real rivalry would;
     the anchor of :func:`fit_ratings` then bounds what a pair that plays only each other can reach.
     """
-    if per_pair < 0 or not period_hours > 0:
-        raise ValueError(f"per_pair must be >= 0 and period_hours > 0, not {per_pair} and {period_hours}")
-    seconds = period_hours * 3600.0
-    used: dict[tuple[str, str, int], int] = {}
-    counted: list[Counted] = []
-    for red, blue, winner, ended_at in results:
-        period = _period(ended_at, seconds)
+    games = CountedGames(per_pair, period_hours)
+    return [(red, blue, winner) for red, blue, winner, ended_at in results if games.add(red, blue, winner, ended_at)]
+
+
+class CountedGames:
+    """:func:`counted_results`'s rule one game at a time, for a server that adds its games as they end: each
+    pair's tallies of its counted games (:attr:`pairs`, as :func:`pair_tallies` gives them).
+
+    Games are added in the order they ended, so only the current period's counts are kept.
+    """
+
+    def __init__(self, per_pair: int = PER_PAIR, period_hours: float = PERIOD_HOURS):
+        if per_pair < 0 or not period_hours > 0:
+            raise ValueError(f"per_pair must be >= 0 and period_hours > 0, not {per_pair} and {period_hours}")
+        self.per_pair = per_pair
+        self.seconds = period_hours * 3600.0
+        self.pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
+        self._period: int | None = None
+        self._used: dict[tuple[str, str], int] = {}
+
+    def add(self, red: str, blue: str, winner: str | None, ended_at: str | None) -> bool:
+        """Add a finished game; whether it counts for the ratings."""
+        a, b = sorted((red, blue))
+        period = _period(ended_at, self.seconds)
         if period is not None:
-            a, b = sorted((red, blue))
-            key = (a, b, period)
-            if used.get(key, 0) >= per_pair:
-                continue
-            used[key] = used.get(key, 0) + 1
-        counted.append((red, blue, winner))
-    return counted
+            if period != self._period:
+                self._period, self._used = period, {}
+            if self._used.get((a, b), 0) >= self.per_pair:
+                return False
+            self._used[(a, b)] = self._used.get((a, b), 0) + 1
+        wins, draws, losses = self.pairs.get((a, b), (0, 0, 0))
+        if winner is None:
+            draws += 1
+        elif (winner == "RED") == (a == red):
+            wins += 1
+        else:
+            losses += 1
+        self.pairs[(a, b)] = (wins, draws, losses)
+        return True
 
 
 def pair_tallies(results: Iterable[Counted]) -> dict[tuple[str, str], tuple[int, int, int]]:
@@ -281,7 +305,14 @@ def ratings_of(results: Iterable[Result], per_pair: int = PER_PAIR,
 def standings_of(results: Iterable[Result], per_pair: int = PER_PAIR,
                  period_hours: float = PERIOD_HOURS) -> dict[str, tuple[float, float | None, int]]:
     """Name -> (Elo, 95 % half-width, how many different opponents its counted games were against)."""
-    pairs = pair_tallies(counted_results(results, per_pair, period_hours))
+    games = CountedGames(per_pair, period_hours)
+    for result in results:
+        games.add(*result)
+    return fit_standings(games.pairs)
+
+
+def fit_standings(pairs: Pairs) -> dict[str, tuple[float, float | None, int]]:
+    """:func:`standings_of` from the counted games' pair tallies (what a server sends its fitting process)."""
     opponents: dict[str, set[str]] = {}
     for a, b in pairs:
         opponents.setdefault(a, set()).add(b)

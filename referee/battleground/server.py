@@ -839,9 +839,9 @@ async def run_server(settings: ServerSettings, db: str, host: str, port: int,
     if aborted:
         say(f"* battleground: {len(aborted)} game(s) interrupted by the last stop recorded as aborted (not counted)")
     ground = Battleground(settings, store)
-    if ground.standings.results:
+    if ground.standings.games:
         # Rated before the first page: a restarted server would otherwise rank by games until its first fit.
-        await ground.standings.refit(len(ground.standings.results))
+        await ground.standings.refit()
     for game_id, red, blue in aborted:
         for name in (red, blue):
             ground.aborted.setdefault(name, []).append(game_id)

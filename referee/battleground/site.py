@@ -5,6 +5,7 @@ Each game's own pages come from the cache or the worker process
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import deque
@@ -46,6 +47,8 @@ class Ground(Protocol):
     def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
                   error: Mapping[str, Any], status: str) -> GameRecord: ...
 
+    def spawn(self, coroutine: Any) -> asyncio.Task[Any]: ...
+
 log = logging.getLogger("referee.battleground")
 
 #: How many aborted games (interrupted by a stop of the server) the site lists, the last first.
@@ -63,6 +66,8 @@ class SiteFront:
         self.page_cache = PageCache()
         self.page_worker = PageWorker()
         self.requests = RequestBudget(ground.settings.http_rate, ground.settings.http_burst)
+        #: The pages of running games being built again in the background (served a little behind meanwhile).
+        self.rebuilding: set[tuple[Any, ...]] = set()
 
     # -- what the pages read -------------------------------------------------------------------------------
 
@@ -162,6 +167,14 @@ class SiteFront:
         if live is not None:
             record = self.ground.record_of(live, None, UNFINISHED, "in play", {}, "running")
             snapshot = GameSnapshot(self.title, game_id, live_summary(live), record.to_json())
+            older = self.page_cache.last(key)
+            if older is not None:
+                # A running game's frames a little behind, at once, while the worker brings them up to date (one
+                # build at a time a page): spectators never wait on the worker, nor ask it for more than it does.
+                if key not in self.rebuilding:
+                    self.rebuilding.add(key)
+                    self.ground.spawn(self._rebuild(key, snapshot, target))
+                return older
         else:
             row = self.ground.store.game(game_id)
             if row is None:
@@ -174,6 +187,14 @@ class SiteFront:
         if reply.status in (200, 404):
             self.page_cache.put(key, reply)
         return reply
+
+    async def _rebuild(self, key: tuple[Any, ...], snapshot: GameSnapshot, target: str) -> None:
+        try:
+            reply = await self.page_worker.build(snapshot, target)
+            if reply is not None and reply.status in (200, 404):
+                self.page_cache.put(key, reply)
+        finally:
+            self.rebuilding.discard(key)
 
     def close(self) -> None:
         self.page_worker.close()

@@ -1,7 +1,7 @@
-"""The battleground's standings as it runs: the finished games, their ratings and the leaderboard.
+"""The battleground's standings as it runs: the finished games' tallies, their ratings and the leaderboard.
 
 The rules (which games count, the fit, the order) are :mod:`.rating`'s; this
-keeps the results in memory as games end, fits them in a worker process, and
+keeps the tallies in memory as games end, fits them in a worker process, and
 builds the leaderboard at most once a second.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ..tournament.executor import die_with_parent
-from .rating import MIN_OPPONENTS, Result, leaderboard_key, standings_of
-from .store import Pairs, Store, tallies
+from .rating import MIN_OPPONENTS, CountedGames, fit_standings, leaderboard_key
+from .store import Store
 
 #: Seconds the leaderboard is shown as built (games ending rebuild it at once).
 LEADERBOARD_SECONDS = 1.0
@@ -28,48 +28,49 @@ class Standings:
     def __init__(self, store: Store, spawn: Callable[[Any], asyncio.Task[Any]]):
         self.store = store
         self.spawn = spawn
-        #: Every counted game as (red, blue, winner, ended_at), read once at start and kept as games finish: the
-        #: ratings and tallies are computed from it, never by reading the whole table on the event loop.
-        self.results: list[Result] = store.results()
+        #: Each player's [wins, draws, losses] over every finished game, and the counted games' pair tallies:
+        #: both kept as games end (the games table is read once, at start), so that neither the leaderboard nor
+        #: a fit goes through every game of the semester on the event loop.
+        self.wdl: dict[str, list[int]] = {}
+        self.counted = CountedGames()
+        self.games = 0
+        for result in store.results():
+            self._add(*result)
         self._ratings: dict[str, tuple[float, float | None, int]] = {}
         self._rated_games = -1
-        self._tallied: tuple[int, tuple[dict[str, list[int]], Pairs]] = (-1, ({}, {}))
         self._rating_task: asyncio.Task[None] | None = None
         self._pool: ProcessPoolExecutor | None = None
         #: The leaderboard as last built, and when (it is built at most once a second, or when games end).
         self._leaderboard: tuple[float, int, list[dict[str, Any]]] = (0.0, -1, [])
 
+    def _add(self, red: str, blue: str, winner: str | None, when: str | None) -> None:
+        for name, won in ((red, winner == "RED"), (blue, winner == "BLUE")):
+            self.wdl.setdefault(name, [0, 0, 0])[0 if won else 1 if winner is None else 2] += 1
+        self.counted.add(red, blue, winner, when)
+        self.games += 1
+
     def finished(self, red: str, blue: str, winner: str | None, when: str) -> None:
-        """A counted game: into the results the ratings and tallies are computed from."""
-        self.results.append((red, blue, winner, when))
+        """A counted game: into the tallies and the ratings."""
+        self._add(red, blue, winner, when)
         self.ratings()
 
     def ratings(self) -> dict[str, tuple[float, float | None, int]]:
         """The last fit's ratings (name -> (elo, 95 % half-width, opponents)); a new fit starts when games were
         added."""
-        count = len(self.results)
-        if count != self._rated_games and (self._rating_task is None or self._rating_task.done()):
-            self._rating_task = self.spawn(self.refit(count))
+        if self.games != self._rated_games and (self._rating_task is None or self._rating_task.done()):
+            self._rating_task = self.spawn(self.refit())
         return self._ratings
 
-    def tallied(self) -> tuple[dict[str, list[int]], Pairs]:
-        """Each player's [wins, draws, losses] and each pairing's results, recounted only when games were added.
-
-        Every finished game counts here; the ratings count only the first games of a pair in a period.
-        """
-        if self._tallied[0] != len(self.results):
-            self._tallied = (len(self.results), tallies([(red, blue, winner) for red, blue, winner, _ in self.results]))
-        return self._tallied[1]
-
-    async def refit(self, count: int) -> None:
-        """Fit the ratings of the first ``count`` results (in a worker process)."""
+    async def refit(self) -> None:
+        """Fit the ratings of the games so far (in a worker process)."""
         if self._pool is None:
             # A fresh interpreter (spawn): it holds none of the server's sockets; and it dies with the server,
             # even by SIGKILL.
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=die_with_parent, initargs=(os.getpid(),))
+        count, pairs = self.games, dict(self.counted.pairs)
         # The fit is pure Python and takes a second for 200 players: off the event loop, in another process.
-        fit = await asyncio.get_running_loop().run_in_executor(self._pool, standings_of, list(self.results[:count]))
+        fit = await asyncio.get_running_loop().run_in_executor(self._pool, fit_standings, pairs)
         self._ratings, self._rated_games = fit, count
         self._leaderboard = (0.0, -1, [])
 
@@ -79,9 +80,9 @@ class Standings:
         Built at most once a second (the front page of every reader asks for it every 5 s).
         """
         built, count, rows = self._leaderboard
-        if count == len(self.results) and time.monotonic() - built < LEADERBOARD_SECONDS:
+        if count == self.games and time.monotonic() - built < LEADERBOARD_SECONDS:
             return rows
-        wdl, _ = self.tallied()
+        wdl = self.wdl
         ratings = self.ratings()
         names = sorted(set(wdl) | set(connected))
         seen = self.store.last_seen(names)
@@ -95,7 +96,7 @@ class Standings:
                          "games": w + d + lost, "wins": w, "draws": d, "losses": lost, "last_seen": seen.get(name)})
         rows.sort(key=leaderboard_key)
         rows = [{"rank": rank, **row} for rank, row in enumerate(rows, 1)]
-        self._leaderboard = (time.monotonic(), len(self.results), rows)
+        self._leaderboard = (time.monotonic(), self.games, rows)
         return rows
 
     def rating_of(self, name: str) -> float:

@@ -350,27 +350,3 @@ def _owner_only(path: Path) -> None:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-Pairs = dict[tuple[str, str], tuple[int, int, int]]
-
-
-def tallies(results: Sequence[tuple[str, str, str | None]]) -> tuple[dict[str, list[int]], Pairs]:
-    """Each player's [wins, draws, losses], and each pairing's (wins, draws, losses) of its first name (sorted)."""
-    wdl: dict[str, list[int]] = {}
-    pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
-    for red, blue, winner in results:
-        for name, won in ((red, winner == "RED"), (blue, winner == "BLUE")):
-            row = wdl.setdefault(name, [0, 0, 0])
-            row[0 if won else 1 if winner is None else 2] += 1
-        a, b = sorted((red, blue))
-        w, d, lost = pairs.get((a, b), (0, 0, 0))
-        a_won = winner is not None and (winner == "RED") == (a == red)
-        if winner is None:
-            d += 1
-        elif a_won:
-            w += 1
-        else:
-            lost += 1
-        pairs[(a, b)] = (w, d, lost)
-    return wdl, pairs

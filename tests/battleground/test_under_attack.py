@@ -12,6 +12,8 @@ there: ``PILE_BOUND_MB``, ``OFFCLOCK_SLACK``, ``LATEPONG_SLACK``, ``SOCKET_SLACK
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 pytest.importorskip("websockets")
@@ -23,8 +25,16 @@ from benchmarks.battleground import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def attacked() -> AttackResults:
-    return run_attack(clients=20, spectators=10, seconds=15.0, start_timeout=5.0, pages_rate=50.0, sockets=100,
-                      void_max=60, ratings_games=200, double_rounds=20)
+    # In its own thread: a browser test run before in this process (Playwright's sync API) leaves an event loop
+    # running in this one, where asyncio.run() refuses to start another.
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(run_attack, clients=20, spectators=10, seconds=SECONDS, start_timeout=5.0,
+                             pages_rate=50.0, sockets=100, void_max=60, ratings_games=200,
+                             double_rounds=20).result()
+
+
+#: Seconds measured: time enough for every attacker to try (a storm game is lost at 5 s, the pile bursts 2 s).
+SECONDS = 10.0
 
 
 def figures(results: AttackResults, name: str) -> dict:
