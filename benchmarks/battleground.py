@@ -1,6 +1,7 @@
 """The battleground server under load: simulated clients with instant agents.
 
     python -m benchmarks.battleground [--clients 10,50,200] [--seconds 20] [--port 0] [--house] [--json]
+        [--server-root DIR]
     python -m benchmarks.battleground --attack [--clients 200] [--spectators 50] [--seconds 20] [--think 1]
         [--pages-rate 100] [--start-timeout 10] [--attackers all|none|NAME,...] [--json]
 
@@ -35,6 +36,12 @@ Reported per run (after 3 s to connect and pair, over ``--seconds``):
   the end, VmHWM its peak);
 * every game's ending: any game lost on time, disconnection, an illegal or
   unreadable action is listed (a move that was not answered).
+
+``--server-root DIR`` runs the server from another checkout, the clients from
+this one: a baseline measured by the same clients (``git worktree add
+/tmp/base COMMIT``; the options its server does not know are left out).
+Alternate the two, run after run: this machine's load moves the figures by
+more than most changes do.
 
 ``--house`` adds a run of 50 clients on a server with a house agent
 (``--house greedy=agents.greedy --house-workers 2``) in four interleaved
@@ -144,20 +151,34 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def known_options(root: Path, options: Sequence[str]) -> list[str]:
+    """``options`` (pairs of ``--name value``) less those the server of ``root`` does not know: a baseline from
+    before an option runs as it did then."""
+    if root == ROOT:
+        return list(options)
+    usage = subprocess.run([sys.executable, "-m", "referee", "serve", "--help"], cwd=root, capture_output=True,
+                           text=True, timeout=60).stdout
+    pairs = zip(options[::2], options[1::2])
+    return [part for name, value in pairs if f"{name} " in usage for part in (name, value)]
+
+
 class Server:
     """``python -m referee serve`` in a subprocess, in a temporary folder it removes when stopped."""
+
+    #: The checkout the server runs from: this one, or a baseline's (``--server-root``).
+    root = ROOT
 
     def __init__(self, port: int, house: bool, extra: Sequence[str] = ()) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="bg-bench-"))
         self.port = port or free_port()
         self.db = self.folder / "bg.sqlite"
         command = [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--db", str(self.db), "-t", "180", "-s", "250", *extra]
+                   "--db", str(self.db), "-t", "180", "-s", "250", *known_options(self.root, extra)]
         if house:
             command += ["--house", "greedy=agents.greedy", "--house-workers", "2"]
         self.log = self.folder / "server.log"
         with open(self.log, "w") as out:  # a file, not a pipe: a pipe nobody reads would stop the server
-            self.proc = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            self.proc = subprocess.Popen(command, cwd=self.root, stdout=out, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)
         self.url = f"http://127.0.0.1:{self.port}"
 
@@ -2329,6 +2350,9 @@ def main() -> None:
     parser.add_argument("--house", action="store_true",
                         help="also 50 clients without and with two games against a house agent, interleaved")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
+    parser.add_argument("--server-root", type=Path, default=None, metavar="DIR",
+                        help="run the server from this checkout (a baseline: git worktree add DIR COMMIT), the "
+                        "clients from this one; options its server does not know are left out")
     attack_options = parser.add_argument_group("--attack: the server under attack (only this run)")
     attack_options.add_argument("--attack", action="store_true",
                                 help="honest clients, spectators and one attacker of each kind (this file's docstring)")
@@ -2343,6 +2367,10 @@ def main() -> None:
                                 help="which attackers: all (default), none, or names separated by commas (a "
                                 "control run: which attack costs what)")
     args = parser.parse_args()
+    if args.server_root is not None:
+        if not (args.server_root / "referee" / "__main__.py").is_file():
+            parser.error(f"--server-root: {args.server_root} is not a checkout of this project")
+        Server.root = args.server_root.resolve()
     if args.attack:
         attack_main(args, parser)
         return

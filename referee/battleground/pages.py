@@ -83,7 +83,8 @@ def build(snapshot: GameSnapshot, target: str) -> Answer:
     return answer(snapshot, "GET", target)
 
 
-def _worker_start(parent: int) -> None:
+def worker_start(parent: int) -> None:
+    """A worker process's start: it dies with the server, and yields the CPU to it."""
     from ..tournament.executor import die_with_parent
 
     die_with_parent(parent)
@@ -111,7 +112,7 @@ class PageWorker:
             return None
         if self._pool is None:
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_worker_start, initargs=(os.getpid(),))
+                                             initializer=worker_start, initargs=(os.getpid(),))
         self.pending += 1
         self.built += 1
         try:

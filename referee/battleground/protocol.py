@@ -150,6 +150,10 @@ def _parse_constant(name: str) -> float:
     raise ProtocolViolation(f"a number in a message must be finite, not {name}")
 
 
+#: A JSON escape of a UTF-16 surrogate (the only way a lone one gets into a message read from a text frame).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _check_text(message: dict[str, Any]) -> None:
     """Refuse a lone surrogate in any key or string of the message (the walk is iterative: no deep recursion)."""
     pending: list[Any] = [message]
@@ -207,7 +211,8 @@ def read_message(data: str | bytes, known: dict[str, dict[str, Any]]) -> dict[st
         raise ProtocolViolation("a message must be one JSON object") from None
     if not isinstance(message, dict):
         raise ProtocolViolation("a message must be one JSON object")
-    _check_text(message)
+    if _SURROGATE_ESCAPE.search(data):  # a frame's own text is valid Unicode: only an escape can make one
+        _check_text(message)
     kind = message.get("type")
     if not isinstance(kind, str):
         # (not str(kind): a deeply nested list json read would take repr() past the recursion limit)

@@ -150,8 +150,11 @@ class Player:
         self.asked = 0
         #: The id of its last game: an answer about it after its end (a forfeit, a time-out) is late, not a violation.
         self.last_game: int | None = None
-        #: Round trips measured on this connection (the WebSocket pings), for the latency credit.
+        #: Round trips measured on this connection (the WebSocket pings), for the latency credit, and the credit
+        #: they give (for the connection it was worked out on).
         self.round_trips: deque[float] = deque(maxlen=LATENCY_SAMPLES)
+        self._credit = 0.0
+        self._credit_of: ServerConnection | None = None
 
     async def send(self, message: dict[str, Any], text: str | None = None) -> None:
         """Send ``message`` (``text``: its encoding, when one message goes to several players)."""
@@ -181,15 +184,16 @@ class Player:
         if conn is None:
             return 0.0
         last = conn.latency
-        if last and (not self.round_trips or self.round_trips[-1] != last):
+        if last and (not self.round_trips or self.round_trips[-1] != last or self._credit_of is not conn):
+            # A new ping (every few seconds): the credit is worked out again, not on every move.
             self.round_trips.append(last)
-        if not self.round_trips:
-            return 0.0
-        credit = min(min(self.round_trips), MAX_LAG_CREDIT)
-        # A client that answers every ping late still cannot slow its kernel's acknowledgements of our data
-        # without slowing its own moves as much: the kernel's smoothed round trip bounds the credit.
-        kernel = kernel_round_trip(conn)
-        return credit if kernel is None else min(credit, 2 * kernel + KERNEL_RTT_SLACK)
+            credit = min(min(self.round_trips), MAX_LAG_CREDIT)
+            # A client that answers every ping late still cannot slow its kernel's acknowledgements of our data
+            # without slowing its own moves as much: the kernel's smoothed round trip bounds the credit.
+            kernel = kernel_round_trip(conn)
+            self._credit = credit if kernel is None else min(credit, 2 * kernel + KERNEL_RTT_SLACK)
+            self._credit_of = conn
+        return self._credit if self._credit_of is conn else 0.0
 
 
 def kernel_round_trip(conn: ServerConnection) -> float | None:

@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from ..tournament.executor import die_with_parent
+from .pages import worker_start
 from .rating import MIN_OPPONENTS, CountedGames, fit_standings, leaderboard_key
 from .store import Store
 
 #: Seconds the leaderboard is shown as built (games ending rebuild it at once).
 LEADERBOARD_SECONDS = 1.0
+#: Seconds between fits of the ratings at least, and how many times its last fit's duration the worker rests.
+FIT_INTERVAL = 5.0
+FIT_REST = 4.0
 
 
 class Standings:
@@ -40,6 +43,8 @@ class Standings:
         self._rated_games = -1
         self._rating_task: asyncio.Task[None] | None = None
         self._pool: ProcessPoolExecutor | None = None
+        self._fitted_at = -FIT_INTERVAL
+        self._fit_seconds = 0.0
         #: The leaderboard as last built, and when (it is built at most once a second, or when games end).
         self._leaderboard: tuple[float, int, list[dict[str, Any]]] = (0.0, -1, [])
 
@@ -56,21 +61,32 @@ class Standings:
 
     def ratings(self) -> dict[str, tuple[float, float | None, int]]:
         """The last fit's ratings (name -> (elo, 95 % half-width, opponents)); a new fit starts when games were
-        added."""
+        added, at most one at a time and after a rest (:meth:`refit_later`)."""
         if self.games != self._rated_games and (self._rating_task is None or self._rating_task.done()):
-            self._rating_task = self.spawn(self.refit())
+            self._rating_task = self.spawn(self.refit_later())
         return self._ratings
+
+    async def refit_later(self) -> None:
+        """Fit again once the worker has rested :data:`FIT_REST` times as long as its last fit took, and at least
+        :data:`FIT_INTERVAL` seconds: a fit of 200 players takes seconds of a core, which the games need more
+        (fitting without a rest while games ended took a sixth of the moves of 200 clients)."""
+        rest = max(FIT_INTERVAL, FIT_REST * self._fit_seconds) - (time.monotonic() - self._fitted_at)
+        if rest > 0:
+            await asyncio.sleep(rest)
+        await self.refit()
 
     async def refit(self) -> None:
         """Fit the ratings of the games so far (in a worker process)."""
         if self._pool is None:
-            # A fresh interpreter (spawn): it holds none of the server's sockets; and it dies with the server,
-            # even by SIGKILL.
+            # A fresh interpreter (spawn): it holds none of the server's sockets; at a lower priority than the
+            # server; and it dies with the server, even by SIGKILL.
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=die_with_parent, initargs=(os.getpid(),))
+                                             initializer=worker_start, initargs=(os.getpid(),))
         count, pairs = self.games, dict(self.counted.pairs)
-        # The fit is pure Python and takes a second for 200 players: off the event loop, in another process.
+        started = time.monotonic()
         fit = await asyncio.get_running_loop().run_in_executor(self._pool, fit_standings, pairs)
+        self._fitted_at = time.monotonic()
+        self._fit_seconds = self._fitted_at - started
         self._ratings, self._rated_games = fit, count
         self._leaderboard = (0.0, -1, [])
 
