@@ -154,6 +154,12 @@ def _parse_constant(name: str) -> float:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
+#: The decoders of messages: refusing NaN and infinities; the careful one also checks each integer's length.
+_DECODER = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
+_CAREFUL = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+_LONG_DIGITS = re.compile(f"[0-9]{{{_INT_DIGITS}}}")
+
+
 def _check_text(message: dict[str, Any]) -> None:
     """Refuse a lone surrogate in any key or string of the message (the walk is iterative: no deep recursion)."""
     pending: list[Any] = [message]
@@ -204,7 +210,8 @@ def read_message(data: str | bytes, known: dict[str, dict[str, Any]]) -> dict[st
     if len(data) > MAX_MESSAGE_BYTES or len(data.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
         raise ProtocolViolation(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
-        message = json.loads(data, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+        # Integers are checked one by one only where the text has a run of 19 digits (one may not fit 64 bits).
+        message = (_CAREFUL if _LONG_DIGITS.search(data) else _DECODER).decode(data)
     except ProtocolViolation:
         raise
     except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so would be anything else json says

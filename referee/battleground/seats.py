@@ -217,6 +217,8 @@ class Seat:
 
     player: Player
     color: int
+    #: Its wall clock on the server (:meth:`ServerSettings.wall_limit_of`), None for none.
+    wall_limit: float | None = None
     cpu: float = 0.0
     memory_mb: float = 0.0
     wall_used: float = 0.0

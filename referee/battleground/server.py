@@ -488,7 +488,8 @@ class Battleground:
             return None
         if not (red.house or blue.house):
             self.pair_games.add(_pair_key(red, blue))
-        seats = (Seat(red, 0), Seat(blue, 1))
+        wall = self.settings.wall_limit_of
+        seats = (Seat(red, 0, wall(red.name)), Seat(blue, 1, wall(blue.name)))
         live = LiveGame(game_id, seats, channel, self.settings, seed)
         live.pair = pair
         self.live[game_id] = live
@@ -619,7 +620,7 @@ class Battleground:
                     await self.tell(live, None)
                 continue
             seat = live.seats[mover]
-            wall_limit = self.settings.wall_limit_of(seat.player.name)
+            wall_limit = seat.wall_limit
             left = float("inf") if wall_limit is None else wall_limit - seat.wall_used
 
             # The mover's clock runs from here, through any drop, return and catching up, until its action.
@@ -709,9 +710,10 @@ class Battleground:
     def clock(self, live: LiveGame, mover: int, asked: float) -> dict[str, float | None]:
         """Each side's wall seconds left on the server; the mover's less what it has used since ``asked``."""
         clocks: dict[str, float | None] = {}
+        now = time.monotonic()
         for seat in live.seats:
-            limit = self.settings.wall_limit_of(seat.player.name)
-            used = seat.wall_used + (time.monotonic() - asked if seat.color == mover else 0.0)
+            limit = seat.wall_limit
+            used = seat.wall_used + (now - asked if seat.color == mover else 0.0)
             clocks[PLAYER_NAMES[seat.color]] = None if limit is None else round(max(0.0, limit - used), 3)
         return clocks
 

@@ -273,5 +273,5 @@ def test_any_json_ish_text_is_a_message_or_a_violation(message, raw_number, cut,
             for name in ("cpu", "memory_mb"):
                 if name in known[read["type"]]:  # where the server reads them (another type's extra is never read)
                     assert 0 <= float(read[name]) <= 10**7  # the server's float() now always works
-            if "id" in read:
+            if "id" in known[read["type"]]:  # where the server reads it
                 assert type(read["id"]) is int and 0 <= read["id"] < MAX_ID

@@ -52,6 +52,8 @@ ACTION_TEXT: tuple[str, ...] = tuple(
     for a in range(ACTION_COUNT)
 )
 
+_CANONICAL = {text: action for action, text in enumerate(ACTION_TEXT)}
+
 
 def action_to_str(action: int) -> str:
     """Canonical text: ``SPAWN(r, q)`` or ``SPREAD(r, q, dr, dq)``."""
@@ -64,6 +66,9 @@ def parse_action(text: str) -> int:
     """Read ``SPAWN(r, q)`` or ``SPREAD(r, q, dr, dq)``; raises NotationError."""
     if not isinstance(text, str):
         raise NotationError(f"an action must be text, not {type(text).__name__}")
+    canonical = _CANONICAL.get(text)
+    if canonical is not None:  # what the referee and its clients send: read at the cost of a look-up
+        return canonical
     m = _ACTION_RE.match(text)
     if m is None:
         raise NotationError(f"not an Infexion action: {_quoted(text)} (expected SPAWN(r, q) or SPREAD(r, q, dr, dq))")
