@@ -39,7 +39,7 @@ Reported per run (after 3 s to connect and pair, over ``--seconds``):
 
 ``--server-root DIR`` runs the server from another checkout, the clients from
 this one: a baseline measured by the same clients (``git worktree add
-/tmp/base COMMIT``; the options its server does not know are left out).
+../referee-base COMMIT``; the options its server does not know are left out).
 Alternate the two, run after run: this machine's load moves the figures by
 more than most changes do.
 
