@@ -504,6 +504,9 @@ def loopback(net: int, index: int) -> str:
 #: that kept the unasked messages would grow by what was sent: about 19 MB a burst, so the bound is below one
 #: burst's worth (the server from before the fix: +21 MB at its first burst).
 PILE_BOUND_MB = 16.0
+#: Small messages the pile sends after each burst, more than the frames the server's WebSocket library queues
+#: (64): the fillers are then taken (and dropped) by the server before the pong comes back.
+FLUSH_MESSAGES = 70
 #: Per move, how much of the offclock attacker's thinking on its own turn (once it has seen its opponent's move)
 #: may go uncharged (s): the loopback round trip and the loops' lag.
 OFFCLOCK_SLACK = 0.1
@@ -1555,6 +1558,12 @@ class Pile(Attacker):
                 await ws.send(filler)
                 self.sent += 1
                 self.bytes += len(filler)
+        if burst:
+            # The pong says the server's WebSocket layer has read every frame before the ping, but up to 64 of
+            # them may still wait in its queue for the server to take them: small messages it drops (a ready of
+            # no game) push every filler through first, so that none is still in flight when the server asks.
+            for _ in range(FLUSH_MESSAGES):
+                await ws.send(ready(0))
         pong = await ws.ping()
         await asyncio.wait_for(pong, 60)  # the server's WebSocket layer has read every message before the ping
         (self.bursts if burst else self.quiet).append(await self.memory() - before)
