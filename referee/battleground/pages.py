@@ -19,22 +19,23 @@ server's open connections (:class:`SocketShare`).
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
-import re
 import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 from ..records import GameRecord, RecordError
 from .web import Answer, answer
 
-#: A game's own pages: /games/ID[/part] and /api/games/ID[/part] (groups: the id, the part).
-GAME_PATH = re.compile(r"(?:/api)?/games/([0-9]{1,18})(?:/([^/?#]*))?/?(?:[?#].*)?")
 #: The parts built by replaying the game's actions (the rest is a summary or the record as it is).
 HEAVY_PARTS = ("frames", "replay")
+log = logging.getLogger("referee.battleground")
+
 #: Bytes of answers kept (the least recently used go first).
 CACHE_BYTES = 64 * 1024 * 1024
 #: Seconds a running game's board frames are served as they were built, however many actions came since: a
@@ -117,6 +118,10 @@ class PageWorker:
         self.built += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool, build, snapshot, target)
+        except BrokenProcessPool:  # the worker died (killed, out of memory): the next page starts another
+            log.error("the page worker died; starting another for the next page")
+            self._pool = None
+            raise
         finally:
             self.pending -= 1
 

@@ -161,6 +161,10 @@ class Battleground:
         settings = self.settings
         house = name in settings.house
         new_token = None
+        if not house and settings.per_address and self.addresses.get(address, 0) >= settings.per_address:
+            # Before a name is taken: a refused connection would take it and never hear its token.
+            await _refuse(conn, f"at most {settings.per_address} connections from one address")
+            return None
         if house:
             if not (isinstance(token, str) and hmac.compare_digest(token, self.house_token(name))):
                 await _refuse(conn, f"{name!r} is a house agent's name")
@@ -184,8 +188,9 @@ class Battleground:
             await _refuse(conn, f"wrong token for {name!r}" if token else
                           f"{name!r} is taken: its token is needed (docs/battleground.md, 'Identity')")
             return None
-        if not house and settings.per_address and self.addresses.get(address, 0) >= settings.per_address:
-            await _refuse(conn, f"at most {settings.per_address} connections from one address")
+        if house and not self.house_wanted(hello):
+            # Its student left while it was starting: it would wait for no one and keep a slot.
+            await _refuse(conn, "the student this house agent was started for is not waiting for it")
             return None
         player = self.players.get(name) if not house else None
         if player is None:
@@ -196,7 +201,6 @@ class Battleground:
             old = player.conn
             player.conn = None
             self.spawn(old.close(1000, "replaced by a new connection"))
-        player.conn = conn
         player.asked = 0
         player.gone_at = None
         if not house:
@@ -210,12 +214,21 @@ class Battleground:
             welcome["token"] = new_token
         if name in self.aborted:
             welcome["aborted"] = self.aborted.pop(name)
-        await player.send(welcome)
         if player.seat is not None:
             # Back to its game: the game so far at once, whoever is to move (its clock, if it is the mover, runs
-            # on: the request comes again once it is ready). Never a new allowance, never a nested wait.
-            self.rejoin(player, player.seat)
+            # on: the request comes again once it is ready). Never a new allowance, never a nested wait. The
+            # welcome goes on the new connection alone; then, in one step, the connection becomes the player's
+            # and the game so far is written: what its game sends after comes after it on the wire, and what its
+            # game sent meanwhile (to no connection) is in it.
+            try:
+                await conn.send(encode(welcome))
+            except ConnectionClosed:
+                return player
+            player.conn = conn
+            await self.rejoin(player, player.seat)
             return player
+        player.conn = conn
+        await player.send(welcome)
         if player.in_pair:  # between the two games of its pair: the next one finds it on this connection
             return player
         if player in self.waiting:  # already in the lobby: this connection takes the place over, not a second one
@@ -232,17 +245,18 @@ class Battleground:
         self.enter_lobby(player)
         return player
 
-    def rejoin(self, player: Player, seat: Seat) -> None:
+    async def rejoin(self, player: Player, seat: Seat) -> None:
         """The seat's player is back on a new connection: send it the game so far; its game hears of it."""
         live = self.live.get(player.last_game) if player.last_game is not None else None
         if live is None or seat not in live.seats:
             return
         _drain(player.inbox)  # the old connection's answers: its new one answers afresh
-        seat.ready = seat.answered = False
+        seat.ready = seat.answered = seat.failed = False
         seat.ask_again = seat.asked
-        # Built and queued in one step, so the turns played after it reach the client after it.
-        self.spawn(self.send_start(live, seat))
         player.wake()
+        # Built and written before this yields (an unfragmented frame is written at once): nothing the game sends
+        # the player can come before it.
+        await self.send_start(live, seat)
 
     async def read(self, conn: ServerConnection, player: Player) -> None:
         """Pass the connection's messages to the player's game; a violation closes it (and forfeits its game)."""
@@ -256,6 +270,12 @@ class Battleground:
             if closed.sent is not None and closed.sent.code == CloseCode.MESSAGE_TOO_BIG:
                 self.violated(player, f"a message is at most {MAX_MESSAGE_BYTES} bytes")
             raise
+
+    def house_wanted(self, hello: dict[str, Any]) -> bool:
+        """Whether the student a house agent's client was started for waits for it on its channel."""
+        student = self.players.get(hello.get("opponent") or "")
+        return student is not None and student.conn is not None and student.channel == hello["name"] and (
+            student in self.waiting or student.in_pair)
 
     def violated(self, player: Player, why: str) -> None:
         """Tell the player's game (whichever side it waits on) that the player broke the protocol."""
@@ -402,12 +422,15 @@ class Battleground:
         every slot for hours).
         """
         if await self._house_visit(name, student):
+            student = self.players.get(student.name, student)
             if student in self.waiting and student.channel == name and student.games_left > 0:
                 self.house_visits[student.name] = self.spawn(self.start_house(name, student))
 
     async def _house_visit(self, name: str, student: Player) -> bool:
         """One visit of the house agent; whether it went as it should (its process ended well)."""
         async with self.house_slots:
+            # The student as it is now: it may have left and come back (another Player) while this waited.
+            student = self.players.get(student.name, student)
             if student.conn is None and student.seat is None:
                 return False
             games = min(student.games_left, HOUSE_GAMES_PER_VISIT)

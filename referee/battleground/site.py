@@ -18,13 +18,13 @@ from websockets.http11 import Request, Response
 
 from ..records import UNFINISHED, GameRecord
 from .pages import (
-    GAME_PATH, HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget, SocketShare,
+    HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget, SocketShare,
 )
 from .protocol import PLAY_PATH, PROTOCOL_VERSION, encode
 from .seats import LiveGame, Player, ServerSettings
 from .standings import Standings
 from .store import Store
-from .web import Answer, answer
+from .web import Answer, answer, game_target
 
 
 
@@ -51,6 +51,8 @@ class Ground(Protocol):
 
 log = logging.getLogger("referee.battleground")
 
+#: Seconds the server's figures (GET /api/stats) are shown as worked out.
+STATS_SECONDS = 1.0
 #: How many aborted games (interrupted by a stop of the server) the site lists, the last first.
 ABORTED_LISTED = 20
 _REASONS = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 429: "Too Many Requests",
@@ -66,6 +68,7 @@ class SiteFront:
         self.page_cache = PageCache()
         self.page_worker = PageWorker()
         self.requests = RequestBudget(ground.settings.http_rate, ground.settings.http_burst)
+        self._latency: tuple[float, dict[str, Any] | None] = (0.0, None)
         #: The pages of running games being built again in the background (served a little behind meanwhile).
         self.rebuilding: set[tuple[Any, ...]] = set()
 
@@ -108,17 +111,22 @@ class SiteFront:
         return {"server_id": self.ground.server_id, "game": self.ground.settings.game, "protocol": PROTOCOL_VERSION}
 
     def stats(self) -> dict[str, Any]:
-        """The server's figures (``GET /api/stats``): connections, games and its latency over the last moves."""
+        """The server's figures (``GET /api/stats``): connections, games and its latency over the last moves (its
+        percentiles worked out at most once a second: sorting the last 20,000 latencies takes milliseconds)."""
         ground = self.ground
-        latencies = sorted(ground.latencies)
+        made, latency = self._latency
+        if latency is None or time.monotonic() - made >= STATS_SECONDS:
+            latencies = sorted(ground.latencies)
 
-        def percentile(share: float) -> float | None:
-            return round(1000 * latencies[int(share * (len(latencies) - 1))], 3) if latencies else None
+            def percentile(share: float) -> float | None:
+                return round(1000 * latencies[int(share * (len(latencies) - 1))], 3) if latencies else None
 
+            latency = {"moves": len(latencies), "p50": percentile(0.5), "p99": percentile(0.99),
+                       "max": percentile(1.0)}
+            self._latency = (time.monotonic(), latency)
         return {"connections": sum(1 for p in ground.players.values() if p.conn is not None),
                 "waiting": len(ground.waiting), "games_running": len(ground.live), "moves": ground.moves_played,
-                "latency_ms": {"moves": len(latencies), "p50": percentile(0.5), "p99": percentile(0.99),
-                               "max": percentile(1.0)},
+                "latency_ms": latency,
                 "sockets": {"open": ground.sockets.count, "refused": ground.sockets.refused},
                 "pages": {"from_cache": self.page_cache.hits, "built": self.page_worker.built,
                           "busy": self.page_worker.refused, "cache_bytes": self.page_cache.size}}
@@ -149,12 +157,15 @@ class SiteFront:
 
     async def page(self, target: str) -> Answer:
         """The answer to a GET of ``target``: one game's pages from the cache or the worker, the rest here."""
-        found = GAME_PATH.fullmatch(target)
+        found = game_target(target)
         if found is None:
-            return answer(self, "GET", target)
-        game_id = int(found.group(1))
+            return answer(self, "GET", target)  # the site's lists, a 404: cheap
+        game_id, part, api = found
+        # One name for each of a game's pages, however the request spelt it (escapes, a query): the cache holds
+        # at most a few answers a game, and no spelling reaches a build that is not the worker's.
+        target = f"{'/api' if api else ''}/games/{game_id}" + (f"/{part}" if part else "")
         live = self.ground.live.get(game_id)
-        if live is not None and found.group(2) not in HEAVY_PARTS:
+        if live is not None and part not in HEAVY_PARTS:
             # A running game's page or record: cheap, and always the latest (kept until its next action).
             key: tuple[Any, ...] = (target, len(live.actions))
             latest = self.page_cache.get(key) or answer(self, "GET", target)

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from .pages import worker_start
@@ -84,7 +85,11 @@ class Standings:
                                              initializer=worker_start, initargs=(os.getpid(),))
         count, pairs = self.games, dict(self.counted.pairs)
         started = time.monotonic()
-        fit = await asyncio.get_running_loop().run_in_executor(self._pool, fit_standings, pairs)
+        try:
+            fit = await asyncio.get_running_loop().run_in_executor(self._pool, fit_standings, pairs)
+        except BrokenProcessPool:  # the worker died (killed, out of memory): the next fit starts another
+            self._pool, self._fitted_at = None, time.monotonic()
+            raise
         self._fitted_at = time.monotonic()
         self._fit_seconds = self._fitted_at - started
         self._ratings, self._rated_games = fit, count

@@ -63,6 +63,19 @@ def test_names_that_read_alike_are_one_name_and_an_address_takes_a_few_new_ones_
         assert server.player_names() == {"alice", "bob", "carl"}
 
 
+def test_a_connection_refused_for_its_address_takes_no_name(tmp_path: Path):
+    """Before: the name was taken (and its token never sent) before the address's cap refused the connection."""
+    server = Server(tmp_path, "-t", "30", "--sandbox", "off", "--per-address", "1")
+    with running(server), raw_connect(server) as first:
+        first.send(hello("holder", channel="nobody"))
+        assert receive(first)["type"] == "welcome"
+        refused = _hello(server, "newcomer")
+        assert refused == {"type": "refused", "reason": "at most 1 connections from one address"}
+        first.close()
+        assert wait_until(lambda: (w := _hello(server, "newcomer"))["type"] == "welcome" and w, 20,
+                          "the newcomer's welcome")["token"]
+
+
 def test_a_roster_given_later_retires_the_tokens_its_names_were_first_used_with(tmp_path: Path):
     """Before: a name someone took on an open server kept that first-use token after the switch to a roster, so
     the squatter, not the student, held it."""

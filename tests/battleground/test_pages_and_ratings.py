@@ -87,6 +87,11 @@ def test_a_games_pages_are_built_once_in_a_worker_that_holds_none_of_the_servers
     assert after["built"] - before["built"] == 2
     assert after["from_cache"] - before["from_cache"] >= 10
     assert f"game {game_id}:" in first and len(json.loads(frames)["steps"]) == 7
+    # Another spelling of the same page (an escape, a query) is the same page: from the cache, never a build on
+    # the event loop (an escaped part once went round the worker).
+    assert site.page(f"/api/games/{game_id}/%66rames?again=1") == frames
+    assert site.page(f"/api/games/%{ord(str(game_id)[0]):X}{str(game_id)[1:]}/frames") == frames
+    assert site.get("/api/stats")["pages"]["built"] == after["built"]
     # The page worker and the rating worker: fresh interpreters, none of the server's sockets (its listener,
     # its clients' connections) open in them.
     children = wait_until(lambda: len(_children(site.proc.pid)) >= 2 and _children(site.proc.pid), 20,
