@@ -104,30 +104,28 @@ class CountedGames:
             if self._used.get((a, b), 0) >= self.per_pair:
                 return False
             self._used[(a, b)] = self._used.get((a, b), 0) + 1
-        wins, draws, losses = self.pairs.get((a, b), (0, 0, 0))
-        if winner is None:
-            draws += 1
-        elif (winner == "RED") == (a == red):
-            wins += 1
-        else:
-            losses += 1
-        self.pairs[(a, b)] = (wins, draws, losses)
+        _tally(self.pairs, red, blue, winner)
         return True
+
+
+def _tally(pairs: dict[tuple[str, str], tuple[int, int, int]], red: str, blue: str, winner: str | None) -> None:
+    """Add a game to its pair's (wins, draws, losses) of the pair's alphabetically first name."""
+    a, b = sorted((red, blue))
+    wins, draws, losses = pairs.get((a, b), (0, 0, 0))
+    if winner is None:
+        draws += 1
+    elif (winner == "RED") == (a == red):
+        wins += 1
+    else:
+        losses += 1
+    pairs[(a, b)] = (wins, draws, losses)
 
 
 def pair_tallies(results: Iterable[Counted]) -> dict[tuple[str, str], tuple[int, int, int]]:
     """Each pair's (wins, draws, losses) of its alphabetically first name, as :func:`fit_ratings` reads them."""
     pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
     for red, blue, winner in results:
-        a, b = sorted((red, blue))
-        wins, draws, losses = pairs.get((a, b), (0, 0, 0))
-        if winner is None:
-            draws += 1
-        elif (winner == "RED") == (a == red):
-            wins += 1
-        else:
-            losses += 1
-        pairs[(a, b)] = (wins, draws, losses)
+        _tally(pairs, red, blue, winner)
     return pairs
 
 

@@ -100,29 +100,27 @@ GAME_PARTS = {False: ("", "record", "replay"), True: ("", "frames")}
 def game_target(target: str) -> tuple[int, str, bool] | None:
     """(game id, part, whether the API's) of a request for one of a game's pages, read as :func:`answer` reads
     it (percent-escapes decoded, a trailing slash and the query ignored); None for any other request or part."""
-    path = _path(target)
-    if len(path) > 1 and path.endswith("/"):
-        path = path[:-1]
-    parts = [unquote(part, errors="replace") for part in path.split("/")[1:]]
-    api = parts[:1] == ["api"]
-    if api:
-        parts = parts[1:]
+    parts, api = _parts(_path(target))
     if len(parts) not in (2, 3) or parts[0] != "games" or not _ID.fullmatch(parts[1]):
         return None
     part = parts[2] if len(parts) == 3 else ""
     return (int(parts[1]), part, api) if part in GAME_PARTS[api] else None
 
 
-def _route(site: Site, target: str) -> Answer:
-    path = _path(target)
-    if not path.startswith("/"):
-        return _error(False, 404, "no such page")
+def _parts(path: str) -> tuple[list[str], bool]:
+    """A path's parts after ``/api`` (if there: the second value), decoded; a trailing slash ignored."""
     if len(path) > 1 and path.endswith("/"):
         path = path[:-1]
     parts = [unquote(part, errors="replace") for part in path.split("/")[1:]]
     api = parts[:1] == ["api"]
-    if api:
-        parts = parts[1:]
+    return (parts[1:] if api else parts), api
+
+
+def _route(site: Site, target: str) -> Answer:
+    path = _path(target)
+    if not path.startswith("/"):
+        return _error(False, 404, "no such page")
+    parts, api = _parts(path)
     match parts:
         case [""] | [] if not api:
             return _html(200, _front_page(site))

@@ -68,8 +68,9 @@ def test_the_pile_of_unasked_messages_does_not_grow_the_server(attacked: AttackR
 
 
 def test_no_message_the_pile_sent_before_its_turn_is_taken_for_its_action(attacked: AttackResults):
-    """Each burst was sent, and had reached the server (a pong came back), before the server asked for the pile's
-    next move: none of it may be played as that move."""
+    """Each burst was sent, and taken by the server (pushed through its frame queue by small messages it drops,
+    then a pong came back), before the server asked for the pile's next move: none of it may be played as that
+    move."""
     pile = figures(attacked, "pile")
     assert pile["filler_played"] == 0, pile["games"]
 
