@@ -216,3 +216,22 @@ class SocketShare:
         else:
             self._by_address.pop(address, None)
         self.count = max(0, self.count - 1)
+
+
+#: File descriptors kept back from the connections' share (the database, workers, house agents' pipes, logs).
+FD_RESERVE = 256
+
+
+def socket_room() -> int:
+    """How many connections the server may hold open: its file descriptors (raised to the hard limit), less a
+    reserve for its database, workers, house agents and logs."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard != resource.RLIM_INFINITY and soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    except (ImportError, ValueError, OSError):
+        return 900
+    return max(64, (soft if soft != resource.RLIM_INFINITY else 65536) - FD_RESERVE)

@@ -18,9 +18,10 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..games import game_class, load_game
-from ..games.base import GameState
+from ..games.base import PLAYER_NAMES, GameState
 from ..limits import Limits
 from ..match import chance_seed_for, utc_now
+from ..records import GameRecord
 from .protocol import encode
 
 #: Wall seconds a client has to construct its agent (``start`` → ``ready``).
@@ -258,3 +259,20 @@ class LiveGame:
         self.pair: list[int] = [1, 1]
         #: A side broke the protocol (its colour and why): the game ends on it at its next step.
         self.violation: tuple[int, str] | None = None
+
+
+def pair_key(first: Player, second: Player) -> tuple[str, str]:
+    a, b = sorted((first.name, second.name))
+    return a, b
+
+
+#: A student's game lost on these, against a house agent, ends its visit: its agent did not play.
+NOT_PLAYING = ("time_limit", "disconnected", "load_error", "protocol_error")
+
+
+def lost_without_playing(record: GameRecord, red: Player, blue: Player) -> bool:
+    """Whether a house game was lost by its student on not playing (its slot is then given back)."""
+    if record.winner not in PLAYER_NAMES or record.reason not in NOT_PLAYING:
+        return False
+    loser, winner = (red, blue) if record.winner == "BLUE" else (blue, red)
+    return winner.house and not loser.house

@@ -41,16 +41,16 @@ from .protocol import (
     CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, TOKEN_VARIABLE, ProtocolViolation, check_hello, encode,
     failure_reason, read_message,
 )
-from .seats import SAVE_INTERVAL, Forfeit, LiveGame, Player, RecentCount, Seat, ServerSettings
-from .pages import SocketShare
+from .seats import (
+    SAVE_INTERVAL, Forfeit, LiveGame, Player, RecentCount, Seat, ServerSettings, lost_without_playing, pair_key,
+)
+from .pages import SocketShare, socket_room
 from .site import SiteFront
 from .standings import Standings
 from .store import Move, Store
 
 log = logging.getLogger("referee.battleground")
 
-#: File descriptors kept back from the connections' share (the database, workers, house agents' pipes, logs).
-FD_RESERVE = 256
 #: Messages of a player's waiting to be read by its game, at most (only what the game asked for is let in).
 INBOX_LIMIT = 4
 #: Seconds between the server's notes that it is alive (an abort after a crash is dated within this).
@@ -86,7 +86,7 @@ class Battleground:
         self.alive_kept = 0.0
         self.standings = Standings(store, self.spawn)
         self.site = SiteFront(self)
-        self.sockets = SocketShare(settings.open_per_address, _socket_room())
+        self.sockets = SocketShare(settings.open_per_address, socket_room())
         #: New names taken by each address, and games started by each pair of players, in the last hour.
         self.new_names = RecentCount()
         self.pair_games = RecentCount()
@@ -401,7 +401,7 @@ class Battleground:
             candidates = [p for p in self.waiting[index + 1:] + self.waiting[:index]
                           if p is not first and p.channel == first.channel and p.name != first.name
                           and (not p.house or p.for_player == first.name)
-                          and (p.house or not cap or self.pair_games(_pair_key(first, p)) < cap)]
+                          and (p.house or not cap or self.pair_games(pair_key(first, p)) < cap)]
             if first.channel in self.settings.house:
                 candidates = [p for p in candidates if p.house]
             if not candidates:
@@ -467,7 +467,7 @@ class Battleground:
                 record = await self.play_game(red, blue, first.channel, [number + 1, count])
                 for player in (first, second):
                     player.games_left -= 1
-                if record is not None and _lost_without_playing(record, red, blue):
+                if record is not None and lost_without_playing(record, red, blue):
                     idle = record
                 if idle is not None or any(p.conn is None for p in (first, second)):
                     break
@@ -510,7 +510,7 @@ class Battleground:
                                                                 "failed): try again later"})
             return None
         if not (red.house or blue.house):
-            self.pair_games.add(_pair_key(red, blue))
+            self.pair_games.add(pair_key(red, blue))
         wall = self.settings.wall_limit_of
         seats = (Seat(red, 0, wall(red.name)), Seat(blue, 1, wall(blue.name)))
         live = LiveGame(game_id, seats, channel, self.settings, seed)
@@ -822,38 +822,6 @@ async def _refuse(conn: ServerConnection, reason: str) -> None:
         await conn.close(1008, "refused")
     except ConnectionClosed:
         pass
-
-
-def _pair_key(first: Player, second: Player) -> tuple[str, str]:
-    a, b = sorted((first.name, second.name))
-    return a, b
-
-
-#: A student's game lost on these, against a house agent, ends its visit: its agent did not play.
-_NOT_PLAYING = ("time_limit", "disconnected", "load_error", "protocol_error")
-
-
-def _lost_without_playing(record: GameRecord, red: Player, blue: Player) -> bool:
-    """Whether a house game was lost by its student on not playing (its slot is then given back)."""
-    if record.winner not in PLAYER_NAMES or record.reason not in _NOT_PLAYING:
-        return False
-    loser, winner = (red, blue) if record.winner == "BLUE" else (blue, red)
-    return winner.house and not loser.house
-
-
-def _socket_room() -> int:
-    """How many connections the server may hold open: its file descriptors (raised to the hard limit), less a
-    reserve for its database, workers, house agents and logs."""
-    try:
-        import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if hard != resource.RLIM_INFINITY and soft < hard:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-    except (ImportError, ValueError, OSError):
-        return 900
-    return max(64, (soft if soft != resource.RLIM_INFINITY else 65536) - FD_RESERVE)
 
 
 async def run_server(settings: ServerSettings, db: str, host: str, port: int,
