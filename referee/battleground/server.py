@@ -686,9 +686,8 @@ class Battleground:
     def played(self, live: LiveGame, mover: str | None, text: str) -> None:
         self.moves_played += 1
         clocks = [round(seat.cpu, 4) for seat in live.seats]
+        self.save_soon()
         self.unsaved.append((live.id, len(live.actions), mover, text, clocks[0], clocks[1]))
-        if len(self.unsaved) == 1 and not self.unseen:
-            asyncio.get_running_loop().call_later(SAVE_INTERVAL, self.save_moves)
         live.actions.append(text)
         live.movers.append(mover)
         live.clocks.append(clocks)
@@ -709,9 +708,13 @@ class Battleground:
     def saw(self, name: str) -> None:
         """Note that ``name`` was seen now: kept with the next moves (not a write of its own on the event loop,
         where a client reconnecting in a loop would make one synchronous write per connection)."""
+        self.save_soon()
+        self.unseen[name] = utc_now()
+
+    def save_soon(self) -> None:
+        """Save within :data:`SAVE_INTERVAL` what is about to be noted (once for all noted meanwhile)."""
         if not self.unsaved and not self.unseen:
             asyncio.get_running_loop().call_later(SAVE_INTERVAL, self.save_moves)
-        self.unseen[name] = utc_now()
 
     async def keep_alive(self) -> None:
         """Now and then, that the server is alive (an abort after a crash is dated by the last of these)."""

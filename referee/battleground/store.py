@@ -147,7 +147,7 @@ class Store:
         """Mark the games a crash interrupted as aborted (never counted), each with its record so far.
 
         Their (id, red, blue).  A game's record so far is the one written when it started, with the actions
-        kept as it went (:meth:`record_moves`); a game of a database older than the table has none.
+        kept as it went (:meth:`record_progress`); a game of a database older than the table has none.
         """
         rows = self.db.execute("SELECT id, red, blue, record, started_at FROM games WHERE status = 'running' "
                                "ORDER BY id")
@@ -225,10 +225,6 @@ class Store:
         """Keep a game's record as it starts (no action yet): what an abort's partial record is built on."""
         self.progress.execute("UPDATE games SET record = ? WHERE id = ? AND status = 'running'",
                               (record.to_json(), game_id))
-
-    def record_moves(self, moves: Sequence[Move]) -> None:
-        """Keep the moves of games in play (any games'), in one transaction."""
-        self.record_progress(moves, {}, None)
 
     def record_progress(self, moves: Sequence[Move], seen: Mapping[str, str], alive: str | None) -> None:
         """Keep the moves of games in play (any games'), when players were last seen and that the server was
