@@ -565,8 +565,10 @@ def test_an_oversized_message_closes_the_connection_and_the_server_keeps_serving
 def test_garbage_mid_game_forfeits_on_protocol_error(shared: Server, tmp_path: Path, when: str, garbage: str):
     channel = "junk-" + when.split()[1][:3]
     name = {"on its move": "kim", "on the opponent's move": "lee"}.get(when, "max")
-    opponent = Client(tmp_path, shared, "agents/random_agent", f"{name}-o", "--channel", channel, "--games", "1",
-                      "-v", "0")
+    # An opponent that only spawns in its first moves: its reply cannot end the game (by capturing all of
+    # this side's tokens) before the server reads the garbage.
+    opponent = Client(tmp_path, shared, "tests/battleground/fixture_agents/slow", f"{name}-o", "--channel", channel,
+                      "--games", "1", "-v", "0")
     with running(opponent), raw_connect(shared) as ws:
         me = RawSide(ws, name, channel)
         for _ in range(3):
