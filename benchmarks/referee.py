@@ -1,6 +1,6 @@
 """Referee overhead: a whole game's wall time, and one call's round trip.
 
-    python -m benchmarks.referee [--games N] [--calls N]
+    python -m benchmarks.referee [--games N] [--calls N] [--against DIR]
 
 * Wall time of a full 343-action game between two random agents (which
   answer in microseconds), process start-up included, through
@@ -18,6 +18,9 @@
   machine's virtual CPUs the floor moves a lot with how busy the machine has
   just been (about 11 us when warm, 80 us after a quiet spell, when each
   wake-up waits for an idle CPU), so compare the call's latency with it.
+* ``--against DIR``: only the sealed game, played in turn by this checkout
+  and by the checkout in DIR (another version: ``git worktree add DIR REV``),
+  each in processes of its own, so that both meet the same machine.
 """
 from __future__ import annotations
 
@@ -146,11 +149,54 @@ def _line(name: str, values: list[float], unit: float, fmt: str) -> str:
     )
 
 
+#: One sealed 343-action game, timed, with only what every version of the referee has; prints seconds.
+_SEALED_GAME = """
+import sys, time
+from referee.limits import Limits
+from referee.match import AgentEntry, MatchSettings, play_match
+entry = AgentEntry("agents.random_agent")
+settings = MatchSettings(seed=int(sys.argv[1]), limits=Limits(time_limit=180, space_limit=250), sandbox="required")
+for _ in range(int(sys.argv[2])):
+    begin = time.perf_counter()
+    record = play_match(entry, entry, settings)
+    took = time.perf_counter() - begin
+    assert record.turns == 343 and record.error == {"RED": None, "BLUE": None}, record.message
+    print(took)
+"""
+
+
+def side_by_side(baseline: str, rounds: int) -> None:
+    """Sealed games of this checkout and of ``baseline``, a few at a time in turn."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = str(Path(__file__).resolve().parent.parent)
+    seed = find_full_length_seed()
+    walls: dict[str, list[float]] = {here: [], baseline: []}
+    for _ in range(rounds):
+        for root in walls:
+            out = subprocess.run(
+                [sys.executable, "-c", _SEALED_GAME, str(seed), "3"], cwd=root, check=True, capture_output=True,
+                text=True, env=dict(os.environ, PYTHONPATH=root),
+            ).stdout
+            walls[root] += [float(line) for line in out.split()]
+    print(f"a whole sealed 343-action game, {3 * rounds} games each, in turn:")
+    for root, name in ((baseline, "baseline"), (here, "this")):
+        print(_line(name, walls[root], 1, ".3f") + f"  s  ({root})")
+    change = statistics.median(walls[here]) / statistics.median(walls[baseline]) - 1
+    print(f"  this checkout's median is {change:+.1%} of the baseline's")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.referee", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--against", metavar="DIR", help="time sealed games against the checkout in DIR only")
     args = parser.parse_args(argv)
+    if args.against:
+        side_by_side(os.path.abspath(args.against), args.games)
+        return
 
     # Unsealed and sealed (whatever "auto" gives here), interleaved so that
     # the machine's drift affects both alike.

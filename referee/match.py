@@ -30,6 +30,7 @@ from .hosting.failures import (
     AgentIllegalAction,
     AgentLoadError,
     AgentOutOfMemory,
+    AgentOutputLimit,
     AgentProtocolError,
     AgentTimeout,
 )
@@ -42,7 +43,7 @@ from .termination import signals_held
 
 DEFAULT_CLASS = "Agent"
 #: Verdicts that stop an agent wherever it is: their message says in which call.
-STOPPED_IN_A_CALL = (AgentTimeout, AgentOutOfMemory, AgentCrashed)
+STOPPED_IN_A_CALL = (AgentTimeout, AgentOutOfMemory, AgentOutputLimit, AgentCrashed)
 #: Mixed into every chance seed this process derives: agents are given the
 #: game's seed, so chance drawn from that seed alone would be predictable.
 _CHANCE_SECRET = secrets.token_hex(16)

@@ -50,6 +50,12 @@ class AgentOutOfMemory(AgentFailure):
     reason = "space_limit"
 
 
+class AgentOutputLimit(AgentFailure):
+    """The agent printed more than the referee reads from an agent in a game."""
+
+    reason = "output_limit"
+
+
 class AgentCrashed(AgentFailure):
     """The agent's process died (exit, signal)."""
 
@@ -68,6 +74,7 @@ class AgentProtocolError(AgentFailure):
 FAILURES: tuple[tuple[type[AgentFailure], str], ...] = (
     (AgentTimeout, "time"),
     (AgentOutOfMemory, "memory"),
+    (AgentOutputLimit, "output"),
     (AgentIllegalAction, "illegal"),
     (AgentCrashed, "crash"),
     (AgentRaised, "error"),

@@ -211,6 +211,12 @@ class _Mounts:
         self.args += ["--perms", perms, "--tmpfs", dest]
         self.made.add(dest)
 
+    def empty(self, dest: str) -> None:
+        """An empty, read-only folder over ``dest`` (hides what is there)."""
+        self._parents(dest)
+        self.args += ["--perms", "0555", "--tmpfs", dest, "--remount-ro", dest]
+        self.views.add(dest)
+
     def special(self, *args: str) -> None:
         """``--proc``/``--dev`` and the like, mounted where the last argument says."""
         self._parents(args[-1])
@@ -246,7 +252,9 @@ def _base_mounts(*private: str) -> _Mounts:
     mounts = _Mounts()
     _system_mounts(mounts)
     mounts.special("--proc", "/proc")
-    mounts.bind("/proc/sys")
+    # The kernel's settings and machine-wide counts (open files, inodes: /proc/sys/fs/file-nr moved by
+    # exactly the files an agent held open, a channel to any agent that read it): hidden, never written.
+    mounts.empty("/proc/sys")
     mounts.special("--dev", "/dev")
     for folder in ("/dev/shm", "/tmp", *private):
         mounts.tmpfs(folder)
@@ -255,7 +263,15 @@ def _base_mounts(*private: str) -> _Mounts:
     return mounts
 
 
-def program_command(bwrap: str, command: list[str], workdir: Path, libraries: Iterable[str] = ()) -> list[str]:
+def program_command(
+    bwrap: str,
+    command: list[str],
+    workdir: Path,
+    libraries: Iterable[str] = (),
+    seccomp_fd: int | None = None,
+    drops_privileges: bool = False,
+    info_fd: int | None = None,
+) -> list[str]:
     """``command`` (a Part A program: a board on its stdin, its answer on stdout) inside a fresh sandbox.
 
     It sees the system, the Python installation and the referee's package
@@ -264,13 +280,21 @@ def program_command(bwrap: str, command: list[str], workdir: Path, libraries: It
     path; ``/tmp`` and ``/dev/shm`` are private tmpfs. No network, no
     capabilities, and its own PID namespace: whatever it starts ends with it,
     however it detaches. ``libraries``: more folders it may import from (read-only).
+    ``seccomp_fd``: the filter bubblewrap installs (:mod:`referee.hosting.seccomp`).
+    ``drops_privileges``: ``command`` first becomes another user, which needs
+    the capabilities to do it (and loses them with it: :mod:`referee.hosting.program`).
+    ``info_fd``: where bubblewrap writes its init's pid (``{"child-pid": N}``), for reaping it.
     """
     workdir = workdir.absolute()
     mounts = _base_mounts()
     for folder in (REFEREE_ROOT, workdir, *(Path(entry) for entry in libraries if os.path.isdir(entry))):
         if not any(_inside(str(folder), view) for view in mounts.views):
             mounts.bind(str(folder))
-    return _isolation(bwrap, "program") + mounts.args + ["--chdir", str(workdir), "--"] + command
+    walls = _isolation(bwrap, "program")
+    walls += ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+    walls += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if drops_privileges else []
+    walls += ["--info-fd", str(info_fd)] if info_fd is not None else []
+    return walls + mounts.args + ["--chdir", str(workdir), "--"] + command
 
 
 def bwrap_command(
@@ -281,7 +305,7 @@ def bwrap_command(
     extra_modules: Iterable[str] = (),
     libraries: Iterable[str] = (),
     seccomp_fd: int | None = None,
-    drops_to: int | None = None,
+    drops_privileges: bool = False,
 ) -> list[str]:
     """``command`` run inside a fresh sandbox whose working directory is ``workdir``.
 
@@ -290,12 +314,12 @@ def bwrap_command(
     their real paths, so paths and tracebacks read the same as outside.
     ``libraries``: folders of libraries the agent may import (shown whole).
     ``seccomp_fd``: the filter bubblewrap installs (:mod:`referee.hosting.seccomp`).
-    ``drops_to``: the uid the agent host switches to, which needs the
-    capabilities to do it (and loses them with it).
+    ``drops_privileges``: the agent host switches to another user, which
+    needs the capabilities to do it (and loses them with it).
     """
     workdir = workdir.absolute()
     args = _isolation(bwrap, "agent")
-    if drops_to is not None:
+    if drops_privileges:
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]

@@ -14,6 +14,9 @@ Where each limit is enforced:
   baseline taken before the agent was imported, polled while a call runs; the
   kernel's high-water mark is checked after each call, so a peak between two
   polls still counts.
+* **Output**: what the agent prints (stdout and stderr, one pipe) is read by
+  the referee, in its own process and on its own CPU, up to
+  :data:`OUTPUT_LIMIT` a game; an agent that prints more is stopped.
 * **Clean-up**: the agent runs in its own session; at the end every process of
   that session (the agent's children included) is killed.
 
@@ -43,16 +46,16 @@ from .failures import (
     AgentIllegalAction,
     AgentLoadError,
     AgentOutOfMemory,
+    AgentOutputLimit,
     AgentProtocolError,
     AgentRaised,
     AgentTimeout,
 )
 from ..limits import Limits
 from .monitor import MB, ProcessMonitor, children_of, descendants_of, session_members
-from . import seccomp
+from . import seccomp, users
 from .environment import agent_environment, library_path
 from .sandbox import (
-    AGENT_GID,
     MEMORY_CAP_SLACK,
     REFEREE_ROOT,
     UNSEALED,
@@ -83,6 +86,18 @@ BACKSTOP_FACTOR = 2
 #: Agent output kept per call and in total (the rest is counted, not kept).
 OUTPUT_PER_CALL = 64 * 1024
 OUTPUT_TAIL = 4 * 1024
+#: The most an agent may print in a game (stdout and stderr together); past it the referee reads no more and
+#: stops it (``output_limit``).  Reading is the referee's own CPU, outside every agent's cgroup: 0.15-0.4 ms a
+#: MB (``benchmarks/output_flood.py``), so a flood now costs it 6 ms at most; unlimited, 6 processes printing
+#: through the agent's 3 s cost it about 4 s (it read 10 to 20 GB).  An agent printing the board and a few lines
+#: at every call prints 0.6 MB in a whole game.
+OUTPUT_LIMIT = 16 * MB
+#: For tests and benchmarks only: the output limit in MB instead (0: none); never set it for a real game.
+OUTPUT_LIMIT_ENV = "REFEREE_OUTPUT_LIMIT"
+#: The output pipe's size and the most read at once (a pipe holds 64 KB by default): a fifth of the referee's
+#: user CPU a MB (0.06 -> 0.01 ms); the kernel's copy, most of it, stays.  Where the user's pipes may not grow
+#: (``pipe-user-pages-soft``), 64 KB.
+OUTPUT_READ = 1024 * 1024
 #: How long the referee waits for the agent's stack before it stops it, and the most of it kept.
 STACK_WAIT = 0.3
 MAX_STACK = 16 * 1024
@@ -154,6 +169,15 @@ class _Watchdog:
         return min(self.waiting(monitor), WAIT_PER_CPU_SECOND * max(0.0, call_cpu))
 
 
+def output_limit() -> int:
+    """The most output the referee reads from an agent in a game, in bytes (0: no limit): :data:`OUTPUT_LIMIT`."""
+    value = os.environ.get(OUTPUT_LIMIT_ENV)
+    try:
+        return OUTPUT_LIMIT if value is None else max(0, int(float(value) * MB))
+    except ValueError:
+        return OUTPUT_LIMIT
+
+
 def _crash_message(returncode: int) -> str:
     if returncode < 0:
         try:
@@ -193,6 +217,7 @@ class HostedAgent:
         self.cwd = cwd
         self.sandbox = sandbox
         self.cgroup: Cgroup | None = None
+        self.user: users.Claim | None = None  # the uid the agent runs as, held until it has ended
         self.host_pid: int | None = None  # the agent's interpreter (inside bwrap: not proc.pid)
         self._sandbox_init: int | None = None  # bwrap's init in the agent's PID namespace
         self._awake = True
@@ -209,8 +234,11 @@ class HostedAgent:
         self._output_kept = 0
         self._output_dropped = 0
         self._tail = b""
-        self._output_closed = False
+        self._output_closed = False  # at its end, or past the output limit: no longer read
         self._call_printed = 0  # bytes the agent printed during the current call
+        self.printed = 0  # bytes read from the agent's output in all
+        self.output_limit = output_limit()
+        self._read_into = memoryview(bytearray(OUTPUT_READ))
 
     @property
     def _process(self) -> subprocess.Popen[bytes]:
@@ -231,6 +259,10 @@ class HostedAgent:
         cmd_r, self._cmd_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         self._out_r, out_w = os.pipe()
+        try:
+            fcntl.fcntl(out_w, fcntl.F_SETPIPE_SZ, OUTPUT_READ)
+        except OSError:
+            pass  # the default size
         # Where the agent host writes the agent's stack when asked (SIGUSR1), just before a verdict stops it.
         self._stack_r, stack_w = os.pipe()
         cpu_hard = BACKSTOP_FACTOR * (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
@@ -240,10 +272,10 @@ class HostedAgent:
         # its own imports are done (they cannot be shadowed by a library's).
         libraries = library_path(env)
         env.pop("PYTHONPATH", None)
-        drops_to = self.sandbox.drops_to
+        self.user = self.sandbox.agent_user()
         settings = {
             "cmd_fd": cmd_r, "reply_fd": reply_w, "game": self.game, "options": self.game_options,
-            "cpu_hard": cpu_hard, "uid": drops_to, "gid": AGENT_GID if drops_to is not None else None,
+            "cpu_hard": cpu_hard, "uid": self.user and self.user.uid, "gid": self.user and self.user.gid,
             "libraries": libraries, "stack_fd": stack_w,
         }
         command = [sys.executable, "-c", HOST_BOOT, "referee.hosting.agent_host", str(REFEREE_ROOT.parent),
@@ -286,7 +318,7 @@ class HostedAgent:
                 passed.append(filter_fd)
             command = bwrap_command(
                 bwrap, command, Path(self.cwd or os.getcwd()), self.module, game_modules(self.game),
-                libraries, filter_fd, self.sandbox.drops_to,
+                libraries, filter_fd, self.user is not None,
             )
         if self.sandbox.cgroup:
             sandbox = self.sandbox
@@ -344,6 +376,7 @@ class HostedAgent:
                 # process was forked into its cgroup but before it was known here.
                 self.cgroup.kill_all()
                 self.cgroup.remove()
+            self._release_user()
             return
         try:
             self._drain_output()
@@ -413,6 +446,12 @@ class HostedAgent:
         if self.monitor is not None:
             self.monitor.close()
         self.proc = None
+        self._release_user()
+
+    def _release_user(self) -> None:
+        if self.user is not None:
+            self.user.release()  # every process of the agent has ended: its uid can go to another agent
+            self.user = None
 
     # -- freezing between calls ---------------------------------------------------
 
@@ -526,6 +565,8 @@ class HostedAgent:
         )
 
     def _check_running_call(self, start: float, watchdog: _Watchdog) -> None:
+        if self.over_output_limit:
+            self._stop(AgentOutputLimit, self._output_limit_message())
         monitor = self._monitor
         now = time.monotonic()
         if self.cgroup is not None:
@@ -557,6 +598,8 @@ class HostedAgent:
             )
 
     def _check_limits_after_call(self) -> None:
+        if self.over_output_limit:
+            self._fail(AgentOutputLimit, self._output_limit_message())
         if self.limits.cpu and self.time_used > self.limits.cpu:
             self._fail(
                 AgentTimeout, f"used {self.time_used:.2f} s of CPU time, over its limit of {self.limits.cpu:g} s"
@@ -629,7 +672,9 @@ class HostedAgent:
         stack = self._stack_now()
         self._drain_output()
         printed = self._call_printed
-        flood = f"; it printed {printed / MB:.1f} MB during the call" if printed > OUTPUT_PER_CALL else ""
+        flood = ""
+        if printed > OUTPUT_PER_CALL and kind is not AgentOutputLimit:
+            flood = f"; it printed {printed / MB:.1f} MB during the call"
         self._fail(kind, message, stack, flood)
 
     def _stack_now(self) -> str:
@@ -699,24 +744,48 @@ class HostedAgent:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
 
+    @property
+    def over_output_limit(self) -> bool:
+        """Whether the agent printed more than its output limit (the referee then reads no more of it)."""
+        return bool(self.output_limit) and self.printed > self.output_limit
+
+    def _output_limit_message(self) -> str:
+        limit = f"{round(self.output_limit / MB, 3):g} MB"
+        return f"printed more than {limit} of output (the limit is {limit} a game)"
+
     def _drain_output(self) -> None:
-        while True:
+        """Read what the agent printed, into a buffer of its own (no allocation a read), up to the limit + 1 byte."""
+        while not self._output_closed:
+            room = len(self._read_into)
+            if self.output_limit:
+                room = min(room, self.output_limit + 1 - self.printed)
+            if room <= 0:
+                self._stop_reading_output()  # left in the pipe, where the agent's writes block until it is killed
+                return
             try:
-                chunk = os.read(self._out_r, 1 << 16)
+                size = os.readv(self._out_r, [self._read_into[:room]])
             except BlockingIOError:
                 return
-            if not chunk:
-                if not self._output_closed:
-                    self._output_closed = True
-                    self._poller.unregister(self._out_r)
+            if not size:
+                self._stop_reading_output()
                 return
-            self._call_printed += len(chunk)
-            room = OUTPUT_PER_CALL - self._output_kept
-            if room > 0:
-                self._output.append(chunk[:room])
-                self._output_kept += min(room, len(chunk))
-            self._output_dropped += max(0, len(chunk) - max(room, 0))
-            self._tail = (self._tail + chunk)[-OUTPUT_TAIL:]
+            self._keep_output(self._read_into[:size])
+
+    def _keep_output(self, chunk: memoryview) -> None:
+        size = len(chunk)
+        self.printed += size
+        self._call_printed += size
+        room = OUTPUT_PER_CALL - self._output_kept
+        if room > 0:
+            self._output.append(bytes(chunk[:room]))
+            self._output_kept += min(room, size)
+        self._output_dropped += max(0, size - max(room, 0))
+        self._tail = (self._tail + bytes(chunk[-OUTPUT_TAIL:]))[-OUTPUT_TAIL:]
+
+    def _stop_reading_output(self) -> None:
+        if not self._output_closed:
+            self._output_closed = True
+            self._poller.unregister(self._out_r)
 
     def take_output(self) -> str:
         """What the agent printed since the last call to this (bounded)."""

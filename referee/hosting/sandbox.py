@@ -8,11 +8,12 @@ Four independent layers, each used where this machine allows it:
   agent-side code, the bundled agents and the agent's own package; the
   working directory, ``/tmp`` and ``/dev/shm`` are private tmpfs (their pages
   count as the agent's memory; :mod:`referee.hosting.mounts` lays it out).  An agent sees and can signal only its own
-  processes.  Started as root, the referee runs agents as an unprivileged
-  user (:data:`AGENT_UID`): the agent host drops to it before it imports
-  anything of the agent's.
+  processes.  Started as root, the referee runs each agent as an
+  unprivileged user of its own (:mod:`referee.hosting.users`): the agent host
+  drops to it before it imports anything of the agent's.
 * **A system-call filter** (seccomp, :mod:`referee.hosting.seccomp`): no new
-  namespaces, mounts, keyring, tracing, BPF, perf events or io_uring.
+  namespaces, mounts, keyring, tracing, BPF, perf events or io_uring; no
+  socket but AF_UNIX, no file locks or watches, no page-cache probes.
 * **Accounting by a cgroup** (v1 ``cpuacct``/``memory``/``pids``/``freezer``
   (and ``cpu`` for a fair share) as root, or a delegated v2 subtree): CPU
   time and peak memory of every process and thread the agent ever ran,
@@ -40,7 +41,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-from . import seccomp
+from . import seccomp, users
 from .cgroups import PIDS_LIMIT, Cgroup, CgroupV1, CgroupV2, cleanup_stale_cgroups, enter_cgroup_command, new_cgroup
 from .mounts import AGENT_SIDE, BUNDLED_AGENTS, REFEREE_ROOT, bwrap_command, locate_module
 
@@ -64,13 +65,14 @@ CGROUP_ENV = "REFEREE_SANDBOX_CGROUP"
 #: list of layers to leave out (see :data:`LAYERS`); never set it for a real game.
 WITHOUT_ENV = "REFEREE_SANDBOX_WITHOUT"
 #: What WITHOUT_ENV can leave out: the seccomp filter, the unprivileged
-#: user, the level between the agent's cgroup and the one read, and (cgroup
-#: v1) the agent's own CPU share.
-LAYERS = ("seccomp", "unprivileged", "nesting", "cpu_share")
-#: The user and group a sealed agent runs as when the referee runs as root
-#: (``nobody``/``nogroup`` on Debian and Ubuntu): it owns nothing, so it can
-#: write no file of the machine, and is nobody's keyring.
-AGENT_UID = AGENT_GID = 65534
+#: user, a user of its own for each agent (all are then ``nobody``), the level
+#: between the agent's cgroup and the one read, and (cgroup v1) the agent's own CPU share.
+LAYERS = ("seccomp", "unprivileged", "own_user", "nesting", "cpu_share")
+#: The user and group every sealed agent runs as when each cannot have its
+#: own (``nobody``/``nogroup`` on Debian and Ubuntu): it owns nothing, so it
+#: can write no file of the machine.  Normally each agent has a user of its
+#: own (:mod:`referee.hosting.users`).
+AGENT_UID = AGENT_GID = users.SHARED_UID
 
 
 class SandboxUnavailable(RuntimeError):
@@ -84,10 +86,13 @@ class Sandbox:
     namespaces: bool = False
     accounting: str = "process"  # "cgroup-v1" | "cgroup-v2" | "process"
     frozen: bool = False
-    #: A seccomp filter refuses namespaces, mounts, the keyring, tracing, BPF, perf and io_uring.
+    #: A seccomp filter refuses namespaces, mounts, the keyring, tracing, BPF, perf, io_uring, network
+    #: sockets, file locks and watches and the page cache's probes.
     seccomp: bool = False
     #: Agents run as a user without privileges (AGENT_UID when the referee is root, else the referee's own).
     unprivileged: bool = False
+    #: Each agent runs as a user of its own (:mod:`referee.hosting.users`), not one all agents share.
+    own_user: bool = False
     #: The agent runs one level below the cgroup the referee limits and reads.
     nested: bool = False
     #: The agent's cgroup is one entity to the scheduler (``cpu`` controller): its threads share one weight.
@@ -102,15 +107,21 @@ class Sandbox:
         return self.namespaces and self.frozen
 
     @property
-    def drops_to(self) -> int | None:
-        """The uid the agent host switches to (the referee is root), or None."""
-        return AGENT_UID if self.namespaces and self.unprivileged and os.geteuid() == 0 else None
+    def drops_privileges(self) -> bool:
+        """Whether the agent host switches to another user (the referee is root)."""
+        return self.namespaces and self.unprivileged and os.geteuid() == 0
+
+    def agent_user(self) -> users.Claim | None:
+        """The user an agent runs as, claimed until it ends (None: the referee's own)."""
+        if not self.drops_privileges:
+            return None
+        return users.claim() if self.own_user else users.shared()
 
     def to_json(self) -> dict[str, object]:
         return {
             "namespaces": self.namespaces, "accounting": self.accounting, "frozen": self.frozen,
-            "seccomp": self.seccomp, "unprivileged": self.unprivileged, "nested": self.nested,
-            "cpu_share": self.cpu_share,
+            "seccomp": self.seccomp, "unprivileged": self.unprivileged, "own_user": self.own_user,
+            "nested": self.nested, "cpu_share": self.cpu_share,
         }
 
     def weaker(self) -> list[str]:
@@ -121,10 +132,14 @@ class Sandbox:
         if not self.seccomp:
             found.append(
                 "no system-call filter (an agent can make namespaces of its own, use the keyring, trace "
-                "its own children and use io_uring)"
+                "its own children, use io_uring, hide memory in network sockets and signal through file locks)"
             )
         if not self.unprivileged:
             found.append("agents run as root (with no capabilities)")
+        elif not self.own_user and os.geteuid() == 0:  # not root: agents are the referee's user (docs/referee.md)
+            found.append(
+                "all agents run as one user, so they share its kernel limits (processes, pipe buffers, inotify)"
+            )
         if not self.cgroup:
             found.append("no cgroup: time and memory sampled from /proc (a peak between samples may be missed)")
         else:
@@ -275,6 +290,7 @@ def resolve(mode: str) -> Sandbox:
         frozen=bool(caps.cgroup) or namespaces,
         seccomp=namespaces and caps.seccomp and "seccomp" not in left_out,
         unprivileged=namespaces and (os.geteuid() != 0 or "unprivileged" not in left_out),
+        own_user=namespaces and os.geteuid() == 0 and "unprivileged" not in left_out and "own_user" not in left_out,
         nested=bool(caps.cgroup) and "nesting" not in left_out,
         cpu_share=caps.cpu_share and ("cpu_share" not in left_out or caps.cgroup == CgroupV2.name),
     )

@@ -14,6 +14,17 @@ list is the default seccomp profile of the usual container runtimes, cut
 down to what an agent could use against the limits or its opponent, and
 documented in docs/referee.md ("What a sealed agent may not do").
 
+Sealed III closed what agents still shared through the kernel: network
+sockets (their buffers are memory no cgroup v1 counts, from machine-wide
+pools; only ``AF_UNIX`` is left, which Python's own tools use), file locks and
+inotify/dnotify on files every agent can read (a channel between agents,
+and between games running side by side), and the page cache's state
+(probed with ``mincore``, ``cachestat`` or ``RWF_NOWAIT`` reads, and cleared
+with ``fadvise``, ``readahead`` or ``madvise(MADV_PAGEOUT)``: a note that
+outlives the game).  Those calls are refused only for the arguments that
+do harm where an agent needs the call otherwise (``socket``, ``fcntl``,
+``madvise``): the filter reads the argument.
+
 The filter is classic BPF, written here rather than with libseccomp, for
 the two architectures this runs on (x86_64, aarch64); elsewhere there is no
 filter and the game record says so (``"seccomp": false``).
@@ -37,6 +48,8 @@ DENIED: dict[str, tuple[str, ...]] = {
     "bpf and perf": ("bpf", "perf_event_open"),
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
     "kernel exploits": ("userfaultfd", "open_by_handle_at", "name_to_handle_at"),
+    "file watches": ("inotify_init", "inotify_init1", "inotify_add_watch"),
+    "the page cache": ("mincore", "cachestat", "fadvise64", "readahead"),
     "the machine": (
         "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
         "swapon", "swapoff", "acct", "syslog", "settimeofday", "clock_settime", "clock_adjtime",
@@ -45,6 +58,24 @@ DENIED: dict[str, tuple[str, ...]] = {
         "fanotify_init", "move_pages", "migrate_pages",
     ),
 }
+
+#: Calls refused for some values of one argument: name -> (the argument's index, the values, errno).
+#: ``socket``/``socketpair`` are the exception: every domain but AF_UNIX is refused (:data:`SOCKET_DOMAINS`).
+REFUSED_ARGUMENTS: dict[str, tuple[int, tuple[int, ...], int]] = {
+    # F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW: no locks (ENOLCK, as a
+    # file system without them says); F_SETLEASE, F_GETLEASE, F_NOTIFY (dnotify: a watch on a folder).
+    "flock": (-1, (), errno.ENOLCK),
+    "fcntl": (1, (5, 6, 7, 36, 37, 38), errno.ENOLCK),
+    "fcntl ": (1, (1024, 1025, 1026), errno.EPERM),
+    # MADV_COLD, MADV_PAGEOUT: push a shared file's pages out of the page cache.
+    "madvise": (2, (20, 21), errno.EPERM),
+    # preadv2/pwritev2 with RWF_NOWAIT (8) tell a page in the cache from one that is not: both are
+    # refused whatever the flags (ENOSYS: the C library then falls back to preadv/pwritev for flags 0).
+    "preadv2": (-1, (), errno.ENOSYS),
+    "pwritev2": (-1, (), errno.ENOSYS),
+}
+#: The only socket domain an agent may use: AF_UNIX (multiprocessing, asyncio's wake-up pair).
+SOCKET_DOMAINS = (1,)
 
 #: The flags of clone() and unshare() that make a new namespace (CLONE_NEWTIME only in unshare()).
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x02000000, 0x04000000, 0x08000000
@@ -57,7 +88,7 @@ _GENERIC_AND_X86 = {
     "clone3": 435, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "open_tree": 428,
     "move_mount": 429, "mount_setattr": 442, "open_tree_attr": 467, "pidfd_getfd": 438,
     "process_madvise": 440, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "quotactl_fd": 443,
+    "quotactl_fd": 443, "cachestat": 451,
 }
 _X86_64 = {
     **_GENERIC_AND_X86,
@@ -70,7 +101,9 @@ _X86_64 = {
     "clock_adjtime": 305, "adjtimex": 159, "sethostname": 170, "setdomainname": 171, "quotactl": 179,
     "nfsservctl": 180, "lookup_dcookie": 212, "vhangup": 153, "iopl": 172, "ioperm": 173, "uselib": 134,
     "ustat": 136, "sysfs": 139, "_sysctl": 156, "fanotify_init": 300, "move_pages": 279,
-    "migrate_pages": 256,
+    "migrate_pages": 256, "socket": 41, "socketpair": 53, "flock": 73, "fcntl": 72, "inotify_init": 253,
+    "inotify_init1": 294, "inotify_add_watch": 254, "mincore": 27, "fadvise64": 221, "readahead": 187,
+    "madvise": 28, "preadv2": 327, "pwritev2": 328,
 }
 _AARCH64 = {
     **_GENERIC_AND_X86,
@@ -82,7 +115,9 @@ _AARCH64 = {
     "swapoff": 225, "acct": 89, "syslog": 116, "settimeofday": 170, "clock_settime": 112,
     "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161, "setdomainname": 162, "quotactl": 60,
     "nfsservctl": 42, "lookup_dcookie": 18, "vhangup": 58, "fanotify_init": 262, "move_pages": 239,
-    "migrate_pages": 238,
+    "migrate_pages": 238, "socket": 198, "socketpair": 199, "flock": 32, "fcntl": 25, "inotify_init1": 26,
+    "inotify_add_watch": 27, "mincore": 232, "fadvise64": 223, "readahead": 213, "madvise": 233,
+    "preadv2": 286, "pwritev2": 287,
 }
 #: Machine name -> (the kernel's AUDIT_ARCH value, its system call numbers).
 ARCHITECTURES = {
@@ -95,6 +130,7 @@ _X32_SYSCALL_BIT = 0x40000000
 # Classic BPF, as seccomp runs it: struct sock_filter {u16 code; u8 jt; u8 jf; u32 k}.
 _LOAD_WORD = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JUMP_IF_EQUAL, _JUMP_IF_AT_LEAST, _JUMP_IF_ANY_BIT = 0x15, 0x35, 0x45  # BPF_JMP | JEQ/JGE/JSET | BPF_K
+_JUMP_ALWAYS = 0x05  # BPF_JMP | BPF_JA
 _RETURN = 0x06  # BPF_RET | BPF_K
 _ALLOW = 0x7FFF0000
 _KILL_PROCESS = 0x80000000
@@ -102,6 +138,7 @@ _ERRNO = 0x00050000
 # Offsets in struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}; the
 # first argument's low 32 bits (both machines are little-endian) hold the flags.
 _NR, _ARCH, _ARG0_LOW = 0, 4, 16
+_ARG_SIZE = 8
 
 
 def _op(code: int, k: int = 0, jt: int = 0, jf: int = 0) -> bytes:
@@ -110,6 +147,26 @@ def _op(code: int, k: int = 0, jt: int = 0, jf: int = 0) -> bytes:
 
 def _refuse(code: int) -> bytes:
     return _op(_RETURN, _ERRNO | code)
+
+
+def _only(number: int, index: int, allowed: tuple[int, ...], code: int) -> list[bytes]:
+    """Call ``number`` is allowed only with argument ``index`` (its low 32 bits) in ``allowed``."""
+    count = len(allowed)
+    ops = [_op(_JUMP_IF_EQUAL, number, jf=count + 3), _op(_LOAD_WORD, _ARG0_LOW + _ARG_SIZE * index)]
+    ops += [_op(_JUMP_IF_EQUAL, value, jt=count - i) for i, value in enumerate(allowed)]
+    return ops + [_refuse(code), _op(_RETURN, _ALLOW)]
+
+
+def _refused_for(number: int, index: int, values: tuple[int, ...], code: int) -> list[bytes]:
+    """Call ``number`` is refused with ``code`` when argument ``index`` is one of ``values`` (index -1: always).
+
+    Otherwise the checks after these go on, with the call's number loaded again."""
+    if index < 0:
+        return [_op(_JUMP_IF_EQUAL, number, jf=1), _refuse(code)]
+    count = len(values)
+    ops = [_op(_JUMP_IF_EQUAL, number, jf=count + 4), _op(_LOAD_WORD, _ARG0_LOW + _ARG_SIZE * index)]
+    ops += [_op(_JUMP_IF_EQUAL, value, jt=count + 1 - i) for i, value in enumerate(values)]
+    return ops + [_op(_LOAD_WORD, _NR), _op(_JUMP_ALWAYS, 1), _refuse(code)]
 
 
 def program(machine: str | None = None) -> bytes | None:
@@ -135,6 +192,10 @@ def program(machine: str | None = None) -> bytes | None:
             _op(_RETURN, _ALLOW),
         ]
     ops += [_op(_JUMP_IF_EQUAL, numbers["clone3"], jf=1), _refuse(errno.ENOSYS)]
+    for name in ("socket", "socketpair"):
+        ops += _only(numbers[name], 0, SOCKET_DOMAINS, errno.EAFNOSUPPORT)
+    for name, (index, values, code) in REFUSED_ARGUMENTS.items():
+        ops += _refused_for(numbers[name.strip()], index, values, code)
     for group in DENIED.values():
         for name in group:
             if name in numbers:  # an old call this machine never had

@@ -77,7 +77,7 @@ def test_every_agent_failure_is_listed_once_with_its_column():
     assert records.AGENT_FAILURE_REASONS == failures.AGENT_FAILURE_REASONS
     assert set(failures.AGENT_FAILURE_REASONS) == {kind.reason for kind in kinds}
     columns = aggregate([]).ending_columns
-    assert columns[-6:] == ("time", "memory", "illegal", "crash", "error", "opponent failed")
+    assert columns[-7:] == ("time", "memory", "output", "illegal", "crash", "error", "opponent failed")
 
 
 def test_options_flags_always_given_values_only_when_set():

@@ -194,23 +194,26 @@ def play(
     return Game(code, record, out, err)
 
 
-def tournament(tree: Path, tmp_path: Path, name: str, agents: dict[str, str], sealed: bool = True):
+def tournament(
+    tree: Path, tmp_path: Path, name: str, agents: dict[str, str], sealed: bool = True, workers: int = 1,
+    env: dict[str, str] | None = None,
+):
     """A small tournament (two games per pair, one worker) from the copy ``tree``.
 
     Returns (the finished process, the output folder ``tree/results/NAME``).
-    No process of it may outlive it.
+    No process of it may outlive it.  ``env``: more environment variables for the referee.
     """
     mode = "required" if sealed else "off"
     lines = [f"name: {name}", "game: infexion", "agents:"]
     lines += [f"  - {{name: {agent}, spec: '{spec}'}}" for agent, spec in agents.items()]
-    lines += ["games_per_pair: 2", "workers: 1", f"seed: {fresh_seed()}"]
+    lines += ["games_per_pair: 2", f"workers: {workers}", f"seed: {fresh_seed()}"]
     lines.append(f"sandbox: {mode}")
     config = tmp_path / f"{name}.yaml"
     config.write_text("\n".join(lines) + "\n")
     marker = str(tmp_path / "tournament-marker")
     proc = run_referee(
         "tournament", str(config), "-q",
-        cwd=tree, env=dict(os.environ, **tree_env(tree), REFEREE_TEST_PIDS=marker), timeout=120,
+        cwd=tree, env=dict(os.environ, **tree_env(tree), REFEREE_TEST_PIDS=marker, **(env or {})), timeout=120,
     )
     assert_nothing_left(marker)
     return proc, tree / "results" / name

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.hosting.process import OUTPUT_LIMIT_ENV
 from referee.hosting.sandbox import probe
 from tests.helpers import ROOT, run_referee, wait_until
 from tests.sandboxing import require_sandbox
@@ -348,9 +349,10 @@ def test_stderr_flood_does_not_grow_the_referee(tmp_path):
         "runpy.run_module('referee', run_name='__main__')\n"
     )
     marker = str(tmp_path / "flood")
+    # The output limit (16 MB a game: test_output_limit.py) would stop it first: lifted, all 200 MB go by.
     proc = subprocess.run(
         [sys.executable, "-c", wrapper], cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env=dict(os.environ, REFEREE_TEST_PIDS=marker),
+        env=dict(os.environ, REFEREE_TEST_PIDS=marker, **{OUTPUT_LIMIT_ENV: "0"}),
     )
     assert_nothing_left(marker)
     context = f"exit {proc.returncode}; stderr: {proc.stderr[-2000:]}; stdout tail: {proc.stdout[-1500:]}"

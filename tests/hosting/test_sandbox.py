@@ -64,7 +64,7 @@ def test_off_records_an_unsealed_game_and_says_so(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert record["sandbox"] == {
         "namespaces": False, "accounting": "process", "frozen": False,
-        "seccomp": False, "unprivileged": False, "nested": False, "cpu_share": False,
+        "seccomp": False, "unprivileged": False, "own_user": False, "nested": False, "cpu_share": False,
     }
     assert "WARNING: UNSEALED" in proc.stderr
 
@@ -77,6 +77,7 @@ def test_sealed_game_records_namespaces_cgroup_and_freezing(tmp_path):
     assert record["sandbox"]["accounting"] in ("cgroup-v1", "cgroup-v2")
     assert record["sandbox"]["seccomp"] is True and record["sandbox"]["unprivileged"] is True
     assert record["sandbox"]["nested"] is True and record["sandbox"]["cpu_share"] is True
+    assert record["sandbox"]["own_user"] is (os.geteuid() == 0)
     assert "WARNING" not in proc.stderr and "weaker" not in proc.stderr
 
 
@@ -90,7 +91,7 @@ def test_without_a_cgroup_the_namespace_still_counts_a_detached_child_cpu(tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert record["sandbox"] == {
         "namespaces": True, "accounting": "process", "frozen": True,
-        "seccomp": True, "unprivileged": True, "nested": False, "cpu_share": False,
+        "seccomp": True, "unprivileged": True, "own_user": os.geteuid() == 0, "nested": False, "cpu_share": False,
     }
     # The console says which guarantee is weaker than in a fully sealed game.
     assert "sealed, but weaker: no cgroup" in proc.stderr

@@ -152,12 +152,12 @@ def test_agents_cannot_pass_notes_through_the_keyring(sealed, tree, tmp_path, se
 
 @needs_x86_64
 def test_without_the_filter_the_keyring_carries_notes_between_agents(sealed, tree, tmp_path, seed):
-    """Unsealed, and sealed with the filter left out (both agents are then the same
-    unprivileged user, with one keyring): the notes get through."""
+    """Unsealed, and sealed with the filter and the agents' own users left out (both
+    agents are then the same unprivileged user, with one keyring): the notes get through."""
     from referee.hosting.sandbox import AGENT_UID
 
     try:
-        for sealed_game, env, uid in [(False, None, None), (True, without("seccomp"), AGENT_UID)]:
+        for sealed_game, env, uid in [(False, None, None), (True, without("seccomp", "own_user"), AGENT_UID)]:
             game = keyring_game(tree, tmp_path, seed, sealed=sealed_game, env=env)
             assert game.values("wrote", "RED") == ["ok"], game.reports("RED")
             assert "note from RED" in game.values("read", "BLUE"), game.reports("BLUE")

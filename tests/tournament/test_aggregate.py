@@ -169,7 +169,8 @@ def test_files_are_written(tmp_path):
 # -- order does not matter -------------------------------------------------------
 
 NAMES = ["ann", "bo", "cy", "dee"]
-REASONS = ["elimination", "turn_limit", "time_limit", "space_limit", "illegal_action", "agent_crashed", "agent_error"]
+REASONS = ["elimination", "turn_limit", "time_limit", "space_limit", "output_limit", "illegal_action", "agent_crashed",
+           "agent_error"]
 
 
 @st.composite

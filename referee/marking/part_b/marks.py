@@ -17,7 +17,8 @@ from .submission import Found, Unplayed, nested_note
 #: The verdicts that fail "loads and plays legally" when the submission gets them.
 UNLAWFUL = ("load_error", "agent_error", "illegal_action", "protocol_error", "agent_crashed")
 #: The verdicts that are the submission's own fault: a game lost so is told before games lost by the rules.
-UNLAWFUL_OR_LIMIT = (*UNLAWFUL, "time_limit", "space_limit")
+#: (``output_limit``, printing more than the referee reads in a game, loses the game but fails no check.)
+UNLAWFUL_OR_LIMIT = (*UNLAWFUL, "time_limit", "space_limit", "output_limit")
 #: How each verdict reads in a sentence about the submission.
 VERDICT_WORDS = {
     "load_error": "your agent could not be loaded",
@@ -27,6 +28,7 @@ VERDICT_WORDS = {
     "agent_crashed": "your agent's process died",
     "time_limit": "your agent ran out of time",
     "space_limit": "your agent used too much memory",
+    "output_limit": "your agent printed too much",
 }
 #: At most this many games are described in one test's output; the first few with their moves.
 SHOWN_GAMES = 5
