@@ -7,11 +7,26 @@ Part A: the scheme's command (default ``python -m search``) is run from it,
 once per board, as ``python -m referee search --grade`` runs a
 program: in a process group of its own, the board on its stdin, the whole
 group killed at the time limit, its ``SPREAD`` lines on stdout read as the
-answer (other lines ignored); and, where bubblewrap works, sealed
-(:func:`referee.hosting.mounts.program_command`: its folder read-only, no
-network, nothing it starts outlives it).  Each board is one Gradescope test; the
-results go to ``--results`` (default ``/autograder/results/results.json``)
-and a table of them to the terminal.
+answer (other lines ignored; the first MB of stdout and the last MB of
+stderr are kept, the rest read and dropped, and the feedback says so).
+Each board is one Gradescope test; the results go to ``--results`` (default
+``/autograder/results/results.json``) and a table of them to the terminal.
+
+Where the machine allows it the program runs sealed, behind the walls Part
+B's agents have (:class:`referee.hosting.program.SealedRun`): its own
+namespaces (its folder read-only, no network, nothing it starts outlives
+it), the system-call filter (no keyring, no namespaces of its own), a user
+of its own when the marker is root (never root, never a user another
+program had at the same time), and a cgroup: a hard memory cap at
+``space_limit`` for all its processes together, at most 64 processes and
+threads, and its CPU time counted by the kernel.  A program the kernel
+stops at the cap is reported as over its memory limit.  Time stays wall
+clock, as the course's Part A gave it: the CPU time is reported, not
+limited (the limit is per board, the machine the submission's own).  The
+results say what held: ``extra_data`` has ``sandbox`` (``sealed``, ``partly
+sealed`` or ``unsealed``), ``sandbox_layers`` (each wall, and the cap in
+MB) and ``runs`` (each board's wall and CPU seconds, peak memory, and
+whether it was stopped at the cap), and the feedback one sentence.
 
 The marking scheme (default ``/autograder/source/scheme.yaml``, where
 Gradescope unpacks the autograder) is a small YAML file::
@@ -21,6 +36,8 @@ Gradescope unpacks the autograder) is a small YAML file::
     sandbox: auto               # auto (sealed where bubblewrap works),
                                 # required, or off
     time_limit: 30              # seconds of wall clock per board
+    space_limit: 512            # MB for all the program's processes together
+                                # (a hard cap, where a cgroup can be made; 0: none)
     valid_marks: 0.5            # share of a board's marks for a valid win that
                                 # is longer than the shortest (0..1)
     optimum_budget: 100000      # solver node expansions for an optimum not given
@@ -49,7 +66,10 @@ the marks.
 from __future__ import annotations
 
 import argparse
+import itertools
+import os
 import shlex
+import stat
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -59,10 +79,10 @@ from typing import Any
 from ..agent_text import inert, inert_line
 from ..search.board import BoardError, Cells, board_bytes, format_spread, parse_board
 from ..hosting.environment import agent_environment, library_path
-from ..hosting.mounts import program_command
+from ..hosting.program import MB, SealedRun, layers
 from ..hosting.sandbox import MODES as SANDBOX_MODES
-from ..hosting.sandbox import SandboxUnavailable, probe, resolve, setting_mode
-from ..search.grader import GradeRow, ProgramRun, judge, run_program, spread_lines
+from ..hosting.sandbox import Sandbox, SandboxUnavailable, resolve, setting_mode
+from ..search.grader import OUTPUT_CAP, GradeRow, ProgramRun, judge, run_program, spread_lines
 from ..search.solver import Unsolvable, solve
 from ..yaml_file import Document, YamlFileError, field_path, unknown_fields
 from .gradescope import (
@@ -74,6 +94,11 @@ from ..exit_status import ExitStatus
 
 DEFAULT_COMMAND = "python -m search"
 DEFAULT_TIME_LIMIT = 30.0
+#: MB for all the program's processes together.  The course's Part A gave no figure.  Gradescope's container
+#: has 768 MB unless the course asks for more: 512 MB leaves the marker (tens of MB) and the system room
+#: under it, so a program that runs away is stopped by its cap, not the whole autograder by the container's;
+#: and it is twice Part B's 250 MB per agent, far above what an honest solver of the course's boards needs.
+DEFAULT_SPACE_LIMIT = 512.0
 DEFAULT_VALID_MARKS = 0.5
 DEFAULT_OPTIMUM_BUDGET = 100_000
 #: Lines of the program's stderr shown when it crashes.
@@ -81,7 +106,7 @@ STDERR_TAIL = 15
 #: SPREADs of a wrong or longer answer listed in its feedback.
 SHOWN_ACTIONS = 30
 
-_TOP_FIELDS = ("command", "time_limit", "valid_marks", "optimum_budget", "sandbox", "boards")
+_TOP_FIELDS = ("command", "time_limit", "space_limit", "valid_marks", "optimum_budget", "sandbox", "boards")
 _BOARD_FIELDS = ("file", "marks", "optimum", "name", "visibility", "valid_marks")
 
 
@@ -112,6 +137,8 @@ class Scheme:
     boards: tuple[Board, ...]
     #: auto, required or off (:data:`referee.hosting.sandbox.MODES`): whether the program runs sealed.
     sandbox: str = "auto"
+    #: MB all the program's processes may hold together, a hard cap (0: none).
+    space_limit: float = DEFAULT_SPACE_LIMIT
 
 
 def _at(doc: Document, path: tuple[Any, ...], key: object = None) -> str:
@@ -178,6 +205,7 @@ def load_scheme(path: Path) -> Scheme:
     if not command:
         raise SchemeError(f"{_at(doc, (), 'command')}: 'command' is empty")
     time_limit = _number(doc, (), data, "time_limit", DEFAULT_TIME_LIMIT, 0, None, strict_low=True)
+    space_limit = _number(doc, (), data, "space_limit", DEFAULT_SPACE_LIMIT, 0, None)
     valid_marks = _number(doc, (), data, "valid_marks", DEFAULT_VALID_MARKS, 0, 1)
     budget = _number(doc, (), data, "optimum_budget", DEFAULT_OPTIMUM_BUDGET, 1, None)
     sandbox = setting_mode(data.get("sandbox", "auto"))
@@ -191,7 +219,7 @@ def load_scheme(path: Path) -> Scheme:
     boards = tuple(
         _board(doc, index, entry, path.parent, valid_marks, int(budget)) for index, entry in enumerate(entries)
     )
-    return Scheme(tuple(command), time_limit, boards, sandbox)
+    return Scheme(tuple(command), time_limit, boards, sandbox, space_limit)
 
 
 def _board(doc: Document, index: int, entry: object, base: Path, valid_marks: float, budget: int) -> Board:
@@ -274,11 +302,14 @@ def _tail(text: str, lines: int = STDERR_TAIL) -> str:
     return "\n".join("    " + line for line in kept)
 
 
-def _crash(run: ProgramRun) -> str:
+def _crash(run: ProgramRun, space_limit: float = 0) -> str:
     """A sentence on how the program ended badly, or empty when it did not."""
     if run.exit_status is None or run.exit_status == 0:
         return ""
-    if run.exit_status < 0:
+    if run.over_memory:
+        how = (f"Your program went over its memory limit of {space_limit:g} MB (all its processes together) "
+               "and was stopped by the kernel")
+    elif run.exit_status < 0:
         how = f"Your program was killed by signal {-run.exit_status}"
         if run.exit_status == -9:
             how += " (often: it ran out of memory)"
@@ -289,7 +320,24 @@ def _crash(run: ProgramRun) -> str:
     return f"{how}, printing nothing to stderr."
 
 
-def mark_board(board: Board, run: ProgramRun, time_limit: float, reproduce: str) -> TestResult:
+def _usage(run: ProgramRun) -> str:
+    """What the run took, and what of its output was not read; empty when it never started."""
+    if run.start_error:
+        return ""
+    if run.cpu_seconds is None or run.peak_bytes is None:
+        lines = [f"It ran for {run.seconds:.2f} s."]
+    else:
+        lines = [f"It ran for {run.seconds:.2f} s and used {run.cpu_seconds:.2f} s of CPU time and at most "
+                 f"{run.peak_bytes / MB:.1f} MB of memory (all its processes together, counted by the kernel)."]
+    cap = f"{OUTPUT_CAP / MB:g} MB"
+    if run.stdout_cut:
+        lines.append(f"It printed more than {cap} to stdout: only the first {cap} was read.")
+    if run.stderr_cut:
+        lines.append(f"It printed more than {cap} to stderr: only the last {cap} was kept.")
+    return " ".join(lines)
+
+
+def mark_board(board: Board, run: ProgramRun, time_limit: float, reproduce: str, space_limit: float = 0) -> TestResult:
     """One board's test: marks and what happened, in words a student understands."""
     row: GradeRow = judge(board.name, board.cells, run, board.optimum, str(board.optimum))
     verdict = row.verdict
@@ -321,9 +369,12 @@ def mark_board(board: Board, run: ProgramRun, time_limit: float, reproduce: str)
         lines.append("Your program printed no SPREAD lines, so it did not win the board. No marks.")
     else:
         lines.append(f"Your answer is not a winning sequence: {_why(verdict.reason)}. No marks.")
-    crash = _crash(run) if not run.timed_out else ""
+    crash = _crash(run, space_limit) if not run.timed_out else ""
     if crash:
         lines.append(crash)
+    usage = _usage(run)
+    if usage:
+        lines.append(usage)
     actions = spread_lines(run.stdout)
     if score < board.marks and isinstance(actions, list) and actions:
         # The answer as we read it, so a student can replay it by hand.
@@ -378,6 +429,53 @@ def _layout_note(submission: Path, command: tuple[str, ...]) -> str:
     return ""
 
 
+def _user(sandbox: Sandbox) -> tuple[bool, str]:
+    """Whether the program ran as a user of its own (or, the marker not being root, as the marker's), in words."""
+    if not sandbox.namespaces:
+        return False, "it ran as the marker's user"
+    if not sandbox.unprivileged:
+        return False, "it ran as root (without capabilities)"
+    if sandbox.own_user:
+        return True, "as a user of its own"
+    if os.geteuid() != 0:
+        return True, "as the marker's own user (not root)"
+    return False, "it ran as a user shared with other programs"
+
+
+def sealing(sandbox: Sandbox, space_limit: float) -> tuple[str, str]:
+    """``sealed``, ``partly sealed`` or ``unsealed``, and a sentence for the student saying which walls held."""
+    if not sandbox.namespaces and not sandbox.cgroup:
+        return "unsealed", ("The program was run unsealed: as an ordinary process of the grading machine, "
+                            "not in a sandbox.")
+    own_user, user = _user(sandbox)
+    walls = [  # (held, said when it held, said when it did not)
+        (sandbox.namespaces, "in a sandbox of its own (no network, its folder read-only, nothing it starts "
+                             "outliving it)", "no sandbox of its own"),
+        (sandbox.namespaces and sandbox.seccomp, "with a system-call filter", "no system-call filter"),
+        (own_user, user, user),
+        (sandbox.cgroup and space_limit > 0, f"at most {space_limit:g} MB of memory for all its processes",
+         "no memory cap"),
+        (sandbox.cgroup, "its CPU time counted by the kernel", "its CPU time not counted"),
+    ]
+    held = [said for up, said, _ in walls if up]
+    missing = [said for up, _, said in walls if not up]
+    state = "partly sealed" if missing else "sealed"
+    return state, f"Your program ran {state}: {', '.join(held)}" + (f"; but {', '.join(missing)}." if missing else ".")
+
+
+def _unreadable(submission: Path, most: int = 5000) -> str:
+    """The first file or folder of the submission that a user other than its owner cannot read ("": none)."""
+    for path in itertools.islice(itertools.chain([submission], submission.rglob("*")), most):
+        try:
+            mode = path.lstat().st_mode
+        except OSError:
+            continue
+        needs = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+        if not stat.S_ISLNK(mode) and mode & needs != needs:
+            return str(path.relative_to(submission)) if path != submission else "."
+    return ""
+
+
 def autograde(scheme: Scheme, submission: Path, command_text: str) -> AutograderResults:
     """Run the submission on every board of the scheme and mark it.
 
@@ -387,18 +485,25 @@ def autograde(scheme: Scheme, submission: Path, command_text: str) -> Autograder
     start = time.perf_counter()
     command = _command(scheme.command)
     sandbox = resolve(scheme.sandbox)
+    cap = int(scheme.space_limit * MB) or None
     env = None  # unsealed: ours, as `search --grade` runs a program
+    libraries: list[str] = []
     if sandbox.namespaces:
         # The student's program is kept from the marker's files, results and environment (which may hold
         # anything), and nothing it starts outlives it.
-        bwrap = probe().bwrap
-        assert bwrap is not None, "resolve() hands out namespaces only where bwrap works"
         env = agent_environment(sealed=True)
-        command = program_command(bwrap, command, submission, library_path(env))
-    tests = []
+        libraries = library_path(env)
+    tests, runs = [], []
     for board in scheme.boards:
-        run = run_program(command, board.text.encode("utf-8"), scheme.time_limit, cwd=str(submission), env=env)
-        tests.append(mark_board(board, run, scheme.time_limit, command_text))
+        with SealedRun(sandbox, command, submission, libraries, cap) as sealed:
+            run = run_program(sealed.command, board.text.encode("utf-8"), scheme.time_limit, cwd=str(submission),
+                              env=env, pass_fds=sealed.pass_fds)
+        usage = sealed.usage
+        # The kernel may also reach the cap reclaiming cache: over memory is a program it then stopped.
+        stopped = usage.over_memory and not run.timed_out and run.exit_status not in (0, None)
+        run = replace(run, cpu_seconds=usage.cpu_seconds, peak_bytes=usage.peak_bytes, over_memory=stopped)
+        tests.append(mark_board(board, run, scheme.time_limit, command_text, scheme.space_limit))
+        runs.append(_run_data(board.name, run))
     full = sum(t.score >= t.max_score for t in tests)
     partial = sum(0 < t.score < t.max_score for t in tests)
     summary = (
@@ -406,12 +511,26 @@ def autograde(scheme: Scheme, submission: Path, command_text: str) -> Autograder
         f"{partial} solved in more, {len(tests) - full - partial} with no marks."
     )
     note = _layout_note(submission, scheme.command)
-    unsealed = "" if sandbox.namespaces else (
-        "The program was run unsealed: as an ordinary process of the grading machine, not in a sandbox."
-    )
-    output = "\n".join(part for part in (summary, note, unsealed) if part)
-    extra = {"sandbox": "sealed" if sandbox.namespaces else "unsealed"}
+    unreadable = _unreadable(submission) if sandbox.drops_privileges else ""
+    if unreadable:
+        note += ("\n" if note else "") + (
+            f"Note: your program runs as an unprivileged user, which cannot read '{inert_line(unreadable)}' of "
+            "your submission: make its files readable by others (chmod -R a+rX) before you zip it."
+        )
+    state, walls = sealing(sandbox, scheme.space_limit)
+    output = "\n".join(part for part in (summary, note, walls) if part)
+    extra = {"sandbox": state, "sandbox_layers": layers(sandbox, cap), "runs": runs}
     return AutograderResults(tuple(tests), time.perf_counter() - start, output, extra_data=extra)
+
+
+def _run_data(name: str, run: ProgramRun) -> dict[str, object]:
+    """One board's run for the results' ``extra_data``: what it took, as measured."""
+    return {
+        "board": name, "seconds": round(run.seconds, 3), "exit_status": run.exit_status, "timed_out": run.timed_out,
+        "cpu_seconds": None if run.cpu_seconds is None else round(run.cpu_seconds, 3),
+        "peak_memory_mb": None if run.peak_bytes is None else round(run.peak_bytes / MB, 1),
+        "over_memory": run.over_memory, "stdout_cut": run.stdout_cut, "stderr_cut": run.stderr_cut,
+    }
 
 
 def _parser() -> argparse.ArgumentParser:

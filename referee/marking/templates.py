@@ -94,12 +94,16 @@ SCHEME_A = """\
 command: python -m search
 # Seconds per board; the program's whole process group is killed after it.
 time_limit: 30
+# MB for all the program's processes together, a hard cap where the sandbox
+# has a cgroup (0: none).
+space_limit: 512
 # Marks for a valid winning sequence that is longer than the shortest one
 # (an optimal sequence earns the board's full marks).
 valid_marks: 0.5
 # auto: the program runs sealed where the machine can (bubblewrap: it sees
-# its own folder and Python read-only, no network, and nothing it starts
-# outlives it); required: refuse to mark without that; off: an ordinary process.
+# its own folder and Python read-only, no network, nothing it starts outlives
+# it; a system-call filter, a user of its own, its memory capped);
+# required: refuse to mark without that; off: an ordinary process.
 sandbox: auto
 
 boards:

@@ -3,6 +3,14 @@
 The program runs once per board as a subprocess in a session of its own,
 the board on its stdin; at the time limit the whole process group is killed,
 so a hung program (or one that left children behind) cannot stall grading.
+What it prints is read to the end (it never blocks on a full pipe) but kept
+only up to :data:`OUTPUT_CAP` a stream: the start of stdout (the answer),
+the end of stderr (where a crash says why); the run says how much was cut.
+
+Here the program runs as an ordinary process (``python -m referee search
+--grade`` is a check of one's own program; this package imports nothing of
+the sandbox's).  ``python -m referee autograde partA`` runs the same
+:func:`run_program` on a sealed command (:mod:`referee.hosting.program`).
 """
 from __future__ import annotations
 
@@ -13,6 +21,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +34,7 @@ from .replay import Verdict, check_sequence
 
 _SPREAD_WORD = re.compile(r"\s*SPREAD\b")
 
-#: Output kept per stream; a program that prints more is cut off (and drained).
+#: Output kept per stream (bytes); a program that prints more is cut off (and drained).
 OUTPUT_CAP = 1 << 20
 
 
@@ -39,18 +48,57 @@ class ProgramRun:
     timed_out: bool
     seconds: float
     start_error: str = ""
+    #: Bytes printed but not kept (:data:`OUTPUT_CAP`): the end of stdout, the start of stderr.
+    stdout_cut: int = 0
+    stderr_cut: int = 0
+    #: What the kernel counted, where a cgroup held the run (:mod:`referee.hosting.program`); None: not counted.
+    cpu_seconds: float | None = None
+    peak_bytes: int | None = None
+    #: The kernel stopped the program at its memory cap.
+    over_memory: bool = False
 
 
-def _drain(stream, keep: list[bytes]) -> None:
-    # Read to EOF so the program never blocks on a full pipe; keep the start.
-    kept = 0
+class _Kept:
+    """What is kept of one output stream: its first (``head``) or its last :data:`OUTPUT_CAP` bytes."""
+
+    def __init__(self, head: bool) -> None:
+        self.head = head
+        self.chunks: deque[bytes] = deque()
+        self.kept = 0
+        self.seen = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.seen += len(chunk)
+        if self.head:
+            chunk = chunk[: OUTPUT_CAP - self.kept]
+        if chunk:
+            self.chunks.append(chunk)
+            self.kept += len(chunk)
+        # The end: whole chunks are dropped from the front while the rest still holds OUTPUT_CAP bytes.
+        while not self.head and self.kept - len(self.chunks[0]) >= OUTPUT_CAP:
+            self.kept -= len(self.chunks.popleft())
+
+    @property
+    def cut(self) -> int:
+        return self.seen - min(self.kept, OUTPUT_CAP)
+
+    def text(self) -> str:
+        data = b"".join(self.chunks)
+        if self.head:
+            if self.cut:
+                data = data[: data.rfind(b"\n") + 1]  # a line cut in two is not read as a (wrong) answer
+        else:
+            data = data[-OUTPUT_CAP:]
+        return data.decode("utf-8", "replace")
+
+
+def _drain(stream, keep: _Kept) -> None:
+    # Read to EOF so the program never blocks on a full pipe; keep what fits.
     while True:
         chunk = stream.read(65536)
         if not chunk:
             return
-        if kept < OUTPUT_CAP:
-            keep.append(chunk[: OUTPUT_CAP - kept])
-            kept += len(keep[-1])
+        keep.add(chunk)
 
 
 def _kill_group(pid: int) -> None:
@@ -62,9 +110,12 @@ def _kill_group(pid: int) -> None:
 
 def run_program(
     command: Sequence[str], stdin: bytes, time_limit: float, cwd: str | None = None,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None, pass_fds: Sequence[int] = (),
 ) -> ProgramRun:
-    """Run ``command`` with ``stdin`` (and ``env``, default ours); kill its process group after ``time_limit`` s."""
+    """Run ``command`` with ``stdin`` (and ``env``, default ours); kill its process group after ``time_limit`` s.
+
+    ``pass_fds``: descriptors the command inherits (a sealed command's filter, for bubblewrap).
+    """
     start = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -74,13 +125,13 @@ def run_program(
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=env,
+            pass_fds=tuple(pass_fds),
             start_new_session=True,  # its own process group, killed as a whole
         )
     except OSError as exc:
         reason = f"could not start {command[0]!r}: {exc.strerror or exc}"
         return ProgramRun("", "", None, False, 0.0, start_error=reason)
-    out: list[bytes] = []
-    err: list[bytes] = []
+    out, err = _Kept(head=True), _Kept(head=False)
     readers = [
         threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
         threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True),
@@ -105,11 +156,8 @@ def run_program(
     for reader in readers:
         reader.join(timeout=2.0)
     return ProgramRun(
-        b"".join(out).decode("utf-8", "replace"),
-        b"".join(err).decode("utf-8", "replace"),
-        None if timed_out else proc.returncode,
-        timed_out,
-        seconds,
+        out.text(), err.text(), None if timed_out else proc.returncode, timed_out, seconds,
+        stdout_cut=out.cut, stderr_cut=err.cut,
     )
 
 
@@ -174,6 +222,8 @@ def judge(board: str, cells: Cells, run: ProgramRun, optimum: int | None, optimu
         # The program's own text, in a note shown on the console: its last line, inert.
         last = inert(run.stderr).strip().splitlines()[-1:] or [""]
         notes.append(f"exit status {run.exit_status}" + (f": {last[0][:80]}" if last[0] else ""))
+    if run.stdout_cut:
+        notes.append(f"stdout cut after {OUTPUT_CAP >> 20} MB")
     if not verdict.valid:
         if isinstance(parsed, list) and not parsed:
             notes.insert(0, "no SPREAD lines")

@@ -247,6 +247,8 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         ("boards: [{file: tiny.csv, marks: 1, optimum: 0}]\n", None, "'optimum' must be a whole number"),
         ("valid_marks: 2\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'valid_marks' must be at least 0"),
         ("time_limit: 0\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'time_limit' must be above 0"),
+        ("space_limit: -1\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'space_limit' must be at least 0"),
+        ("space_limit: lots\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'space_limit' must be a number"),
         ("command: ''\nboards: [{file: tiny.csv, marks: 1}]\n", None, "'command' is empty"),
         ("sandbox: maybe\nboards: [{file: tiny.csv, marks: 1}]\n", None,
          "scheme.yaml:1: 'sandbox' must be one of auto, required, off, not 'maybe'"),

@@ -344,7 +344,9 @@ def test_the_part_a_template_marks_a_correct_program_end_to_end(folders, tmp_pat
     })
     assert [test["status"] for test in data["tests"]] == ["passed", "passed"]
     assert data["score"] == 2
-    assert data["extra_data"] == {"users": USERS, "sandbox": "sealed" if resolve("auto").namespaces else "unsealed"}
+    assert data["extra_data"]["users"] == USERS
+    assert data["extra_data"]["sandbox"] == part_a.sealing(resolve("auto"), part_a.DEFAULT_SPACE_LIMIT)[0]
+    assert [run["board"] for run in data["extra_data"]["runs"]] == [test["name"] for test in data["tests"]]
 
 
 def test_the_part_b_template_marks_an_agent_end_to_end(folders, tmp_path):
