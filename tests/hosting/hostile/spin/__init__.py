@@ -54,7 +54,7 @@ import threading
 import time
 import zlib
 
-from ..common import Plays, helper_name, report, set_process_name
+from ..common import Plays, fork_helpers, report
 
 #: Helpers wanted at each call: the sandbox's pids limit (64) less the agent's own process and a margin.
 SPINNERS = 60
@@ -120,24 +120,13 @@ class Spins(Plays):
 
     def start_processes(self, wanted: int, deadline: float, own_sessions: bool) -> list[int]:
         parent = os.getpid()
-        children = []
-        for _ in range(wanted):
-            try:
-                pid = os.fork()
-            except OSError:  # EAGAIN: the pids limit
-                break
-            if pid == 0:
-                try:
-                    if own_sessions:
-                        os.setsid()
-                    set_process_name(helper_name(self.seed))
-                    while time.monotonic() < deadline and os.getppid() == parent:
-                        for _ in range(10000):
-                            pass
-                finally:
-                    os._exit(0)
-            children.append(pid)
-        return children
+
+        def spin() -> None:
+            while time.monotonic() < deadline and os.getppid() == parent:
+                for _ in range(10000):
+                    pass
+
+        return fork_helpers(self.seed, wanted, spin, own_sessions)
 
     @staticmethod
     def stop(helpers: list) -> None:
