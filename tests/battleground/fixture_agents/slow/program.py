@@ -1,7 +1,9 @@
-"""A slow agent for the battleground's tests: 0.05 s of wall time per action, deterministic choices.
+"""A slow agent for the battleground's tests: 0.05 s of wall time for each of its first 40 actions, deterministic
+choices.
 
 A game then lasts long enough for a test to stop a client (or the server) in
-the middle of it.  So that a game cannot end in its first turns (an opponent
+the middle of it (the tests do that by its 6th turn); then it plays at full speed, so that a game played out
+after the interruption does not last 343 slow actions (17 s).  So that a game cannot end in its first turns (an opponent
 capturing the one piece it has), its first :data:`CAUTIOUS` actions are spawns
 that keep it the most power whatever the opponent replies (never a capture,
 so it does not end the game either); from then on it plays as the bundled greedy agent (its ties
@@ -17,6 +19,8 @@ from agents.greedy import Agent as Greedy
 #: Actions played cautiously before playing greedily.
 CAUTIOUS = 8
 SLEEP = 0.05
+#: Actions slowed down, each game.
+SLOW_ACTIONS = 40
 
 
 class Agent(Greedy):
@@ -25,7 +29,8 @@ class Agent(Greedy):
         self.played = 0
 
     def action(self, **referee: Any) -> Any:
-        time.sleep(SLEEP)
+        if self.played < SLOW_ACTIONS:
+            time.sleep(SLEEP)
         self.played += 1
         if self.played <= CAUTIOUS:
             spawn = self.safe_spawn()
