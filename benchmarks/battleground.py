@@ -504,8 +504,12 @@ def loopback(net: int, index: int) -> str:
 #: that kept the unasked messages would grow by what was sent: about 19 MB a burst, so the bound is below one
 #: burst's worth (the server from before the fix: +21 MB at its first burst).
 PILE_BOUND_MB = 16.0
-#: Small messages the pile sends after each burst, more than the frames the server's WebSocket library queues
-#: (64): the fillers are then taken (and dropped) by the server before the pong comes back.
+#: Small messages the pile sends after each burst, twice, each time followed by a ping: more than the frames the
+#: server's WebSocket library queues before it stops reading (64; it reads on once fewer than 16 wait).  One
+#: round is not enough: the library parses all it has read, fillers and flush and ping, answers the ping and
+#: only then stops reading, with fillers still queued.  The second round's ping is read only once the queue
+#: drained below 16, the last of the first round's flush: by the second pong every filler has been taken
+#: (and dropped) by the server.
 FLUSH_MESSAGES = 70
 #: Per move, how much of the offclock attacker's thinking on its own turn (once it has seen its opponent's move)
 #: may go uncharged (s): the loopback round trip and the loops' lag.
@@ -1565,14 +1569,14 @@ class Pile(Attacker):
                 await ws.send(filler)
                 self.sent += 1
                 self.bytes += len(filler)
-        if burst:
-            # The pong says the server's WebSocket layer has read every frame before the ping, but up to 64 of
-            # them may still wait in its queue for the server to take them: small messages it drops (a ready of
-            # no game) push every filler through first, so that none is still in flight when the server asks.
-            for _ in range(FLUSH_MESSAGES):
+        # A pong says the server's WebSocket layer has read every frame before the ping, but some may still wait
+        # in its queue for the server to take them: two rounds of small messages it drops (a ready of no game)
+        # push every filler through first, so that none is still in flight when the server asks (FLUSH_MESSAGES).
+        for _ in range(2 if burst else 1):
+            for _ in range(FLUSH_MESSAGES if burst else 0):
                 await ws.send(ready(0))
-        pong = await ws.ping()
-        await asyncio.wait_for(pong, 60)  # the server's WebSocket layer has read every message before the ping
+            pong = await ws.ping()
+            await asyncio.wait_for(pong, 60)
         (self.bursts if burst else self.quiet).append(await self.memory() - before)
 
     async def report(self, deadline: float) -> AttackerReport:
