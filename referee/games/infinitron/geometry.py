@@ -72,38 +72,36 @@ def _line(a: tuple[int, int], b: tuple[int, int], nudge: float) -> list[tuple[in
     return cells
 
 
-def _blockers() -> tuple[tuple[int, ...], ...]:
-    table: list[tuple[int, ...]] = []
+def _offsets(dr: int, dq: int) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """For a cell ``(dr, dq)`` away: the offsets of the cells strictly between (both nudged lines), and of the
+    first cell of each nudged line.  A hex line depends only on how far apart its ends are, so the tables
+    below are made from the 331 offsets within the board's span, not the 8,281 pairs of cells."""
+    lines = (_line((0, 0), (dr, dq), 1e-6), _line((0, 0), (dr, dq), -1e-6))
+    return {cell for line in lines for cell in line[1:-1]}, {line[1] for line in lines}
+
+
+def _tables() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    span = range(-2 * RADIUS, 2 * RADIUS + 1)
+    offsets = {(dr, dq): _offsets(dr, dq) for dr in span for dq in span if 0 < hex_distance((0, 0), (dr, dq))}
+    blockers: list[tuple[int, ...]] = []
+    facing: list[tuple[int, ...]] = []
     for a in CELLS:
         for b in CELLS:
-            if hex_distance(a, b) < 2:
-                table.append(())
+            if a == b:
+                blockers.append(())
+                facing.append(())
                 continue
-            between = set(_line(a, b, 1e-6)[1:-1]) | set(_line(a, b, -1e-6)[1:-1])
-            table.append(tuple(sorted(INDEX[c] for c in between)))
-    return tuple(table)
+            between, firsts = offsets[(b[0] - a[0], b[1] - a[1])]
+            blockers.append(tuple(sorted(INDEX[(a[0] + r, a[1] + q)] for r, q in between)))
+            facing.append(tuple(sorted(DIRECTIONS.index(first) for first in firsts)))
+    return tuple(blockers), tuple(facing)
 
 
 #: ``BLOCKERS[a * CELL_COUNT + b]``: the cells strictly between a and b on the
 #: hex line, both cells of every tie included (the rules: either cell blocks).
-BLOCKERS = _blockers()
-
-
-def _facing() -> tuple[tuple[int, ...], ...]:
-    table: list[tuple[int, ...]] = []
-    for a in CELLS:
-        for b in CELLS:
-            if a == b:
-                table.append(())
-                continue
-            # The first cell of the hex line from a towards b is the neighbour
-            # across the side facing b; where the line runs along the edge
-            # between two neighbours, the two nudged lines give both.
-            firsts = {_line(a, b, 1e-6)[1], _line(a, b, -1e-6)[1]}
-            table.append(tuple(sorted(DIRECTIONS.index((r - a[0], q - a[1])) for r, q in firsts)))
-    return tuple(table)
-
-
 #: ``FACING[a * CELL_COUNT + b]``: the direction indices of a's side(s) facing b
-#: along the hex line: one side, or two on a tie; empty when a == b.
-FACING = _facing()
+#: along the hex line (the first cell of the hex line from a towards b is the
+#: neighbour across the side facing b; where the line runs along the edge
+#: between two neighbours, the two nudged lines give both): one side, or two
+#: on a tie; empty when a == b.
+BLOCKERS, FACING = _tables()
