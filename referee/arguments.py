@@ -160,6 +160,15 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
 
 
+def chosen_game(argv: Sequence[str], default: str) -> str:
+    """The game ``--game NAME`` or ``--game=NAME`` names in ``argv`` (``default`` when none), read before the
+    full parser is built: the game decides which options the parser has."""
+    pre = argparse.ArgumentParser(add_help=False)  # the plain one: everything else is left for the real parse
+    pre.add_argument("--game", default=default)
+    known, _ = pre.parse_known_args(list(argv))
+    return str(known.game)
+
+
 def usage_error(parser: argparse.ArgumentParser, message: str) -> int:
     """Print ``parser``'s usage and ``message`` as argparse does; the usage error's exit status."""
     parser.print_usage(sys.stderr)

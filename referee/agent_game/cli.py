@@ -16,8 +16,10 @@ from typing import Any, TextIO
 import yaml
 
 from .. import __version__
-from ..games import command_line_options, game_names, registration
-from ..arguments import COMMANDS, ArgumentParser, every_games_help, non_negative, non_negative_pair, seed, usage_error
+from ..games import DEFAULT_GAME, command_line_options, game_names, registration
+from ..arguments import (
+    COMMANDS, ArgumentParser, chosen_game, every_games_help, non_negative, non_negative_pair, seed, usage_error,
+)
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.environment import check_names
@@ -64,7 +66,7 @@ def _game_options(name: str) -> list[str]:
     return scratch.option_strings()
 
 
-def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
+def build_parser(game_name: str | None = DEFAULT_GAME) -> ArgumentParser:
     """The play command's parser with ``game_name``'s own options (None: every game's, for the help)."""
     others = [name for name in game_names() if name != game_name] if game_name else []
     parser = ArgumentParser(
@@ -144,7 +146,8 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
         help="pause after each turn (bare -w: 0.5 s; negative: wait for Enter)",
     )
     game = parser.add_argument_group("game")
-    game.add_argument("--game", default="infexion", choices=game_names(), help="which game (default: infexion)")
+    game.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
+                      help=f"which game (default: {DEFAULT_GAME})")
     game.add_argument("--seed", type=seed, default=None, help="seed passed to both agents (kwarg 'seed')")
     for side in ("red", "blue"):
         game.add_argument(
@@ -175,15 +178,8 @@ def build_parser(game_name: str | None = "infexion") -> ArgumentParser:
     return parser
 
 
-def _game_name(argv: list[str]) -> str:
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--game", default="infexion")
-    known, _ = pre.parse_known_args(argv)
-    return known.game
-
-
 def main(argv: list[str]) -> int:
-    game_name = _game_name(argv)
+    game_name = chosen_game(argv, DEFAULT_GAME)
     try:
         parser = build_parser(game_name)
     except GameOptionError as exc:  # e.g. a malformed REFEREE_GAMES

@@ -8,9 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-from ..arguments import ArgumentParser, non_negative, usage_error, whole_number
+from ..arguments import ArgumentParser, chosen_game, non_negative, usage_error, whole_number
 from ..exit_status import ExitStatus
-from ..games import command_line_options, game_names, registration
+from ..games import DEFAULT_GAME, command_line_options, game_names, registration
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES
 from ..match import spec_problem
@@ -98,7 +98,7 @@ def read_roster(path: str) -> dict[str, str | None]:
     return roster
 
 
-def serve_parser(game: str = "infexion") -> ArgumentParser:
+def serve_parser(game: str = DEFAULT_GAME) -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m referee serve",
         description="The battleground server: students' agents play each other from their own machines "
@@ -107,7 +107,8 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address)")
     parser.add_argument("--port", type=_positive_int, default=7030, help="the one port (default 7030; 0: any free)")
     parser.add_argument("--db", default="battleground.sqlite", help="the SQLite database (default battleground.sqlite)")
-    parser.add_argument("--game", default="infexion", choices=game_names(), help="which game (default infexion)")
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
+                        help=f"which game (default {DEFAULT_GAME})")
     parser.add_argument("-t", "--time", type=non_negative("the time limit"), default=180.0, metavar="SECONDS",
                         help="CPU seconds per agent per game (default 180; 0: none)")
     parser.add_argument("-s", "--space", type=non_negative("the space limit"), default=250.0, metavar="MB",
@@ -158,9 +159,12 @@ def serve_parser(game: str = "infexion") -> ArgumentParser:
 def serve_main(argv: list[str]) -> int:
     if argv[:1] == ["tokens"]:
         return tokens_main(argv[1:])
-    game = argv[argv.index("--game") + 1] if "--game" in argv[:-1] else "infexion"
-    parser = serve_parser(game if game in game_names() else "infexion")
-    args = parser.parse_args(argv)
+    game = chosen_game(argv, DEFAULT_GAME)
+    parser = serve_parser(game if game in game_names() else DEFAULT_GAME)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), said already
+        return int(exc.code or 0)
     if _websockets_missing():
         return ExitStatus.USAGE
     try:
@@ -216,7 +220,7 @@ def tokens_main(argv: list[str]) -> int:
     parser.add_argument("roster", metavar="ROSTER.csv")
     parser.add_argument("--db", default="battleground.sqlite",
                         help="the server's database (default battleground.sqlite)")
-    parser.add_argument("--game", default="infexion", choices=game_names())
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=game_names())
     args = parser.parse_args(argv)
     try:
         roster = read_roster(args.roster)

@@ -256,4 +256,5 @@ def check_hello(message: dict[str, Any]) -> str | None:
 def failure_reason(message: dict[str, Any]) -> str:
     """The verdict a client's ``failed`` names (an unknown one is the client's protocol error)."""
     reason = message["reason"]
-    return reason if reason in AGENT_FAILURE_REASONS else "protocol_error"
+    # A client cannot claim "disconnected": that is the server's to find (it did not come back in time).
+    return reason if reason in AGENT_FAILURE_REASONS and reason != "disconnected" else "protocol_error"

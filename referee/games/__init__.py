@@ -18,6 +18,8 @@ from typing import Any
 from .base import Game, GameOptionError
 from .registration import Registration, load
 
+#: The game every command plays when it is not told another (``--game``).
+DEFAULT_GAME = "infexion"
 #: Game name -> the module whose ``REGISTRATION`` describes it.
 GAMES: dict[str, str] = {
     "infexion": "referee.games.infexion.registration",

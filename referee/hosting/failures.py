@@ -62,6 +62,12 @@ class AgentCrashed(AgentFailure):
     reason = "agent_crashed"
 
 
+class AgentDisconnected(AgentFailure):
+    """A remote agent's connection dropped and it did not come back within the grace period (the battleground)."""
+
+    reason = "disconnected"
+
+
 class AgentProtocolError(AgentFailure):
     """The agent's process sent something that is not a valid reply."""
 
@@ -80,6 +86,7 @@ FAILURES: tuple[tuple[type[AgentFailure], str], ...] = (
     (AgentRaised, "error"),
     (AgentProtocolError, "error"),
     (AgentLoadError, "error"),
+    (AgentDisconnected, "crash"),
 )
 #: The verdict reasons of an agent's failure (the game is a forfeit).
 AGENT_FAILURE_REASONS: tuple[str, ...] = tuple(dict.fromkeys(kind.reason for kind, _ in FAILURES))

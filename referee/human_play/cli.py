@@ -24,9 +24,9 @@ import traceback
 from pathlib import Path
 
 from ..agent_text import inert_line
-from ..arguments import ArgumentParser, every_games_help, non_negative, seed, usage_error
+from ..arguments import ArgumentParser, chosen_game, every_games_help, non_negative, seed, usage_error
 from ..console import ConsoleReader
-from ..games import GAMES, command_line_options, game_names, registration
+from ..games import DEFAULT_GAME, GAMES, command_line_options, game_names, registration
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
@@ -92,7 +92,7 @@ def build_parser(game_name: str | None) -> ArgumentParser:
                         help="where the record is written at the end, on resign or q (terminal default "
                         f"{DEFAULT_RECORD}); with --web, when given: each game is added to it as a line "
                         "(replay --game-index N)")
-    parser.add_argument("--game", default="infexion", choices=_games(), help="which game (default: infexion)")
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=_games(), help=f"which game (default: {DEFAULT_GAME})")
     web = parser.add_argument_group("in the browser")
     web.add_argument("--web", action="store_true", help="play on a local web page instead of the terminal")
     web.add_argument("--port", type=_port, default=None,
@@ -106,13 +106,6 @@ def build_parser(game_name: str | None) -> ArgumentParser:
         except (GameOptionError, argparse.ArgumentError):
             pass  # an unknown game is --game's error
     return parser
-
-
-def _game_name(argv: list[str]) -> str:
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--game", default="infexion")
-    known, _ = pre.parse_known_args(argv)
-    return str(known.game)
 
 
 def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
@@ -202,7 +195,7 @@ def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
 
 def main(argv: list[str]) -> int:
     """Parse the options, then play the game against the agent."""
-    game_name = _game_name(argv)
+    game_name = chosen_game(argv, DEFAULT_GAME)
     try:
         parser = build_parser(game_name)
         args = parser.parse_args(argv)

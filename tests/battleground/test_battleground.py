@@ -358,6 +358,11 @@ def test_a_client_killed_mid_game_loses_on_disconnected_after_the_grace_period(s
     record = GameRecord.from_json(row["record"])
     assert record.error[dora_color]["kind"] == "disconnected"
     replay(record)
+    # A forfeit, so the replay does not take its actions' not ending the game for a record cut short or edited.
+    from referee.render.frames import build_frames, record_mismatch
+
+    assert record.forfeit and record_mismatch(record, replay(record)) is None
+    assert build_frames(record)
     assert [r.to_dict() for r in eve.game_records()] == [record.to_dict()]
 
 

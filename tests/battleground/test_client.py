@@ -537,3 +537,23 @@ def test_the_real_server_knows_a_name_at_any_spelling_of_its_address(tmp_path):
         assert list(tokens) == [f"alice@{server_id}"]
     finally:
         server.kill()
+
+
+# -- 7. the command line ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spelling", [["--game=cachex"], ["--game", "cachex"]])
+def test_serve_takes_the_game_in_either_spelling_with_its_own_options(tmp_path, spelling):
+    """``--game=cachex -n 5`` once stopped with "unrecognized option '-n'": the game was read only as ``--game X``."""
+    server = Server(tmp_path / "bg.sqlite", *spelling, "-n", "5")
+    try:
+        assert server.get("/api/server")["game"] == "cachex"
+    finally:
+        server.kill()
+
+
+def test_serve_says_what_is_wrong_with_its_command_line_and_exits_2(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "referee", "serve", "--db", str(tmp_path / "bg.sqlite"), "--bogus"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == ExitStatus.USAGE and "Traceback" not in done.stderr, done.stderr
+    assert "unrecognized option '--bogus'" in done.stderr

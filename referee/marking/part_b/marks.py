@@ -29,6 +29,7 @@ VERDICT_WORDS = {
     "time_limit": "your agent ran out of time",
     "space_limit": "your agent used too much memory",
     "output_limit": "your agent printed too much",
+    "disconnected": "your agent's connection dropped and did not come back",
 }
 #: At most this many games are described in one test's output; the first few with their moves.
 SHOWN_GAMES = 5
