@@ -438,7 +438,8 @@ def test_command_line_errors(tmp_path):
 
 
 def test_an_existing_folder_that_is_not_a_tournaments_is_refused_unless_forced(tmp_path):
-    config = write_config(tmp_path, TINY)
+    # Two agents (two games a run): what is tested is the folder, and it runs four times.
+    config = write_config(tmp_path, TINY.replace("  - {name: r3, spec: agents/random_agent}\n", ""))
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("my notes")
@@ -451,7 +452,7 @@ def test_an_existing_folder_that_is_not_a_tournaments_is_refused_unless_forced(t
 
     forced = run(config, "-o", str(mine), "-q", "--force")
     assert forced.returncode == 0, forced.stderr
-    assert (mine / "notes.txt").read_text() == "my notes" and len(records(mine)) == 6
+    assert (mine / "notes.txt").read_text() == "my notes" and len(records(mine)) == 2
     # Now it is this tournament's folder: running again needs no --force.
     assert run(config, "-o", str(mine), "-q").returncode == 0
 
@@ -639,15 +640,16 @@ def test_unsealed_games_are_flagged_in_every_output_and_sealed_ones_are_not(tmp_
     from tests.sandboxing import require_sandbox
 
     require_sandbox()
+    two = TINY.replace("  - {name: r3, spec: agents/random_agent}\n", "")  # two games a run: enough to flag
     for mode in ("off", "required"):
         config = write_config(
-            tmp_path, TINY.replace("name: tiny", f"name: tiny_{mode}") + f"sandbox: {mode}\n", f"{mode}.yaml"
+            tmp_path, two.replace("name: tiny", f"name: tiny_{mode}") + f"sandbox: {mode}\n", f"{mode}.yaml"
         )
         out = tmp_path / mode
         proc = run(config, "-o", str(out), "--workers", "2", "-q")
         assert proc.returncode == 0, proc.stderr
         flagged = [
-            "WARNING: 6 of 6 games ran with the agents UNSEALED" in text
+            "WARNING: 2 of 2 games ran with the agents UNSEALED" in text
             for text in (proc.stdout, (out / "results.md").read_text(), (out / "report.html").read_text())
         ]
         assert flagged == [mode == "off"] * 3, (mode, flagged)
