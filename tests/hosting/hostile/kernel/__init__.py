@@ -76,41 +76,46 @@ class HidesMemoryInSockets(Plays):
             report(kind="vsock", held=failure(exc))
 
 
-    def _udp(self, limit: int) -> int:
+    def _hold(self, limit: int, pair) -> int:
+        """Fill new pairs of sockets (``pair()``: the sender and where it sends) until ``limit`` bytes are held."""
         held = 0
         while held < limit:
+            sender, target = pair()
+            got = _fill(sender, target, limit - held)
+            held += got
+            if not got:
+                break
+        return held
+
+    def _udp(self, limit: int) -> int:
+        def pair():
             receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 * MB)
             receiver.bind(("127.0.0.1", 0))
             sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             self.kept += [receiver, sender]
-            got = _fill(sender, receiver.getsockname(), limit - held)
-            held += got
-            if not got:
-                break
-        return held
+            return sender, receiver.getsockname()
+
+        return self._hold(limit, pair)
 
     def _tcp(self, limit: int) -> int:
         server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         server.bind(("127.0.0.1", 0))
         server.listen(64)
         self.kept.append(server)
-        held = 0
-        while held < limit:
+
+        def pair():
             client = socket.create_connection(server.getsockname())
             client.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 * MB)
             accepted, _ = server.accept()
             accepted.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 * MB)
             self.kept += [client, accepted]
-            got = _fill(client, None, limit - held)
-            held += got
-            if not got:
-                break
-        return held
+            return client, None
+
+        return self._hold(limit, pair)
 
     def _unix(self, limit: int) -> int:
-        held = 0
-        while held < limit:
+        def pair():
             left, right = socket.socketpair()
             for end in (left, right):
                 for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
@@ -119,11 +124,9 @@ class HidesMemoryInSockets(Plays):
                     except OSError:
                         pass
             self.kept += [left, right]
-            got = _fill(left, None, limit - held)
-            held += got
-            if not got:
-                break
-        return held
+            return left, None
+
+        return self._hold(limit, pair)
 
 
 class HidesMemoryInIpSockets(HidesMemoryInSockets):
