@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..match import play_match
+from ..match import play_match, utc_now
 from .agent_code import AgentsChanged, CodeChange
 from .aggregate import Results, aggregate
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
@@ -25,7 +25,7 @@ from .journal import GAMES_FILE, FolderLock, JournalError
 from .lineup import build_lineup
 from .report import write_report
 from .provenance import how_played, run_entry
-from .runner import META_FILE, OutputFolder, RunObserver, RunSummary, foreign_contents, now, run_plan, tested_agent
+from .runner import META_FILE, OutputFolder, RunObserver, RunSummary, foreign_contents, run_plan, tested_agent
 from .schedule import TournamentPlan
 from .shipping import ShippingError
 from .tables import LeftOut, read_left_out, write_files
@@ -139,7 +139,7 @@ def run(
                 ship_agents=ship_agents, observer=observer, play=play, limit=limit, replay_changed=replay_changed,
                 fresh=fresh, handle_signals=handle_signals,
             )
-    started, clock = now(), time.monotonic()  # the run's wall time: agent checks, games, records
+    started, clock = utc_now(), time.monotonic()  # the run's wall time: agent checks, games, records
     output = Path(output) if output is not None else config.output
     foreign = [] if force else foreign_contents(output)
     if foreign:

@@ -13,7 +13,6 @@ import signal
 import sys
 import threading
 import time
-from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -22,7 +21,7 @@ from collections.abc import Iterator
 
 from tqdm import tqdm
 
-from ..match import play_match
+from ..match import play_match, utc_now
 from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
 from .agent_code import AgentsChanged, code_changes, set_aside_for
@@ -48,11 +47,6 @@ REPAIR_AFTER = (
     "Every game this run played is in the file, but the tables were not written. After the repair, run the same "
     "command again (with --resume): the deleted lines' games are played again and the tables written."
 )
-
-
-def now() -> str:
-    """The time in UTC, ISO 8601 to the second (as records' ``started_at``)."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def tested_agent(plan: TournamentPlan) -> str:
@@ -157,7 +151,7 @@ class OutputFolder:
         runs = [entry for entry in stored.get("runs", []) if isinstance(entry, dict)]
         if fresh and self.games.exists():
             moved = self._set_aside(None)
-            history.append({"at": now(), "why": "--fresh", "games": moved})
+            history.append({"at": utc_now(), "why": "--fresh", "games": moved})
             runs = []  # the time the set-aside games took is theirs
             self.notes.append(
                 f"--fresh: the {moved} recorded games were set aside in {self.superseded}; the tournament starts over"
@@ -178,7 +172,7 @@ class OutputFolder:
             aside = set_aside_for(self.plan, summaries, names)
             self._set_aside(aside)
             history.append({
-                "at": now(), "why": "code changed", "games": len(aside),
+                "at": utc_now(), "why": "code changed", "games": len(aside),
                 "agents": {c.name: {"then": list(c.recorded), "now": c.current} for c in changed},
             })
             theirs = sum(1 for s in one_per_game(summaries) if s.red in names or s.blue in names)
