@@ -16,15 +16,23 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .exit_status import ExitStatus
 
-#: What each command is for, as ``python -m referee -h`` lists them (referee/cli.py dispatches to them).
-COMMANDS: dict[str, str] = {
-    "tournament": "CONFIG.yaml    a tournament from a YAML config (docs/tournament.md)",
-    "play": "AGENT                you against an agent, in the terminal or in a browser (docs/play.md)",
-    "replay": "RECORD.json        a recorded game, step by step or as an HTML page (docs/replay.md)",
-    "search": "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)",
-    "autograde": "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)",
-    "serve": "[--port N] [--db FILE]  the battleground server: students' agents meet online (docs/battleground.md)",
-    "connect": "AGENT NAME        play your agent on a battleground server (docs/battleground.md)",
+#: Every command: the module (or ``module:function``) that runs it, and what it is for, as ``python -m referee
+#: -h`` lists them.  referee/cli.py dispatches from this table, so a command cannot be listed and not run.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tournament": ("referee.tournament.cli", "CONFIG.yaml    a tournament from a YAML config (docs/tournament.md)"),
+    "play": ("referee.human_play.cli",
+             "AGENT                you against an agent, in the terminal or in a browser (docs/play.md)"),
+    "replay": ("referee.replay.cli",
+               "RECORD.json        a recorded game, step by step or as an HTML page (docs/replay.md)"),
+    "search": ("referee.search.cli",
+               "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)"),
+    "autograde": ("referee.marking.cli",
+                  "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)"),
+    # Two commands of one feature: module:function.
+    "serve": ("referee.battleground.cli:serve_main",
+              "[--port N] [--db FILE]  the battleground server: students' agents meet online (docs/battleground.md)"),
+    "connect": ("referee.battleground.cli:connect_main",
+                "AGENT NAME        play your agent on a battleground server (docs/battleground.md)"),
 }
 
 #: What argparse reads as a negative number, not an option (parsers here

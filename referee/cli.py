@@ -16,18 +16,11 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
+from .arguments import COMMANDS
 from .exit_status import ExitStatus
 
-SUBCOMMANDS: dict[str, str] = {
-    "tournament": "referee.tournament.cli",
-    "search": "referee.search.cli",
-    "replay": "referee.replay.cli",
-    "play": "referee.human_play.cli",
-    "autograde": "referee.marking.cli",
-    # Two commands of one feature: module:function.
-    "serve": "referee.battleground.cli:serve_main",
-    "connect": "referee.battleground.cli:connect_main",
-}
+#: Command -> the module (or ``module:function``) that runs it (:data:`referee.arguments.COMMANDS`).
+SUBCOMMANDS: dict[str, str] = {name: target for name, (target, _) in COMMANDS.items()}
 
 
 def misspelled_subcommand(word: str) -> str | None:

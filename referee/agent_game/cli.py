@@ -73,7 +73,7 @@ def build_parser(game_name: str | None = DEFAULT_GAME) -> ArgumentParser:
         prog="python -m referee",
         description="Play one game between two agents, each in its own process under time and memory limits.",
         epilog="other commands (each has its own --help):\n" + "\n".join(
-            f"  python -m referee {name} {what}" for name, what in COMMANDS.items()
+            f"  python -m referee {name} {what}" for name, (_, what) in COMMANDS.items()
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
