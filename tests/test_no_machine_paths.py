@@ -34,6 +34,6 @@ def test_no_tracked_file_names_a_path_into_a_clone_of_one_machine():
 
 
 def test_the_check_sees_such_a_path():
-    assert INTO_A_CLONE.search("cd /work/main && python -m referee tournament /work/main/configs/swiss.yaml")
+    assert INTO_A_CLONE.search("cd /srv/x && python -m referee tournament /srv/x/configs/swiss.yaml")
     assert not INTO_A_CLONE.search('python -m referee tournament "$CLONE"/configs/swiss.yaml')
     assert not INTO_A_CLONE.search("tokens in ~/.config/referee/battleground-tokens.json")
