@@ -1683,7 +1683,7 @@ class Ratings(Attacker):
         """The rating ``PER_PAIR`` straight wins over a fresh name give in the anchored fit, and ``PER_PAIR``."""
         try:
             from referee.battleground.rating import PER_PAIR, ratings_of
-            from referee.match import utc_now
+            from referee.core import utc_now
         except ImportError:
             return None, None
         now = utc_now()

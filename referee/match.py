@@ -7,27 +7,22 @@ winner; nothing an agent does makes :func:`play_match` raise.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import difflib
-import hashlib
-import random
 import re
-import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
-from . import __version__
+from .core import GameCore, SeatInfo
 from .games import load_game
-from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState, IllegalActionError, NotationError
+from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState
 from .hosting.agent_host import reserved_name
 from .hosting.environment import agent_environment
 from .hosting.failures import (
     AgentCrashed,
     AgentFailure,
-    AgentIllegalAction,
     AgentLoadError,
     AgentOutOfMemory,
     AgentOutputLimit,
@@ -37,23 +32,13 @@ from .hosting.failures import (
 from .hosting.process import CallStats, HostedAgent
 from .hosting.sandbox import Sandbox, locate_module, resolve
 from .hosting.wire import Reply
-from .limits import Limits, record_fields
-from .records import GameRecord, bounded
+from .limits import Limits
+from .records import GameRecord
 from .termination import signals_held
 
 DEFAULT_CLASS = "Agent"
 #: Verdicts that stop an agent wherever it is: their message says in which call.
 STOPPED_IN_A_CALL = (AgentTimeout, AgentOutOfMemory, AgentOutputLimit, AgentCrashed)
-#: Mixed into every chance seed this process derives: agents are given the
-#: game's seed, so chance drawn from that seed alone would be predictable.
-_CHANCE_SECRET = secrets.token_hex(16)
-
-
-def chance_seed_for(seed: int | None) -> str:
-    """The seed chance draws from: the game's seed with this run's secret, or fresh."""
-    if seed is None:
-        return secrets.token_hex(16)
-    return hashlib.sha256(f"{_CHANCE_SECRET}:{seed}".encode()).hexdigest()[:32]
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -215,36 +200,6 @@ class _BothFailed(Exception):
         self.failures = failures
 
 
-def error_entry(failure: AgentFailure) -> dict[str, Any]:
-    """The record's ``error`` entry of an agent that failed: its kind, message, traceback and last output.
-
-    Every way of playing writes it (a refereed game, terminal and web play),
-    each text cut to its bound, as an agent controls how long it is.
-    """
-    return {
-        "kind": failure.reason,
-        "message": bounded(failure.message, 1000),
-        "traceback": bounded(failure.traceback or None),
-        "output_tail": bounded(failure.output or None),
-    }
-
-
-def ending_message(winner: str | None, reason: str, detail: str = "") -> str:
-    """The record's message of a game that ended by the rules or by a person: ``RED wins (reason)`` or
-    ``draw (reason)``, then ``: detail`` when there is more to say (who ran out of time, who resigned)."""
-    head = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
-    return f"{head}: {detail}" if detail else head
-
-
-def message_detail(winner: str | None, reason: str, message: str) -> str:
-    """What a record's ``message`` adds to its head (:func:`ending_message`'s ``detail``); the whole message
-    when it does not start with the head (records written by other tools, or edited)."""
-    for head in (ending_message(winner, reason), reason):
-        if message.startswith(head):
-            return message[len(head):].lstrip(":").lstrip()
-    return message
-
-
 def agent_env(settings: MatchSettings, sandbox: Sandbox, color: int) -> dict[str, str]:
     """The environment of an agent's process (referee.hosting.environment), seeded."""
     env = agent_environment(sandbox.namespaces, settings.pass_env)
@@ -282,29 +237,20 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
     }
 
 
-def utc_now() -> str:
-    """Now, as records write it: UTC, ISO 8601 to the second."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
 class _Match:
+    """The referee's driver: two hosted agents as the core's seats, asked in turn."""
+
     def __init__(self, red: AgentEntry, blue: AgentEntry, settings: MatchSettings, observer: MatchObserver):
         self.entries = (red, blue)
         self.settings = settings
         self.observer = observer
-        self.game = load_game(settings.game, **dict(settings.game_options))
-        self.state = self.game.new_state()
-        self.actions: list[str] = []
-        self.moves = [0, 0]
+        game = load_game(settings.game, **dict(settings.game_options))
+        seats = tuple(SeatInfo(entry.spec, entry.display_name, limits_of(settings, entry)) for entry in self.entries)
+        self.core = GameCore(game, (seats[0], seats[1]), options=settings.game_options, seed=settings.seed,
+                             chance_seed=settings.chance_seed)
+        self.game, self.state = game, self.core.state
         self.agents: list[HostedAgent | None] = []  # None: its spec could not be read
         self.sandbox: Sandbox = resolve(settings.sandbox)
-        # Chance (chaos events) draws from a seed the agents never see (they
-        # get the game's seed); the record keeps it, so the game replays.
-        self.chance_seed = settings.chance_seed or chance_seed_for(settings.seed)
-        self.chance_rng = random.Random(f"chance:{self.chance_seed}")
-        self.chance_used = False
-        #: Both agents' CPU seconds used once each action was played (the replay's clocks).
-        self.clocks: list[list[float]] = []
 
     def agent(self, color: int) -> HostedAgent:
         """The hosted agent of ``color``; only called once it was made (its spec could be read)."""
@@ -318,7 +264,11 @@ class _Match:
     def call(self, color: int, message: dict[str, Any]) -> Reply:
         agent = self.agent(color)
         try:
-            reply = agent.call(message)
+            try:
+                reply = agent.call(message)
+            finally:
+                self.core.used[color] = agent.time_used
+                self.core.peak_mb[color] = agent.peak_memory_mb
         except AgentFailure as failure:
             if isinstance(failure, STOPPED_IN_A_CALL):
                 failure.locate(self.where(message))
@@ -329,19 +279,15 @@ class _Match:
         self.observer.call(color, agent.last_call, agent.take_output())
         return reply
 
-    def clock(self) -> list[float]:
-        """Each side's CPU seconds used so far."""
-        return [round(agent.time_used, 4) if agent is not None else 0.0 for agent in self.agents]
-
     def where(self, message: dict[str, Any]) -> str:
         """Which call ``message`` asked for, in words: ``action() on turn 12``."""
         op = message.get("op")
         if op == "init":
             return "__init__()"
         if op == "action":
-            return f"action() on turn {len(self.actions) + 1}"
+            return f"action() on turn {len(self.core.actions) + 1}"
         mover = message.get("color") or "chance"
-        return f"turn() after turn {len(self.actions)} ({mover}'s {message.get('action')})"
+        return f"turn() after turn {len(self.core.actions)} ({mover}'s {message.get('action')})"
 
     def launch(self) -> None:
         """Start both agents' processes and construct them, Red first.
@@ -400,43 +346,24 @@ class _Match:
             (color, only), = failures.items()
             raise _Colored(color, only)
 
-    def chance(self) -> str:
-        """Let chance act (e.g. a chaos event); returns the action's text."""
-        action = self.state.sample_chance(self.chance_rng)
-        self.chance_used = True
-        self.state.apply_checked(action)
-        return self.state.action_to_str(action)
-
     def play(self) -> None:
-        state = self.state
-        while not state.is_over:
-            mover = state.current_player
+        core = self.core
+        while (mover := core.mover) is not None:
             if mover == CHANCE:
-                text = self.chance()
-                self.actions.append(text)
-                self.clocks.append(self.clock())
-                self.observer.action(CHANCE, text, state)
-                if not state.is_over:
+                text = core.chance()
+                self.observer.action(CHANCE, text, core.state)
+                if not core.state.is_over:
                     self.tell_both(None, text)
                 continue
             reply = self.call(mover, {"op": "action", "kwargs": self.kwargs(mover)})
             if reply.action is None:
                 raise _Colored(mover, AgentProtocolError("the reply to action() carried no action"))
             try:
-                action = state.parse_action(reply.action)
-            except NotationError as exc:
-                unreadable = AgentProtocolError(f"unreadable action from the agent's process: {exc}")
-                raise _Colored(mover, unreadable) from None
-            try:
-                state.apply_checked(action)
-            except IllegalActionError as exc:
-                raise _Colored(mover, AgentIllegalAction(str(exc))) from None
-            text = state.action_to_str(action)
-            self.actions.append(text)
-            self.clocks.append(self.clock())
-            self.moves[mover] += 1
-            self.observer.action(mover, text, state)
-            if state.is_over:
+                text = core.submit(mover, reply.action)
+            except AgentFailure as failure:
+                raise _Colored(mover, failure) from None
+            self.observer.action(mover, text, core.state)
+            if core.state.is_over:
                 break
             self.tell_both(PLAYER_NAMES[mover], text)
 
@@ -456,10 +383,10 @@ def play_match(
 ) -> GameRecord:
     """Play one game; returns its record.  Agent failures become verdicts."""
     observer = observer or MatchObserver()
-    started_at, start = utc_now(), time.monotonic()
+    start = time.monotonic()
     match = _Match(red, blue, settings, observer)
-    observer.started(match.game, match.state, red, blue)
-    errors: dict[str, dict[str, Any] | None] = {"RED": None, "BLUE": None}
+    core = match.core
+    observer.started(match.game, core.state, red, blue)
     try:
         try:
             match.launch()
@@ -474,55 +401,18 @@ def play_match(
                     match.close()
                     raise
     except _Colored as failed:
-        color, failure = failed.color, failed.failure
-        observer.failed(color, failure)
-        name = PLAYER_NAMES[color]
-        winner: str | None = PLAYER_NAMES[1 - color]
-        reason = failure.reason
-        message = f"{name} agent: {failure.message}"
-        errors[name] = error_entry(failure)
+        observer.failed(failed.color, failed.failure)
+        core.failed(failed.color, failed.failure)
     except _BothFailed as both:
         for color, failure in sorted(both.failures.items()):
             observer.failed(color, failure)
-            errors[PLAYER_NAMES[color]] = error_entry(failure)
-        winner, reason = None, "load_error"
-        message = "draw: neither agent could be loaded; " + "; ".join(
-            f"{PLAYER_NAMES[c]} agent: {f.message}" for c, f in sorted(both.failures.items())
-        )
-    else:
-        outcome = match.state.outcome
-        assert outcome is not None  # play() returns only once the game is over
-        winner = outcome.winner_name
-        reason = outcome.reason
-        message = ending_message(winner, reason)
-    agents = match.agents + [None] * (2 - len(match.agents))
-    record = GameRecord(
-        game=match.game.name,
-        game_options=dict(settings.game_options),
-        red=red.spec,
-        blue=blue.spec,
-        red_name=red.display_name,
-        blue_name=blue.display_name,
-        winner=winner,
-        reason=reason,
-        message=message,
-        turns=len(match.actions),
-        actions=match.actions,
-        moves={"RED": match.moves[RED], "BLUE": match.moves[BLUE]},
-        time_used={PLAYER_NAMES[c]: round(a.time_used, 4) if a else 0.0 for c, a in enumerate(agents)},
-        peak_memory_mb={PLAYER_NAMES[c]: round(a.peak_memory_mb, 2) if a else 0.0 for c, a in enumerate(agents)},
-        error=errors,
-        seed=settings.seed,
-        **record_fields(limits_of(settings, red), limits_of(settings, blue)),
-        started_at=started_at,
-        duration=round(time.monotonic() - start, 4),
-        referee_version=__version__,
-        extra=dict(settings.extra),
-        sandbox=match.sandbox.to_json(),
-        chance_seed=match.chance_seed if match.chance_used else None,
-        time_used_after=match.clocks,
-    )
-    observer.finished(record, match.state)
+        core.both_failed(both.failures)
+    for color, agent in enumerate(match.agents):
+        if agent is not None:  # its last call's use, also when it failed before the referee read it
+            core.used[color], core.peak_mb[color] = agent.time_used, agent.peak_memory_mb
+    assert core.over  # play() returns only once the game is over
+    record = core.record(duration=time.monotonic() - start, extra=settings.extra, sandbox=match.sandbox.to_json())
+    observer.finished(record, core.state)
     return record
 
 

@@ -78,13 +78,18 @@ RESIGNATION = "resignation"
 PERSON_REASONS: tuple[str, ...] = (RESIGNATION, UNFINISHED)
 
 
+def reasons() -> tuple[str, ...]:
+    """Every registered reason a game may end on (:data:`REASONS`): the rules', the agents' failures, a person's."""
+    return rule_reasons() + AGENT_FAILURE_REASONS + PERSON_REASONS
+
+
 def __getattr__(name: str) -> tuple[str, ...]:
     # The rules' reasons come from the games' classes, imported on first use
     # (reading a record needs no game's rules).
     if name == "RULE_REASONS":
         return rule_reasons()
     if name == "REASONS":
-        return rule_reasons() + AGENT_FAILURE_REASONS + PERSON_REASONS
+        return reasons()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -184,7 +184,7 @@ def test_a_last_line_without_its_newline_is_read_before_the_end_of_input(tmp_pat
 def test_an_agents_error_entry_is_bounded_as_in_a_refereed_game():
     # Terminal and web play write the entry match.py writes: what the agent controls, cut to its bound.
     from referee.hosting.failures import AgentFailure
-    from referee.match import error_entry
+    from referee.core import error_entry
     from referee.records import MAX_ERROR_CHARS
 
     entry = error_entry(AgentFailure("boom", traceback="x" * 100_000, output="y" * 100_000))
@@ -323,15 +323,15 @@ def test_an_undo_gives_the_restarted_agent_its_clock_at_that_position():
             spawn = next(a for a in session.state.legal_actions() if session.state.action_to_str(a).startswith("SPAWN"))
             session.play(spawn)
             session.agent_move()
-        after_first_reply, after_second_reply = session.clocks[1][1], session.clocks[3][1]
+        after_first_reply, after_second_reply = session.core.clocks[1][1], session.core.clocks[3][1]
         assert after_second_reply - after_first_reply >= 0.25  # the second reply's quarter second
         assert session.undo() and len(session.actions) == 2
         assert session.agent is not None and session.agent.time_used == after_first_reply
         spawn = next(a for a in session.state.legal_actions() if session.state.action_to_str(a).startswith("SPAWN"))
         session.play(spawn)
         session.agent_move()
-        assert session.clocks[-1][1] >= after_first_reply + 0.25
-        assert session.clocks[-1][1] < after_second_reply + 0.25  # the reply taken back is not charged
+        assert session.core.clocks[-1][1] >= after_first_reply + 0.25
+        assert session.core.clocks[-1][1] < after_second_reply + 0.25  # the reply taken back is not charged
     finally:
         session.close_agent()
 
@@ -340,8 +340,8 @@ def hot_seat_chaos(secret: str) -> Session:
     """Two people (no agent) at Infinitron with chaos, chance drawing from ``secret``; chance's first roll done."""
     args = argparse.Namespace(game="infinitron", agent=None, side="red", time=None, space=None, seed=5,
                               sandbox="off", human_time=None)
-    session = Session(args, game_class("infinitron").seeded_options({"chaos": True}, 5), say=lambda _: None)
-    session.chance_secret = secret
+    session = Session(args, game_class("infinitron").seeded_options({"chaos": True}, 5), say=lambda _: None,
+                      chance_seed=secret)
     session.chance_move()
     return session
 

@@ -33,7 +33,8 @@ from ..hosting.failures import AgentFailure
 from ..hosting.process import HostedAgent
 from ..hosting.sandbox import Sandbox
 from ..limits import Limits
-from ..match import STOPPED_IN_A_CALL, AgentEntry, MatchSettings, agent_env, call_kwargs, error_entry, parse_spec
+from ..core import error_entry
+from ..match import STOPPED_IN_A_CALL, AgentEntry, MatchSettings, agent_env, call_kwargs, parse_spec
 from ..records import UNFINISHED, GameRecord, RecordError
 from ..render.terminal import ConsoleObserver
 from .protocol import MAX_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, SERVER_MESSAGES, ProtocolViolation, encode

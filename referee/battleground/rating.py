@@ -63,7 +63,7 @@ def counted_results(results: Iterable[Result], per_pair: int = PER_PAIR,
     """The games that count for the ratings, in the order given, as (red, blue, winner).
 
     ``results`` are the finished games in the order they ended, each (red, blue, winner, ended_at),
-    ``ended_at`` an ISO 8601 time as :func:`referee.match.utc_now` writes it.  Of the games of one
+    ``ended_at`` an ISO 8601 time as :func:`referee.core.utc_now` writes it.  Of the games of one
     pair of names, whichever of them played red, only the first ``per_pair`` that ended in one period
     count: periods are ``period_hours`` long from the Unix epoch, so the default is the UTC day.  A game
     whose end time is unknown (None: a row from before end times were kept; or unreadable) always

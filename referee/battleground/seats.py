@@ -5,7 +5,6 @@ Values and small classes only; :mod:`.server` runs them.
 from __future__ import annotations
 
 import asyncio
-import random
 import socket
 import struct
 import time
@@ -18,9 +17,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..games import game_class, load_game
-from ..games.base import PLAYER_NAMES, GameState
+from ..core import GameCore, SeatInfo
+from ..games.base import CHANCE, PLAYER_NAMES, GameState
 from ..limits import Limits
-from ..match import chance_seed_for, utc_now
 from ..records import GameRecord
 from .protocol import encode
 
@@ -235,30 +234,61 @@ class Seat:
 
 
 class LiveGame:
-    """A game being played: what the pages and the API show of it."""
+    """A game being played: its :class:`~referee.core.GameCore` (position, actions, clocks, verdict), its seats
+    on the server, and what the pages and the API show of it."""
 
     def __init__(self, game_id: int, seats: tuple[Seat, Seat], channel: str, settings: ServerSettings, seed: int):
         self.id = game_id
         self.seats = seats
         self.channel = channel
         self.seed = seed
+        self.settings = settings
         # A game whose setup is drawn from its seed (Infinitron's cities) gets it, as in a tournament.
         self.options = dict(game_class(settings.game).seeded_options(dict(settings.game_options), seed))
         self.game = load_game(settings.game, **self.options)
-        self.state: GameState[Any] = self.game.new_state()
-        self.actions: list[str] = []
-        self.movers: list[str | None] = []
-        self.clocks: list[list[float]] = []
-        self.moves = [0, 0]
-        self.chance_seed = chance_seed_for(seed)
-        self.chance_rng = random.Random(f"chance:{self.chance_seed}")
-        self.chance_used = False
-        self.started_at = utc_now()
+        infos = tuple(SeatInfo(seat.player.name, limits=settings.limits_of(seat.player.name),
+                               label=f"{PLAYER_NAMES[seat.color]} ({seat.player.name})") for seat in seats)
+        self.core = GameCore(self.game, (infos[0], infos[1]), options=self.options, seed=seed)
         self.start = time.monotonic()
         #: Which of its pair it is ([1, 2]: the first of two), as ``start`` says.
         self.pair: list[int] = [1, 1]
         #: A side broke the protocol (its colour and why): the game ends on it at its next step.
         self.violation: tuple[int, str] | None = None
+
+    @property
+    def state(self) -> GameState[Any]:
+        return self.core.state
+
+    @property
+    def actions(self) -> list[str]:
+        return self.core.actions
+
+    @property
+    def started_at(self) -> str:
+        return self.core.started_at
+
+    def history(self) -> list[list[str | None]]:
+        """``[mover, action]`` of each action so far (mover ``None``: chance), as ``start`` sends them."""
+        return [[None if mover == CHANCE else PLAYER_NAMES[mover], text]
+                for mover, text in zip(self.core.movers, self.core.actions)]
+
+    def record(self, status: str, so_far: str | None = None) -> GameRecord:
+        """The game's record: ended (its core's ending), or so far (``so_far``: its message while running)."""
+        core = self.core
+        for seat in self.seats:
+            core.used[seat.color], core.peak_mb[seat.color] = seat.cpu, seat.memory_mb
+        walls = [self.settings.wall_limit_of(seat.player.name) for seat in self.seats]
+        return core.record(duration=time.monotonic() - self.start, so_far=so_far, extra={"battleground": {
+            "id": self.id, "channel": self.channel, "status": status, "clock": "reported by the client",
+            "wall_used": {PLAYER_NAMES[s.color]: round(s.wall_used, 3) for s in self.seats},
+            "wall_limit": self.settings.wall_limit,
+            # At odds (a house agent with its own limits): each side's wall clock.
+            **({"wall_limits": dict(zip(PLAYER_NAMES, walls))} if walls[0] != walls[1] else {}),
+        }})
+
+    def snapshot(self) -> GameRecord:
+        """The record of the game so far, while it runs (kept should the server die; the API's live record)."""
+        return self.record("running", "in play")
 
 
 def pair_key(first: Player, second: Player) -> tuple[str, str]:

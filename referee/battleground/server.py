@@ -26,17 +26,17 @@ import sys
 import time
 from typing import Any
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
 from .. import __version__
-from ..games.base import CHANCE, PLAYER_NAMES, IllegalActionError, NotationError
-from ..limits import record_fields
-from ..match import ending_message, utc_now
-from ..records import UNFINISHED, GameRecord, bounded
+from ..games.base import CHANCE, PLAYER_NAMES
+from ..core import utc_now
+from ..hosting.failures import AgentFailure
+from ..records import GameRecord, bounded
 from .protocol import (
     CLIENT_MESSAGES, MAX_MESSAGE_BYTES, PLAY_PATH, TOKEN_VARIABLE, ProtocolViolation, check_hello, encode,
     failure_reason, read_message,
@@ -520,35 +520,26 @@ class Battleground:
             seat.player.seat = seat
             seat.player.last_game = game_id
             _drain(seat.player.inbox)
-        winner: str | None = None
-        error: dict[str, Any] = {}
         status = "finished"
         try:
             # Its record without an action, kept for a partial record should the server die during the game.
-            self.store.started(game_id, self.record_of(live, None, UNFINISHED, "in play", {}, "running"))
+            self.store.started(game_id, live.snapshot())
             await asyncio.gather(*(self.send_start(live, seat) for seat in seats))
             await _all_or_none(*(self.await_ready(live, seat) for seat in seats))
             await self.play_moves(live)
         except Forfeit as lost:
-            winner, reason, message = PLAYER_NAMES[1 - lost.color], lost.reason, f"{PLAYER_NAMES[lost.color]} " \
-                f"({seats[lost.color].player.name}): {lost.message}"
-            error = {PLAYER_NAMES[lost.color]: lost.error}
+            live.core.forfeit(lost.color, lost.reason, lost.message, lost.error)
         except Exception:  # noqa: BLE001  the server's own failure: the game is aborted, said so, never lost
             log.exception("internal error in game %d (aborted, not counted)", game_id)
-            status, reason = "aborted", UNFINISHED
-            message = (f"aborted after {len(live.actions)} actions: the server failed during the game (its error "
-                       f"is in the server's log); not counted")
-        else:
-            outcome = live.state.outcome
-            assert outcome is not None
-            winner, reason = outcome.winner_name, outcome.reason
-            message = ending_message(winner, reason)
+            status = "aborted"
+            live.core.unfinished(f"aborted after {len(live.actions)} actions: the server failed during the game "
+                                 f"(its error is in the server's log); not counted")
         finally:
             for seat in seats:
                 seat.player.seat = None
                 seat.asked = False
             self.live.pop(game_id, None)
-        record = self.record_of(live, winner, reason, message, error, status)
+        record = live.record(status)
         self.save_moves()
         ended = utc_now()
         try:
@@ -567,8 +558,7 @@ class Battleground:
         limits = self.settings.limits_of(seat.player.name)
         await seat.player.send({
             "type": "start", "id": live.id, "color": PLAYER_NAMES[seat.color], "opponent": other.name,
-            "seed": live.seed, "game_options": live.options, "actions": [list(p) for p in zip(live.movers,
-                                                                                              live.actions)],
+            "seed": live.seed, "game_options": live.options, "actions": live.history(),
             "pair": live.pair, "time_limit": limits.time_limit, "space_limit": limits.space_limit,
         })
 
@@ -630,16 +620,13 @@ class Battleground:
                        f"{self.settings.limits_of(name).time_limit:g} s CPU limit)")
 
     async def play_moves(self, live: LiveGame) -> None:
-        state = live.state
+        core = live.core
         received: float | None = None  # when the last action arrived (the server's latency runs from there)
-        while not state.is_over:
-            mover = state.current_player
+        while (mover := core.mover) is not None:
             if mover == CHANCE:
-                action = state.sample_chance(live.chance_rng)
-                live.chance_used = True
-                state.apply_checked(action)
-                self.played(live, None, state.action_to_str(action))
-                if not state.is_over:
+                text = core.chance()
+                self.played(live, None, text)
+                if not core.state.is_over:
                     await self.tell(live, None)
                 continue
             seat = live.seats[mover]
@@ -667,30 +654,21 @@ class Battleground:
             if wall_limit is not None and seat.wall_used > wall_limit:
                 raise self.out_of_time(seat, True)
             seat.cpu, seat.memory_mb = float(message["cpu"]), float(message["memory_mb"])
+            core.used[mover] = seat.cpu
             try:
-                parsed = state.parse_action(message["action"])
-            except NotationError as exc:
-                raise Forfeit(mover, "protocol_error", f"unreadable action: {exc}") from None
-            except Exception as exc:  # noqa: BLE001  any text the parser cannot take is the sender's to answer for
-                log.exception("the notation parser failed on a client's action")
-                raise Forfeit(mover, "protocol_error", f"unreadable action ({type(exc).__name__})") from None
-            try:
-                state.apply_checked(parsed)
-            except IllegalActionError as exc:
-                raise Forfeit(mover, "illegal_action", str(exc)) from None
-            live.moves[mover] += 1
-            self.played(live, PLAYER_NAMES[mover], state.action_to_str(parsed))
-            if not state.is_over:
+                text = core.submit(mover, message["action"])
+            except AgentFailure as failure:
+                raise Forfeit(mover, failure.reason, failure.message) from None
+            self.played(live, PLAYER_NAMES[mover], text)
+            if not core.state.is_over:
                 await self.tell(live, PLAYER_NAMES[mover])
 
     def played(self, live: LiveGame, mover: str | None, text: str) -> None:
+        """Note an action the core has played, for the database's next write."""
         self.moves_played += 1
-        clocks = [round(seat.cpu, 4) for seat in live.seats]
+        red, blue = live.core.clocks[-1]
         self.save_soon()
-        self.unsaved.append((live.id, len(live.actions), mover, text, clocks[0], clocks[1]))
-        live.actions.append(text)
-        live.movers.append(mover)
-        live.clocks.append(clocks)
+        self.unsaved.append((live.id, len(live.actions) - 1, mover, text, red, blue))
 
     def save_moves(self) -> None:
         """Keep the moves played and the players seen since the last call, and that the server was alive now
@@ -742,31 +720,6 @@ class Battleground:
             used = seat.wall_used + (now - asked if seat.color == mover else 0.0)
             clocks[PLAYER_NAMES[seat.color]] = None if limit is None else round(max(0.0, limit - used), 3)
         return clocks
-
-    def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
-                  error: Mapping[str, Any], status: str) -> GameRecord:
-        red, blue = (seat.player.name for seat in live.seats)
-        walls = [self.settings.wall_limit_of(seat.player.name) for seat in live.seats]
-        return GameRecord(
-            game=live.game.name, game_options=live.options, red=red, blue=blue, red_name=red, blue_name=blue,
-            winner=winner, reason=reason, message=message, turns=len(live.actions), actions=list(live.actions),
-            moves={"RED": live.moves[0], "BLUE": live.moves[1]},
-            time_used={PLAYER_NAMES[s.color]: round(s.cpu, 4) for s in live.seats},
-            peak_memory_mb={PLAYER_NAMES[s.color]: round(s.memory_mb, 2) for s in live.seats},
-            error={"RED": error.get("RED"), "BLUE": error.get("BLUE")},
-            seed=live.seed, **record_fields(*(self.settings.limits_of(seat.player.name) for seat in live.seats)),
-            started_at=live.started_at, duration=round(time.monotonic() - live.start, 4),
-            referee_version=__version__,
-            extra={"battleground": {
-                "id": live.id, "channel": live.channel, "status": status, "clock": "reported by the client",
-                "wall_used": {PLAYER_NAMES[s.color]: round(s.wall_used, 3) for s in live.seats},
-                "wall_limit": self.settings.wall_limit,
-                # At odds (a house agent with its own limits): each side's wall clock.
-                **({"wall_limits": dict(zip(PLAYER_NAMES, walls))} if walls[0] != walls[1] else {}),
-            }},
-            chance_seed=live.chance_seed if live.chance_used else None,
-            time_used_after=list(live.clocks),
-        )
 
     async def close(self) -> None:
         self.save_moves()

@@ -9,14 +9,13 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Mapping
 from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from ..records import UNFINISHED, GameRecord
+from ..records import GameRecord
 from .pages import (
     HEAVY_PARTS, LIVE_PAGE_SECONDS, GameSnapshot, PageCache, PageWorker, RequestBudget, SocketShare,
 )
@@ -43,9 +42,6 @@ class Ground(Protocol):
 
     @property
     def server_id(self) -> str: ...
-
-    def record_of(self, live: LiveGame, winner: str | None, reason: str, message: str,
-                  error: Mapping[str, Any], status: str) -> GameRecord: ...
 
     def spawn(self, coroutine: Any) -> asyncio.Task[Any]: ...
 
@@ -94,7 +90,7 @@ class SiteFront:
     def record(self, game_id: int) -> GameRecord | None:
         live = self.ground.live.get(game_id)
         if live is not None:
-            return self.ground.record_of(live, None, UNFINISHED, "in play", {}, "running")
+            return live.snapshot()
         return self.ground.store.record(game_id)
 
     def player(self, name: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]] | None:
@@ -176,7 +172,7 @@ class SiteFront:
         if cached is not None:
             return cached
         if live is not None:
-            record = self.ground.record_of(live, None, UNFINISHED, "in play", {}, "running")
+            record = live.snapshot()
             snapshot = GameSnapshot(self.title, game_id, live_summary(live), record.to_json())
             older = self.page_cache.last(key)
             if older is not None:

@@ -30,10 +30,9 @@ from ..games import DEFAULT_GAME, GAMES, command_line_options, game_names, regis
 from ..games.base import CHANCE, PLAYER_NAMES, GameOptionError
 from ..hosting.failures import AgentFailure
 from ..hosting.sandbox import MODES, SandboxUnavailable, resolve
-from ..match import ending_message, error_entry, spec_problem
-from ..records import RESIGNATION, UNFINISHED, GameRecord
+from ..match import spec_problem
 from ..termination import report_stop, stop_as_usual, stoppable
-from .session import HUMAN, Session, candidates, legal_listing, read_action, resignation_message, say
+from .session import HUMAN, Session, candidates, legal_listing, read_action, say
 from ..exit_status import ExitStatus
 
 __all__ = ["HUMAN", "Session", "build_parser", "candidates", "legal_listing", "main", "read_action"]
@@ -111,18 +110,12 @@ def build_parser(game_name: str | None) -> ArgumentParser:
 def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
     """The game loop; returns the exit status once the record is written."""
     session.start_agent()
-    human, agent_name = PLAYER_NAMES[session.human], PLAYER_NAMES[1 - session.human]
+    human = PLAYER_NAMES[session.human]
     say(f"You play {human} against {session.name_of(1 - session.human)}; {PROMPT_HELP}.")
-    record: GameRecord | None = None
+    core = session.core
     shown = -1
-    while record is None:
+    while not core.over:
         state = session.state
-        if state.is_over:
-            outcome = state.outcome
-            assert outcome is not None
-            winner = outcome.winner_name
-            record = session.record(winner, outcome.reason, ending_message(winner, outcome.reason))
-            break
         if state.current_player == CHANCE:  # a chaos event, drawn by the referee
             try:
                 session.chance_move()
@@ -135,9 +128,7 @@ def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
                     raise session.failure
                 session.agent_move()
             except AgentFailure as failure:
-                message = f"{agent_name} agent: {failure.message}"  # kept as it is in the record
-                say(inert_line(message))
-                record = session.record(human, failure.reason, message, error_entry(failure))
+                say(inert_line(session.forfeit(failure).message))  # the record's message, inert
             continue
         if shown != len(session.actions):  # the board again only when the position changed
             session.show()
@@ -148,16 +139,13 @@ def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
         session.human_used[session.human] += time.monotonic() - asked
         if session.human_time is not None and session.human_used[session.human] > session.human_time \
                 and line is not None:
-            winner = agent_name
-            message = ending_message(winner, "time_limit", f"{human} ({HUMAN}) ran out of {session.human_time:g} s")
-            record = session.record(winner, "time_limit", message)
+            core.out_of_time(session.human, f"{human} ({HUMAN}) ran out of {session.human_time:g} s")
             break
         command = None if line is None else line.strip()
         if command is None or command.lower() in ("q", "quit"):
-            quit_message = f"unfinished: {HUMAN} quit after {len(session.actions)} actions"
-            record = session.record(None, UNFINISHED, quit_message)
+            core.unfinished(f"unfinished: {HUMAN} quit after {len(session.actions)} actions")
         elif command.lower() == "resign":
-            record = session.record(agent_name, RESIGNATION, resignation_message(session.human, len(session.actions)))
+            core.resigned(session.human, HUMAN)
         elif command == "":
             say(PROMPT_HELP)
         elif command == "?" or command.startswith("? "):
@@ -183,6 +171,7 @@ def run(session: Session, record_path: str, reader: ConsoleReader) -> int:
                 except AgentFailure as failure:  # told of the move, the agent failed: it forfeits
                     session.failure = failure
     session.close_agent()
+    record = session.record()
     say(f"result: {inert_line(record.message)}")  # it may quote the agent
     try:
         Path(record_path).write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")

@@ -7,23 +7,22 @@ refereed game; in a hot-seat game there is none and both sides are people.
 from __future__ import annotations
 
 import argparse
-import random
 import re
-import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import __version__
 from ..agent_text import inert
+from ..core import Ending, GameCore, SeatInfo
 from ..games import load_game
 from ..games.base import CHANCE, PLAYER_NAMES, Action, GameState, NotationError
-from ..hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolError
+from ..hosting.failures import AgentFailure, AgentProtocolError
 from ..hosting.process import HostedAgent
+from ..hosting.wire import Reply
 from ..hosting.sandbox import resolve
 from ..limits import Limits
-from ..match import AgentEntry, MatchSettings, agent_env, utc_now, call_kwargs, ending_message, parse_spec
-from ..records import RESIGNATION, GameRecord
+from ..match import AgentEntry, MatchSettings, agent_env, call_kwargs, parse_spec
+from ..records import GameRecord
 from ..render.terminal import PREFIX
 
 HUMAN = "human"
@@ -108,12 +107,6 @@ def mover_name(player: int) -> str | None:
     return None if player == CHANCE else PLAYER_NAMES[player]
 
 
-def resignation_message(loser: int, actions: int) -> str:
-    """The record's message when the person playing ``loser`` resigns after ``actions`` actions."""
-    detail = f"{PLAYER_NAMES[loser]} ({HUMAN}) resigned after {actions} actions"
-    return ending_message(PLAYER_NAMES[1 - loser], RESIGNATION, detail)
-
-
 def say(text: str) -> None:
     """Print the referee's commentary on the terminal, each line after the referee's prefix."""
     print("\n".join(PREFIX + line for line in text.splitlines() or [""]), flush=True)
@@ -125,11 +118,14 @@ def quote(text: str) -> None:
 
 
 class Session:
-    """One game: the position, the actions so far and the hosted agent (None in a hot-seat game).
+    """One game: its :class:`~referee.core.GameCore` and the hosted agent (None in a hot-seat game).
 
     ``args`` carries the play command's options: ``game``, ``agent`` (None for
     two people), ``side``, ``time``, ``space``, ``seed``, ``sandbox``, ``human_time``.
-    ``say`` receives the running commentary and ``quote`` what the agent printed (the terminal prints both).
+    ``say`` receives the running commentary and ``quote`` what the agent printed (the terminal prints both);
+    chance draws from ``chance_seed`` (None: from the seed and a secret of this run, as in a refereed game).
+    The game ends through the core (``session.core.resigned(...)``, ``.unfinished(...)``, ...) or by its rules;
+    :meth:`record` is then its record.
     """
 
     def __init__(
@@ -138,6 +134,7 @@ class Session:
         options: dict[str, Any],
         say: Callable[[str], None] = say,
         quote: Callable[[str], None] = quote,
+        chance_seed: str | None = None,
     ):
         self.settings = MatchSettings(
             game=args.game, game_options=options, limits=Limits(time_limit=args.time, space_limit=args.space),
@@ -147,20 +144,28 @@ class Session:
         self.game = load_game(args.game, **options)
         self.human = 0 if args.side == "red" else 1
         self.agent_color: int | None = None if self.entry is None else 1 - self.human
-        self.actions: list[str] = []
-        self.movers: list[int] = []  # who played each action: RED, BLUE or CHANCE
-        self.clocks: list[list[float]] = []  # both sides' time used once each action was played
-        self.state = self.game.new_state()
+        seats = tuple(SeatInfo(self.name_of(color), limits=self.settings.limits) for color in (0, 1))
+        self.core = GameCore(self.game, (seats[0], seats[1]), options=options, seed=args.seed, chance_seed=chance_seed)
         self.agent: HostedAgent | None = None
         self.failure: AgentFailure | None = None
         self.sandbox = resolve(args.sandbox)
-        self.started_at, self.start = utc_now(), time.monotonic()
+        self.start = time.monotonic()
         self.human_time = args.human_time or None  # 0 means none, as for -t
-        self.human_used = [0.0, 0.0]  # wall-clock seconds each person spent on their moves
-        # Chance (Infinitron's chaos) draws from a secret of this session and
-        # the action's number: an undo draws the same event again, not a new one.
-        self.chance_secret = secrets.token_hex(16)
         self.say, self.quote = say, quote
+
+    @property
+    def state(self) -> GameState[Any]:
+        return self.core.state
+
+    @property
+    def actions(self) -> list[str]:
+        return self.core.actions
+
+    @property
+    def human_used(self) -> list[float]:
+        """Each side's time used: a person's wall-clock seconds on their moves (added by the page or the prompt);
+        the agent's side is its CPU time, kept by the session."""
+        return self.core.used
 
     @property
     def humans(self) -> tuple[int, ...]:
@@ -169,9 +174,7 @@ class Session:
 
     def time_used(self, color: int) -> float:
         """What ``color`` has used so far: a person's wall-clock seconds, the agent's CPU seconds."""
-        if color != self.agent_color:
-            return self.human_used[color]
-        return self.agent.time_used if self.agent is not None else 0.0
+        return self.core.used[color]
 
     def name_of(self, color: int) -> str:
         """Who plays ``color``: ``human`` or the agent's spec."""
@@ -180,6 +183,15 @@ class Session:
     def _kwargs(self) -> dict[str, Any]:
         assert self.agent is not None and self.entry is not None
         return call_kwargs(self.game, self.settings, self.entry, self.agent)
+
+    def _call(self, message: dict[str, Any]) -> Reply:
+        """A call of the agent's, its clock and peak kept in the core (a call that fails too)."""
+        agent, color = self.agent, self.agent_color
+        assert agent is not None and color is not None
+        try:
+            return agent.call(message)
+        finally:
+            self.core.used[color], self.core.peak_mb[color] = agent.time_used, agent.peak_memory_mb
 
     def start_agent(self) -> None:
         """Start the agent's process, construct it and tell it every action so far (nothing in a hot-seat game)."""
@@ -192,44 +204,46 @@ class Session:
                                  sandbox=self.sandbox)
         self.agent.start()
         self.agent.wait_ready()
-        self.agent.call({"op": "init", "module": module, "class": class_name, "color": color, "kwargs": self._kwargs()})
-        for text, mover in zip(self.actions, self.movers):
+        self._call({"op": "init", "module": module, "class": class_name, "color": color, "kwargs": self._kwargs()})
+        for text, mover in zip(self.core.actions, self.core.movers):
             self.tell(mover_name(mover), text)
         self.agent.take_output()
-        if self.clocks:
+        clocks = self.core.clocks
+        if clocks:
             # Restarted by an undo: its clock is what it had used at this position (it did not ask for the
             # undo, so the replies taken back are not charged; the person's clock gives nothing back).
-            self.agent.count_time_from(self.clocks[-1][self.agent_color])
+            self.agent.count_time_from(clocks[-1][self.agent_color])
+            self.core.used[self.agent_color] = self.agent.time_used
 
     def tell(self, color_name: str | None, text: str) -> None:
         if self.agent is not None:
-            self.agent.call({"op": "turn", "color": color_name, "action": text, "kwargs": self._kwargs()})
+            self._call({"op": "turn", "color": color_name, "action": text, "kwargs": self._kwargs()})
 
     def close_agent(self) -> None:
         if self.agent is not None:
             self.agent.close()
 
-    def play(self, action: Action) -> None:
-        """Apply a legal action of the player to move and tell the agent."""
+    def play(self, action: Action | str) -> None:
+        """Play the action of the side to move (a person's, checked; the agent's reply, checked here) and tell the
+        agent.  AgentFailure: the agent's reply is not a legal action, or the agent failed when told."""
         player = self.state.current_player
+        text = self.core.submit(player, action if isinstance(action, str) else self.state.action_to_str(action))
+        self._told(player, text)
+
+    def _told(self, player: int, text: str) -> None:
         mover = mover_name(player)
-        text = self.state.action_to_str(action)
-        self.state.apply(action)
-        self.actions.append(text)
-        self.movers.append(player)
-        self.clocks.append([round(self.time_used(0), 4), round(self.time_used(1), 4)])
         self.say(f"{mover or 'chance'} plays {text}")
         if not self.state.is_over:
             self.tell(mover, text)
 
-    def ask_agent(self) -> Action:
-        """The agent's action for the position, checked; a failure or an illegal action raises AgentFailure.
+    def ask_agent(self) -> str:
+        """The agent's answer for the position (its text: :meth:`play` checks it); a failure raises AgentFailure.
 
         The position is not changed: :meth:`play` applies the action.
         """
         assert self.agent is not None and self.agent_color is not None and self.entry is not None
         self.say(f"{PLAYER_NAMES[self.agent_color]} ({self.entry.spec}) is thinking...")
-        reply = self.agent.call({"op": "action", "kwargs": self._kwargs()})
+        reply = self._call({"op": "action", "kwargs": self._kwargs()})
         output = self.agent.take_output()
         if output.strip():
             # Inert, and each line after the agent's colour, as in a refereed game: a line it prints
@@ -238,20 +252,11 @@ class Session:
             self.quote("\n".join(f"  {label} | {line}" for line in inert(output.rstrip()).splitlines()))
         if reply.action is None:
             raise AgentProtocolError("the reply to action() carried no action")
-        try:
-            action = self.state.parse_action(reply.action)
-        except NotationError as exc:
-            raise AgentProtocolError(f"unreadable action: {exc}") from None
-        reason = self.state.illegal_reason(action)
-        if reason is not None:
-            raise AgentIllegalAction(f"{self.state.action_to_str(action)}: {reason}")
-        return action
+        return reply.action
 
     def chance_move(self) -> None:
         """Let chance act (a chaos event) and tell the agent."""
-        # Keyed by the draw's number, not the action's: an undo and other commands before it change the latter.
-        rng = random.Random(f"chance:{self.chance_secret}:{self.movers.count(CHANCE)}")
-        self.play(self.state.sample_chance(rng))
+        self._told(CHANCE, self.core.chance())
 
     def agent_move(self) -> None:
         """Ask the agent for its action and play it."""
@@ -271,14 +276,10 @@ class Session:
 
     def take_back(self) -> bool:
         """:meth:`undo` on the position only; the agent, which still knows the actions taken back, is left as it is."""
-        mine = [i for i, mover in enumerate(self.movers) if mover in self.humans]
+        mine = [i for i, mover in enumerate(self.core.movers) if mover in self.humans]
         if not mine:
             return False
-        kept = mine[-1]
-        self.actions, self.movers, self.clocks = self.actions[:kept], self.movers[:kept], self.clocks[:kept]
-        self.state = self.game.new_state()
-        for text in self.actions:
-            self.state.apply(self.state.parse_action(text))
+        self.core.take_back_to(mine[-1])
         return True
 
     def show(self) -> None:
@@ -287,30 +288,16 @@ class Session:
         if summary:
             self.say(summary)
 
-    def record(self, winner: str | None, reason: str, message: str, error: dict[str, Any] | None = None) -> GameRecord:
-        """The game so far as a record, ended with ``winner`` (None: a draw or unfinished) and ``reason``."""
-        names = [self.name_of(0), self.name_of(1)]
-        agent = self.agent
-        moves = {name: self.movers.count(color) for color, name in enumerate(PLAYER_NAMES)}
-        time_used = {name: round(self.time_used(color), 4) for color, name in enumerate(PLAYER_NAMES)}
-        peak = {PLAYER_NAMES[c]: 0.0 for c in self.humans}
-        if self.agent_color is not None:
-            peak[PLAYER_NAMES[self.agent_color]] = round(agent.peak_memory_mb, 2) if agent else 0.0
-        errors: dict[str, Any] = {"RED": None, "BLUE": None}
-        if error and self.agent_color is not None:
-            errors[PLAYER_NAMES[self.agent_color]] = error
+    def forfeit(self, failure: AgentFailure) -> Ending:
+        """The agent failed: it loses (its message, inert, is the record's)."""
+        assert self.agent_color is not None
+        return self.core.failed(self.agent_color, failure)
+
+    def record(self) -> GameRecord:
+        """The game's record; of a game not yet over, the game so far (no winner, ``unfinished``)."""
         human = PLAYER_NAMES[self.human] if self.agent_color is not None else "RED BLUE"
         extra: dict[str, Any] = {"human": human}
         if self.human_time is not None:
             extra["human_time"] = self.human_time  # a person's budget: the replay shows what was left of it
-        return GameRecord(
-            game=self.game.name, game_options=dict(self.settings.game_options),
-            red=names[0], blue=names[1], red_name=names[0], blue_name=names[1],
-            winner=winner, reason=reason, message=message, turns=len(self.actions), actions=list(self.actions),
-            moves=moves, time_used=time_used, time_used_after=[list(pair) for pair in self.clocks],
-            peak_memory_mb={"RED": peak["RED"], "BLUE": peak["BLUE"]}, error=errors,
-            seed=self.settings.seed, time_limit=self.settings.limits.time_limit,
-            space_limit=self.settings.limits.space_limit, started_at=self.started_at,
-            duration=round(time.monotonic() - self.start, 4), referee_version=__version__,
-            extra=extra, sandbox=self.sandbox.to_json(),
-        )
+        return self.core.record(duration=time.monotonic() - self.start, extra=extra,
+                                sandbox=self.sandbox.to_json(), so_far="")

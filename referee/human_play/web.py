@@ -37,14 +37,13 @@ from ..games import registration
 from ..games.base import CHANCE, PLAYER_NAMES, Action
 from ..games.registration import WebPlay
 from ..hosting.failures import AgentFailure
-from ..match import ending_message, error_entry
-from ..records import RESIGNATION, UNFINISHED, GameRecord
+from ..records import GameRecord
 from ..render.frames import build_frames
 from ..render.html_replay import replay_html
 from ..termination import report_stop, signals_held, stop_as_usual, stop_like_ctrl_c
 from .page import page_html
 from .session import (
-    EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, quote, read_action, resignation_message, say,
+    EXAMPLES, HUMAN, LISTED_IN_FULL, Session, legal_by_kind, quote, read_action, say,
 )
 
 #: The longest a ``?wait=1`` request is held (a page asks again; a proxy or browser may give up on longer ones).
@@ -133,9 +132,8 @@ class Table:
             session = self.session
             if session is not None and self.record is None and session.actions:
                 self._charge_turn(session)
-                record = session.record(None, UNFINISHED,
-                                        f"unfinished: a new game was started after {len(session.actions)} actions")
-                self._keep(record)
+                session.core.unfinished(f"unfinished: a new game was started after {len(session.actions)} actions")
+                self._keep(session.record())
             self._abandon()
             args = argparse.Namespace(**{**vars(self.args), "side": side})
             session = Session(args, self.options, say=self._say, quote=quote)
@@ -169,8 +167,8 @@ class Table:
                 session.agent.interrupt()  # its reply no longer matters; the worker sees the game is over
             else:
                 self._charge_turn(session)
-            message = resignation_message(loser, len(session.actions))
-            self._finish(session, PLAYER_NAMES[1 - loser], RESIGNATION, message)
+            session.core.resigned(loser, HUMAN)
+            self._finish(session)
 
     def undo(self) -> None:
         """Take back the person's last action (and the agent's reply); Refused when there is none."""
@@ -279,11 +277,8 @@ class Table:
         self.changed.notify_all()
         if self.record is not None:
             return
-        if session.state.is_over:
-            outcome = session.state.outcome
-            assert outcome is not None
-            winner = outcome.winner_name
-            self._finish(session, winner, outcome.reason, ending_message(winner, outcome.reason))
+        if session.core.over:  # by the rules
+            self._finish(session)
             return
         while session.state.current_player == CHANCE:  # chaos events, drawn by the referee at once
             try:
@@ -311,7 +306,8 @@ class Table:
                 if session is self.session:
                     self.worker = None
                     if self.record is None:
-                        self._finish(session, None, UNFINISHED, f"unfinished: internal referee error: {exc!r}")
+                        session.core.unfinished(f"unfinished: internal referee error: {exc!r}")
+                        self._finish(session)
                 self.changed.notify_all()
 
     def _agent_reply(self, session: Session) -> None:
@@ -337,13 +333,10 @@ class Table:
             self._next_turn()
 
     def _forfeit(self, session: Session, failure: AgentFailure) -> None:
-        agent_color = session.agent_color
-        assert agent_color is not None
-        name = PLAYER_NAMES[agent_color]
-        message = f"{name} agent: {failure.message}"
+        message = session.forfeit(failure).message
         self.notice = message  # the page shows it as text (escaped there)
         self._say(f"{inert_line(message)}")  # the terminal: the agent's message, inert
-        self._finish(session, PLAYER_NAMES[1 - agent_color], failure.reason, message, error_entry(failure))
+        self._finish(session)
 
     def _out_of_time(self, session: Session) -> bool:
         """Whether the person to move has used up ``--human-time`` (the game then ends by time_limit)."""
@@ -353,15 +346,14 @@ class Table:
         if session.human_used[color] + time.monotonic() - self.turn_started <= session.human_time:
             return False
         session.human_used[color] += time.monotonic() - self.turn_started
-        name = PLAYER_NAMES[color]
-        message = ending_message(PLAYER_NAMES[1 - color], "time_limit",
-                                 f"{name} ({HUMAN}) ran out of {session.human_time:g} s")
-        self._finish(session, PLAYER_NAMES[1 - color], "time_limit", message)
+        session.core.out_of_time(color, f"{PLAYER_NAMES[color]} ({HUMAN}) ran out of {session.human_time:g} s")
+        self._finish(session)
         return True
 
-    def _finish(self, session: Session, winner: str | None, reason: str, message: str,
-                error: dict[str, Any] | None = None) -> None:
-        self.record = session.record(winner, reason, message, error)
+    def _finish(self, session: Session) -> None:
+        """The game has ended (in its core): keep its record, stop the agent, say the result."""
+        self.record = session.record()
+        message = self.record.message
         if self.worker is None:
             session.close_agent()
         self._say(f"result: {inert_line(message)}")  # it may quote the agent
@@ -383,7 +375,7 @@ class Table:
     def _describe(self, session: Session) -> dict[str, Any]:
         state = session.state
         over = self.record is not None
-        record = self.record or session.record(None, UNFINISHED, "")
+        record = self.record or session.record()
         frames = build_frames(record).to_json_data()
         frames.pop("warning", None)  # an unfinished game is not a cut-short record
         final = frames["boards"][-1]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..games import GAMES, recorded_game, registration
 from ..games.base import GameRuleError, GameState, Outcome
 from ..games.frames import Frames, ReplayError, cell_char
-from ..match import ending_message
+from ..core import ending_message
 from ..records import GameRecord
 
 __all__ = ["Frames", "ReplayError", "build_frames", "cell_char", "has_viewer", "record_mismatch"]

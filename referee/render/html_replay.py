@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..limits import limits_text
-from ..match import message_detail
+from ..core import message_detail
 from ..records import COLORS, GameRecord
 from .frames import build_frames
 

@@ -32,7 +32,8 @@ from ..games.base import CHANCE, PLAYER_NAMES, Game, GameState
 from ..hosting.failures import AgentFailure
 from ..hosting.process import CallStats
 from ..limits import at_odds, limits_text
-from ..match import AgentEntry, MatchObserver, ending_message
+from ..core import ending_message
+from ..match import AgentEntry, MatchObserver
 from ..records import GameRecord, memory_text
 
 PREFIX = "* referee @ "

@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..match import play_match, utc_now
+from ..core import utc_now
+from ..match import play_match
 from .agent_code import AgentsChanged, CodeChange
 from .aggregate import Results, aggregate
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem

@@ -21,7 +21,8 @@ from collections.abc import Iterator
 
 from tqdm import tqdm
 
-from ..match import play_match, utc_now
+from ..core import utc_now
+from ..match import play_match
 from ..records import GameRecord
 from ..termination import leave_hung_up_terminal
 from .agent_code import AgentsChanged, code_changes, set_aside_for

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 from referee.games import load_game
-from referee.match import utc_now
+from referee.core import utc_now
 from referee.records import GameRecord
 from tests.helpers import ROOT, wait_until
 
