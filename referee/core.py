@@ -71,6 +71,11 @@ def error_entry(failure: AgentFailure) -> dict[str, Any]:
     }
 
 
+def stopped_server_message(actions: int) -> str:
+    """The message of a battleground game that its server's stop cut short (a partial record, never counted)."""
+    return f"aborted after {actions} actions: the server stopped during the game (not counted)"
+
+
 class UnregisteredReason(ValueError):
     """An ending with a reason :data:`referee.records.REASONS` does not hold: a bug of the referee's."""
 
@@ -266,6 +271,11 @@ class GameCore:
         """``loser`` ran out of its time (a person's budget): the other side wins."""
         winner = PLAYER_NAMES[1 - loser]
         return self._end(Ending(winner, "time_limit", ending_message(winner, "time_limit", detail)))
+
+    def aborted(self) -> Ending:
+        """The server refereeing the game failed (its own error, no player's): unfinished, never counted."""
+        return self.unfinished(f"aborted after {len(self.actions)} actions: the server failed during the game "
+                               f"(its error is in the server's log); not counted")
 
     def unfinished(self, message: str) -> Ending:
         """Stopped before its end, no winner: a person quit, the server failed (``message`` says which)."""

@@ -34,11 +34,15 @@ class Ground(Protocol):
     store: Store
     live: dict[int, LiveGame]
     players: dict[str, Player]
-    waiting: list[Player]
     standings: Standings
     latencies: deque[float]
-    moves_played: int
     sockets: SocketShare
+
+    @property
+    def waiting(self) -> list[Player]: ...
+
+    @property
+    def moves_played(self) -> int: ...
 
     @property
     def server_id(self) -> str: ...

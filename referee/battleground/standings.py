@@ -58,23 +58,24 @@ class Standings:
     def finished(self, red: str, blue: str, winner: str | None, when: str) -> None:
         """A counted game: into the tallies and the ratings."""
         self._add(red, blue, winner, when)
-        self.ratings()
+        if self._rating_task is None or self._rating_task.done():
+            self._rating_task = self.spawn(self.refit_later())
 
     def ratings(self) -> dict[str, tuple[float, float | None, int]]:
-        """The last fit's ratings (name -> (elo, 95 % half-width, opponents)); a new fit starts when games were
-        added, at most one at a time and after a rest (:meth:`refit_later`)."""
-        if self.games != self._rated_games and (self._rating_task is None or self._rating_task.done()):
-            self._rating_task = self.spawn(self.refit_later())
+        """The last fit's ratings (name -> (elo, 95 % half-width, opponents)); a new fit starts when a game
+        ends (:meth:`finished`), at most one at a time and after a rest (:meth:`refit_later`)."""
         return self._ratings
 
     async def refit_later(self) -> None:
         """Fit again once the worker has rested :data:`FIT_REST` times as long as its last fit took, and at least
         :data:`FIT_INTERVAL` seconds: a fit of 200 players takes seconds of a core, which the games need more
         (fitting without a rest while games ended took a sixth of the moves of 200 clients)."""
-        rest = max(FIT_INTERVAL, FIT_REST * self._fit_seconds) - (time.monotonic() - self._fitted_at)
-        if rest > 0:
-            await asyncio.sleep(rest)
-        await self.refit()
+        # Until the fit has every game: those that end during a fit are fitted after the next rest.
+        while self.games != self._rated_games:
+            rest = max(FIT_INTERVAL, FIT_REST * self._fit_seconds) - (time.monotonic() - self._fitted_at)
+            if rest > 0:
+                await asyncio.sleep(rest)
+            await self.refit()
 
     async def refit(self) -> None:
         """Fit the ratings of the games so far (in a worker process)."""

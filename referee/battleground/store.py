@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping, Sequence
 
+from ..core import stopped_server_message
 from ..records import GameRecord, RecordError
 from .protocol import name_key
 
@@ -97,18 +98,21 @@ _GAME_COLUMNS = "id, red, blue, channel, status, started_at, ended_at, winner, r
 
 
 class Store:
-    """The database, used from one thread (the server's event loop)."""
+    """The database: written from one thread at a time (the server's writer), read from any."""
 
     def __init__(self, path: str | Path, game: str, game_options: Mapping[str, Any]):
         _owner_only(Path(path))
         try:
-            self.db = sqlite3.connect(str(path), isolation_level=None)
+            # Written from the server's writer thread (.progress.Writer), one write at a time; read on the
+            # event loop through a connection of its own (WAL: a read never waits for a write).
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(_SCHEMA)
             # The games in play's progress: a commit without the fsync (survives a kill, not a power cut).
-            self.progress = sqlite3.connect(str(path), isolation_level=None)
+            self.progress = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self.progress.execute("PRAGMA synchronous=NORMAL")
+            self.reads = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a battleground database ({exc})") from None
         self._add_name_keys()
@@ -129,6 +133,12 @@ class Store:
                                 [(name_key(name), name) for (name,) in missing])
         self.db.execute("CREATE INDEX IF NOT EXISTS players_by_key ON players (name_key)")
 
+    def _one(self, query: str, parameters: Sequence[Any]) -> Any:
+        """The first row of a read, or None.  Every row is fetched: a statement left unfinished would hold its
+        read transaction open, and the connection would go on seeing the database as it was then (WAL)."""
+        rows = self.reads.execute(query, parameters).fetchall()
+        return rows[0] if rows else None
+
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
@@ -138,6 +148,7 @@ class Store:
         return value
 
     def close(self) -> None:
+        self.reads.close()
         self.progress.close()
         self.db.close()
 
@@ -181,12 +192,10 @@ class Store:
         return hmac.new(self.secret.encode(), f"roster:{name}".encode(), hashlib.sha256).hexdigest()[:32]
 
     def player(self, name: str) -> sqlite3.Row | None:
-        self.db.row_factory = sqlite3.Row
-        try:
-            row: sqlite3.Row | None = self.db.execute("SELECT * FROM players WHERE name = ?", (name,)).fetchone()
-            return row
-        finally:
-            self.db.row_factory = None
+        cursor = self.reads.cursor()
+        cursor.row_factory = sqlite3.Row
+        rows: list[sqlite3.Row] = cursor.execute("SELECT * FROM players WHERE name = ?", (name,)).fetchall()
+        return rows[0] if rows else None
 
     def add_player(self, name: str, token: str | None, when: str, student_id: str | None = None,
                    house: bool = False, retoken: bool = False) -> None:
@@ -202,7 +211,7 @@ class Store:
 
     def name_like(self, name: str) -> str | None:
         """A player's name that reads as ``name`` (the same :func:`~.protocol.name_key`), if any."""
-        row = self.db.execute("SELECT name FROM players WHERE name_key = ? LIMIT 1", (name_key(name),)).fetchone()
+        row = self._one("SELECT name FROM players WHERE name_key = ? LIMIT 1", (name_key(name),))
         return str(row[0]) if row else None
 
     def token_matches(self, name: str, token: str | None) -> bool:
@@ -257,7 +266,7 @@ class Store:
             raise
 
     def game(self, game_id: int) -> GameRow | None:
-        row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self._one(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return GameRow(*row) if row else None
 
     def record(self, game_id: int) -> GameRecord | None:
@@ -271,17 +280,17 @@ class Store:
 
     def record_text(self, game_id: int) -> str | None:
         """A game's record as kept (JSON text, not read: the pages' worker reads it), or None."""
-        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self._one("SELECT record FROM games WHERE id = ?", (game_id,))
         return row[0] if row and isinstance(row[0], str) else None
 
     def games(self, status: str, limit: int = 100) -> list[GameRow]:
-        rows = self.db.execute(
+        rows = self.reads.execute(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? ORDER BY id DESC LIMIT ?", (status, limit)
         ).fetchall()
         return [GameRow(*row) for row in rows]
 
     def games_of(self, name: str, limit: int = 200) -> list[GameRow]:
-        rows = self.db.execute(
+        rows = self.reads.execute(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE red = ? OR blue = ? ORDER BY id DESC LIMIT ?", (name, name, limit)
         ).fetchall()
         return [GameRow(*row) for row in rows]
@@ -289,7 +298,7 @@ class Store:
     def results(self) -> list[tuple[str, str, str | None, str | None]]:
         """Every counted game as (red, blue, winner, ended_at), in the order they ended: what the ratings and
         tallies are computed from."""
-        rows = self.db.execute("SELECT red, blue, winner, ended_at FROM games WHERE status = 'finished' "
+        rows = self.reads.execute("SELECT red, blue, winner, ended_at FROM games WHERE status = 'finished' "
                                "ORDER BY ended_at, id").fetchall()
         return [(red, blue, winner, ended) for red, blue, winner, ended in rows]
 
@@ -299,7 +308,8 @@ class Store:
         for start in range(0, len(names), 500):  # SQLite's limit on a statement's parameters
             chunk = list(names[start:start + 500])
             marks = ", ".join("?" * len(chunk))
-            seen.update(self.db.execute(f"SELECT name, last_seen FROM players WHERE name IN ({marks})", chunk))
+            seen.update(self.reads.execute(f"SELECT name, last_seen FROM players WHERE name IN ({marks})",
+                                           chunk).fetchall())
         return seen
 
 
@@ -319,7 +329,7 @@ def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, 
     clocks = [[red, blue] for _, _, red, blue in moves]
     record.update(
         actions=actions, turns=len(actions), winner=None, reason="unfinished",
-        message=f"aborted after {len(actions)} actions: the server stopped during the game (not counted)",
+        message=stopped_server_message(len(actions)),
         moves={color: sum(1 for mover, *_ in moves if mover == color) for color in ("RED", "BLUE")},
         time_used=dict(zip(("RED", "BLUE"), clocks[-1] if clocks else [0.0, 0.0])), time_used_after=clocks,
     )
