@@ -93,6 +93,14 @@ def __getattr__(name: str) -> tuple[str, ...]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def points(winner: str | None, color: str) -> float:
+    """The points of the side playing ``color`` in a game ``winner`` (a record's) won: 1 for a win, 0 for a
+    loss, ½ for a game with no winner.  The one rule of every table, format and mark: a game neither agent
+    could play (both failed to load) has no winner either, so it is ½ each too; it says nothing about which
+    is stronger, so the ratings and the SPRT leave it out (docs/tournament.md, "Points")."""
+    return 0.5 if winner is None else float(winner == color)
+
+
 #: Bound on any error text kept in a record (tracebacks can be huge).
 MAX_ERROR_CHARS = 4000
 

@@ -18,7 +18,7 @@ from ..games import rule_reasons
 from ..hosting.failures import AGENT_FAILURE_REASONS, FAILURE_COLUMNS
 from ..hosting.sandbox import Sandbox
 from ..limits import limits_text
-from ..records import COLORS, GameRecord
+from ..records import COLORS, GameRecord, points
 from .ratings import HeadToHead, PairedMatch, Rating, RatingFit, bradley_terry, head_to_head, pentanomial
 from .sprt import SprtResult, SprtSettings, log_likelihood_ratio, pentanomial_llr, sprt_result
 
@@ -58,8 +58,9 @@ def _code_hash(extra: Mapping[str, Any], name: str) -> str | None:
 
 
 OPPONENT_FAILED = "opponent failed"
-#: ``GameSummary.failed`` of a game in which both agents failed (to load): a
-#: loss for both, left out of every rating and of the SPRT.
+#: ``GameSummary.failed`` of a game in which both agents failed (to load): no
+#: winner, so ½ each (:func:`referee.records.points`), and left out of every
+#: rating and of the SPRT.
 BOTH = "BOTH"
 
 
@@ -97,7 +98,7 @@ class GameSummary:
         if record.reason in AGENT_FAILURE_REASONS:
             failed = record.loser or next((c for c in COLORS if record.error.get(c)), None)
             if record.winner is None and all(record.error.get(c) for c in COLORS):
-                failed = BOTH  # neither agent could be loaded: a loss for both
+                failed = BOTH  # neither agent could be loaded: no winner, and nothing said of strength
         extra = record.extra or {}
         return cls(
             red=record.name_of("RED"),
@@ -126,17 +127,15 @@ class GameSummary:
     def rated(self) -> bool:
         """Whether the game says who is stronger: not when both agents failed.
 
-        Such a game (neither agent could be loaded) is a loss for both, so it
-        cannot be a result between them: it stays out of the ratings, the
-        two-agent statistics and the SPRT.
+        Such a game (neither agent could be loaded) is ½ each, as any game
+        without a winner, but no result between them: it stays out of the
+        ratings, the two-agent statistics and the SPRT.
         """
         return self.failed != BOTH
 
     def points(self, color: str) -> float:
-        """The score of the agent playing ``color``: 1, 0.5 or 0 (0 for both when both failed)."""
-        if not self.rated:
-            return 0.0
-        return 0.5 if self.winner is None else float(self.winner == color)
+        """The score of the agent playing ``color`` (:func:`referee.records.points`)."""
+        return points(self.winner, color)
 
 
 @dataclass
@@ -218,7 +217,7 @@ class PairTotals:
     losses: int = 0
     as_red: Counter = field(default_factory=Counter)  # "W"/"D"/"L" -> n
     as_blue: Counter = field(default_factory=Counter)
-    #: Games both agents failed: in ``losses`` of both sides, in no rating.
+    #: Games both agents failed: in ``draws`` of both sides (no winner), in no rating.
     both_failed: int = 0
 
     @property
@@ -232,7 +231,7 @@ class PairTotals:
     @property
     def rated(self) -> tuple[int, int, int]:
         """Wins, draws and losses of the games that enter the ratings."""
-        return self.wins, self.draws, self.losses - self.both_failed
+        return self.wins, self.draws - self.both_failed, self.losses
 
 
 @dataclass(frozen=True)
@@ -435,11 +434,9 @@ def aggregate(
             name, opponent = (game.red, game.blue) if side == 0 else (game.blue, game.red)
             totals = agents.setdefault(name, AgentTotals(name, limits=game.limits[side]))
             pair = pairs[(name, opponent)]
+            letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
             if not game.rated:
-                letter = "L"
                 pair.both_failed += 1
-            else:
-                letter = "D" if game.winner is None else ("W" if game.winner == color else "L")
             totals.games += 1
             if letter == "W":
                 totals.wins += 1

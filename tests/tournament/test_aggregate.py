@@ -75,13 +75,14 @@ def both_failed(red: str, blue: str, **kwargs) -> GameRecord:
     )
 
 
-def test_a_game_neither_agent_could_load_is_a_loss_for_both_with_an_error_for_both():
+def test_a_game_neither_agent_could_load_is_half_a_point_each_with_an_error_for_both():
     results = aggregate([both_failed("a", "b"), make_record("a", "b", "RED")])
     a, b = results.agents["a"], results.agents["b"]
-    # Not a draw: a broken agent must not earn half a point from another broken one.
-    assert (a.wins, a.draws, a.losses, a.points) == (1, 0, 1, 1.0)
-    assert (b.wins, b.draws, b.losses, b.points) == (0, 0, 2, 0.0)
-    assert results.pairs[("a", "b")].points == 1.0 and results.pairs[("b", "a")].points == 0.0
+    # No winner: ½ each, the one rule of tables, formats' pairings and marks (referee.records.points).
+    assert (a.wins, a.draws, a.losses, a.points) == (1, 1, 0, 1.5)
+    assert (b.wins, b.draws, b.losses, b.points) == (0, 1, 1, 0.5)
+    assert results.pairs[("a", "b")].points == 1.5 and results.pairs[("b", "a")].points == 0.5
+    assert results.pairs[("a", "b")].rated == (1, 0, 0)
     assert a.endings == {"error": 1, "elimination": 1} and b.endings == {"error": 1, "elimination": 1}
     # The head-to-head statistics see only the game that was played: one win of a's.
     assert results.head_to_head.draw_ratio == 0.0 and results.head_to_head.los > 0.5
@@ -98,7 +99,7 @@ def test_games_both_agents_failed_stay_out_of_the_ratings_and_the_sprt():
     with_both = aggregate(played + [both_failed("x", "y"), both_failed("y", "x")])
     assert with_both.ratings == aggregate(played).ratings
     x = with_both.agents["x"]
-    assert (x.games, x.wins, x.draws, x.losses) == (3 + 2 + 2, 1, 0, 3 + 1 + 2)
+    assert (x.games, x.wins, x.draws, x.losses) == (3 + 2 + 2, 1, 2, 3 + 1)
     # Two agents under an SPRT: the failed games are neither in the LLR nor in its trajectory.
     match = [make_record("p", "q", "RED", extra={"config_hash": "h", "game_index": i}) for i in range(6)]
     failed = [both_failed("p", "q", extra={"config_hash": "h", "game_index": 6 + i}) for i in range(4)]
@@ -106,7 +107,7 @@ def test_games_both_agents_failed_stay_out_of_the_ratings_and_the_sprt():
     with_failed = aggregate(match + failed, sprt=settings, tested="p")
     alone = aggregate(match, sprt=settings, tested="p")
     assert with_failed.sprt == alone.sprt and with_failed.sprt_trajectory == alone.sprt_trajectory
-    assert with_failed.ratings == alone.ratings and with_failed.agents["p"].losses == 4
+    assert with_failed.ratings == alone.ratings and with_failed.agents["p"].draws == 4
 
 
 def test_agents_that_only_failed_together_get_no_rating():

@@ -555,7 +555,8 @@ def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
     header = table(tmp_path / "out", "endings")[0]
     assert int(endings["broken_import"][header.index("error")]) >= 4
     assert int(endings["alice"][header.index("opponent failed")]) == 4
-    # The two broken folders' games against each other are losses for both, not draws.
+    # The two broken folders' games against each other have no winner: ½ each, as every game without one
+    # (docs/tournament.md, "Points"), in no rating.
     between = [r for r in games if {r.red_name, r.blue_name} == {"broken_import", "no_class"}]
     assert len(between) == 2 and all(r.reason == "load_error" and r.winner is None for r in between)
     standings = table(tmp_path / "out", "standings")
@@ -563,11 +564,11 @@ def test_broken_folders_can_be_kept_in_to_forfeit(tmp_path):
     for broken in ("broken_import", "no_class"):
         assert (rows[broken]["games"], rows[broken]["draws"], rows[broken]["losses"], rows[broken]["points"]) == (
             "6",
-            "0",
-            "6",
-            "0",
+            "2",
+            "4",
+            "1",
         )
-        assert rows[broken]["score %"] == "0.0"
+        assert rows[broken]["score %"] == "16.7"
 
 
 def test_gauntlet_with_sprt_stops_when_decided(tmp_path):

@@ -9,7 +9,7 @@ from typing import Any
 from ...agent_text import inert_line
 from ...games import game_class
 from ...match import AgentEntry, MatchSettings, check_agent, play_match
-from ...records import GameRecord
+from ...records import GameRecord, points
 from ...tournament.executor import LocalExecutor
 from ...tournament.schedule import Job, game_seed
 from .. import gradescope
@@ -29,12 +29,9 @@ class Game:
 
     @property
     def points(self) -> float:
-        """The submission's points: a win 1, a draw ½."""
-        if self.record is None:
-            return 0.0
-        if self.record.winner is None:
-            return 0.5
-        return 1.0 if self.record.winner == self.color else 0.0
+        """The submission's points (:func:`referee.records.points`: a win 1, a game without a winner ½); 0 for a
+        game the referee could not play (no record)."""
+        return 0.0 if self.record is None else points(self.record.winner, self.color)
 
     @property
     def lost_by(self) -> str | None:

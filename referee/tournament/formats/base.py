@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 # A format's tables are built from these (re-exported: everything a format needs is imported from here).
 from ..aggregate import Column as Column, GameSummary, Results, RoundRow as RoundRow
+from ...records import points
 from ..problems import ConfigError
 
 if TYPE_CHECKING:
@@ -180,14 +181,10 @@ def winners_of(games: Iterable[GameSummary]) -> dict[int, str | None]:
 
 def first_red_points(winners: Winners, games: Sequence[int]) -> float | None:
     """The points of a mini-match's first Red (Red in its even games, colours alternating), None until every game
-    is in ``winners``.  A game both agents lost by failing (winner None) counts as a draw here, as when pairing."""
+    is in ``winners``.  Each game's points are :func:`referee.records.points`'s (a game without a winner ½ each)."""
     if any(index not in winners for index in games):
         return None
-    points = 0.0
-    for number, index in enumerate(games):
-        winner = winners[index]
-        points += 0.5 if winner is None else float((winner == "RED") == (number % 2 == 0))
-    return points
+    return sum(points(winners[index], "RED" if number % 2 == 0 else "BLUE") for number, index in enumerate(games))
 
 
 def result_text(winners: Winners, games: Sequence[int]) -> str:
