@@ -140,3 +140,18 @@ def signals_held() -> Iterator[None]:
                 handler(arrived[0], None)
             elif handler == signal.SIG_DFL:
                 signal.raise_signal(arrived[0])
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Ask Linux to SIGTERM this helper process when its parent (a tournament, the battleground server) dies, even by
+    SIGKILL; exit at once if the parent is already gone."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # elsewhere a helper still ends when it next reads from its parent's closed pipe
+    if os.getppid() != parent_pid:
+        os._exit(0)  # the parent died before the request was in place

@@ -7,54 +7,52 @@ the page does not allow fails, naming the file and line.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import ROOT
 
-COMPAT = {"referee.game", "referee.cachex", "referee.infinitron", "referee.board", "referee.agentkit"}
-COMMANDS = {
-    "referee.cli", "referee.agent_game", "referee.human_play", "referee.replay", "referee.arguments",
-    "referee.termination",
-    "referee.__main__", "referee.marking",
-}
+#: The page whose table of parts is the rule (its last column: what each part may import).
+DOC = ROOT / "docs" / "architecture.md"
+#: A name the table's last column allows: a module of the framework, or the agents.
+_NAME = re.compile(r"`(referee(?:\.[A-Za-z_][A-Za-z0-9_]*)*|agents)`")
 
-#: Part -> the parts (or, for hosting, the modules) it may import.
-ALLOWED: dict[str, set[str]] = {
-    "referee.games": set(),
-    "referee.limits": set(),
-    "referee.agent_text": set(),
-    "referee.exit_status": set(),
-    "referee.console": set(),
-    "referee.yaml_file": set(),
-    **{part: {"referee.games", "referee.game"} for part in COMPAT},
-    "referee.hosting": {"referee.games", "referee.game.player", "referee.limits"},
-    "referee.core": {"referee.__version__", "referee.games", "referee.hosting.failures", "referee.limits",
-                     "referee.records"},
-    "referee.match": {
-        "referee.core", "referee.games", "referee.hosting", "referee.limits", "referee.records",
-        "referee.termination",
-    },
-    "referee.records": {"referee.games", "referee.hosting.failures"},
-    "referee.render": {
-        "referee.core", "referee.games", "referee.records", "referee.match", "referee.hosting.failures",
-        "referee.hosting.process", "referee.agent_text", "referee.limits",
-    },
-    "referee.tournament": {
-        "referee.core", "referee.match", "referee.records", "referee.limits", "referee.games", "referee.render",
-        "referee.arguments", "referee.termination", "referee.hosting.sandbox", "referee.hosting.failures",
-        "referee.hosting.environment", "referee.agent_text", "referee.exit_status", "referee.yaml_file",
-    },
-    "referee.search": {"referee.games", "referee.arguments", "referee.agent_text", "referee.exit_status"},
-    "referee.battleground": {
-        "referee.__version__", "referee.core", "referee.games", "referee.match", "referee.records", "referee.hosting",
-        "referee.limits", "referee.render", "referee.tournament.ratings", "referee.tournament.executor",
-        "referee.arguments", "referee.termination",
-        "referee.exit_status", "referee.agent_text",
-    },
-    "agents": {"referee.games", "referee.agentkit", "referee.game", "referee.cachex", "referee.board"},
-}
+
+def part_names(cell: str) -> list[str]:
+    """The parts a row of the table is about: each ``referee/...`` path in backticks (``agent_game/`` and the
+    like in the commands' row: under ``referee/``), as a dotted name; ``<g>`` placeholders are not parts."""
+    names = []
+    for path in re.findall(r"`([^`]+)`", cell):
+        if "<" in path or not re.fullmatch(r"[A-Za-z_./]+", path) or not (path.endswith("/") or path.endswith(".py")):
+            continue
+        if not path.startswith(("referee/", "agents/")):
+            path = "referee/" + path
+        names.append(path.rstrip("/").removesuffix(".py").replace("/", "."))
+    return names
+
+
+def documented_rules(text: str) -> tuple[dict[str, set[str]], set[str]]:
+    """The table of parts in ``text``: each part -> the names it may import, and the parts that are commands
+    (*anything*)."""
+    allowed: dict[str, set[str]] = {}
+    commands: set[str] = set()
+    section = text.split("## The parts", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        parts, rule = part_names(cells[0]), cells[2]
+        for name in parts:
+            if "*anything*" in rule:
+                commands.add(name)
+            elif not rule.startswith("("):  # a sub-part's row ("(part of the games: ...)") adds no rule
+                allowed[name] = set(_NAME.findall(rule))
+    return allowed, commands
+
+
+ALLOWED, COMMANDS = documented_rules(DOC.read_text())
 
 
 def module_name(path: Path) -> str:
@@ -121,6 +119,29 @@ def test_imports_point_the_documented_way(path):
     wrong = [f"{path.relative_to(ROOT)}:{line}: {target}" for line, target in imports(path)
              if not allowed(source_part, target)]
     assert not wrong, "imports against docs/architecture.md:\n" + "\n".join(wrong)
+
+
+def test_the_pages_table_is_read_as_the_rule():
+    page = """# x
+
+## The parts
+
+| Part | What it holds | May import |
+|---|---|---|
+| `referee/core.py` | the core | `referee.games`, `referee.hosting.failures` (why, with `words`) |
+| `referee/games/<g>/` | a game | (part of the games) |
+| `referee/cli.py`, `replay/` | commands | *anything* above |
+| `referee/limits.py` | limits | nothing |
+
+## Next
+| `referee/late.py` | not in the table | `referee.core` |
+"""
+    allowed, commands = documented_rules(page)
+    assert allowed == {"referee.core": {"referee.games", "referee.hosting.failures"}, "referee.limits": set()}
+    assert commands == {"referee.cli", "referee.replay"}
+    # The real page: every part of the tree has its row (test_every_part_of_the_tree_is_listed), and these two
+    # rows say what they always said.
+    assert ALLOWED["referee.games"] == set() and "referee.hosting" not in ALLOWED["referee.records"]
 
 
 def test_the_check_catches_a_wrong_direction():

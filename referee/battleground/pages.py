@@ -86,7 +86,7 @@ def build(snapshot: GameSnapshot, target: str) -> Answer:
 
 def worker_start(parent: int) -> None:
     """A worker process's start: it dies with the server, and yields the CPU to it."""
-    from ..tournament.executor import die_with_parent
+    from ..termination import die_with_parent
 
     die_with_parent(parent)
     try:

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..match import AgentEntry, MatchSettings
 from ..records import GameRecord
+from ..termination import die_with_parent
 from .schedule import Job, TournamentPlan
 from .shipping import AgentBundle
 
@@ -114,20 +115,6 @@ def _on_sigterm(signum: int, frame: object) -> None:
     if _in_game:
         raise _Discarded()
     os._exit(0)
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """Ask Linux to SIGTERM this worker when the tournament process dies (even by SIGKILL)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # elsewhere the worker still ends when it next reads from the closed pipe
-    if os.getppid() != parent_pid:
-        os._exit(0)  # the parent died before the request was in place
 
 
 def start_helper(parent_pid: int, on_stop: Callable[[int, Any], object]) -> None:
