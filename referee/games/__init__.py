@@ -10,13 +10,13 @@ lives elsewhere is named in the ``REFEREE_GAMES`` variable
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
 from .base import Game, GameOptionError
-from .registration import Registration, load
+from .plugins import load_named, named_in
+from .registration import Registration
 
 #: The game every command plays when it is not told another (``--game``).
 DEFAULT_GAME = "infexion"
@@ -35,15 +35,7 @@ PLUGIN_ENV = "REFEREE_GAMES"
 
 
 def _plugin_games() -> dict[str, str]:
-    found = {}
-    for entry in filter(None, (e.strip() for e in os.environ.get(PLUGIN_ENV, "").split(","))):
-        name, sep, path = entry.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise GameOptionError(
-                f"{PLUGIN_ENV}: {entry!r} is not name=module (a module with a REGISTRATION) or name=module:Class"
-            )
-        found[name.strip()] = path.strip()
-    return found
+    return named_in(PLUGIN_ENV, GameOptionError, "name=module (a module with a REGISTRATION) or name=module:Class")
 
 
 def _sources() -> dict[str, str]:
@@ -61,10 +53,7 @@ def _load_registration(name: str, path: str) -> Registration:
         cls = Registration(name, path, module_name).game_class()
         types = getattr(cls, "agent_types_module", "") or module_name
         return Registration(name, path, types)
-    try:
-        found = load(module_name).REGISTRATION
-    except (ImportError, AttributeError) as exc:
-        raise GameOptionError(f"game {name!r} ({path}) cannot be loaded: {exc}") from None
+    found = load_named("game", name, module_name, GameOptionError, "REGISTRATION")
     if not isinstance(found, Registration):
         raise GameOptionError(f"game {name!r}: {path}.REGISTRATION is not a Registration")
     if found.name != name:

@@ -7,10 +7,9 @@ one line each.  A format that lives elsewhere is named in the
 """
 from __future__ import annotations
 
-import os
 from functools import cache
-from importlib import import_module
 
+from ...games.plugins import load_named, named_in
 from ..problems import ConfigError
 from .base import Format
 
@@ -31,22 +30,12 @@ PLUGIN_ENV = "REFEREE_FORMATS"
 
 
 def _sources() -> dict[str, str]:
-    found = dict(FORMATS)
-    for entry in filter(None, (e.strip() for e in os.environ.get(PLUGIN_ENV, "").split(","))):
-        name, sep, path = entry.partition("=")
-        if not sep or not name.strip() or ":" not in path:
-            raise ConfigError(f"{PLUGIN_ENV}: {entry!r} is not name=module:Class (a Format subclass)")
-        found[name.strip()] = path.strip()
-    return found
+    return {**FORMATS, **named_in(PLUGIN_ENV, ConfigError, "name=module:Class (a Format subclass)", True)}
 
 
 @cache
 def _load(name: str, path: str) -> type[Format]:
-    module_name, _, class_name = path.partition(":")
-    try:
-        found = getattr(import_module(module_name), class_name)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"format {name!r} ({path}) cannot be loaded: {exc}") from None
+    found = load_named("format", name, path, ConfigError)
     if not (isinstance(found, type) and issubclass(found, Format)):
         raise ConfigError(f"format {name!r}: {path} is not a Format subclass")
     if found.name != name:
