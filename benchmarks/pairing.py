@@ -11,7 +11,7 @@ model (a's expected score 1 / (1 + 10^((b - a)/400))), with draws taking
   playing the same number of games the score orders the agents as the joint
   Bradley-Terry fit does, and costs nothing);
 * Swiss: mini-matches of 2 games (both colours) paired by
-  ``referee.tournament.swiss.pair_round``, for a few round counts; ranked by
+  ``referee.tournament.formats.pairing.pair_round``, for a few round counts; ranked by
   score, then Buchholz, then Sonneborn-Berger, and (the ", fit" rows) by the
   joint fit of the same games;
 * ladder: batches from ``ladder_pairs`` on running ratings (an online Elo
@@ -21,7 +21,7 @@ model (a's expected score 1 / (1 + 10^((b - a)/400))), with draws taking
   (batches of n/2 single games paired from the joint fit of every game so
   far), ranked by the joint fit; only up to ``--format-max`` agents, since it
   refits every batch (an n x n inverse in pure Python);
-* knockout: ``format: knockout``'s bracket (``referee.tournament.knockout``),
+* knockout: ``format: knockout``'s bracket (``referee.tournament.formats.bracket``),
   seeded in a random order (a class has no prior ranking), ties of 2 games
   plus up to two extra pairs; ranked by the round each agent reached (the
   winner first), within a round by the joint fit, and (", fit") by the joint
@@ -41,10 +41,10 @@ from collections.abc import Callable, Sequence
 
 from referee.match import AgentEntry
 from referee.tournament.ratings import bradley_terry
-from referee.tournament import knockout as brackets
+from referee.tournament.formats import bracket as brackets
 from referee.tournament.formats.ladder import Ladder, LadderMemo, ladder_state
 from referee.tournament.schedule import TournamentPlan
-from referee.tournament.swiss import Result, default_rounds, ladder_pairs, pair_round, scores, standings
+from referee.tournament.formats.pairing import Result, default_rounds, ladder_pairs, pair_round, scores, standings
 
 DRAW = 0.2
 SPREAD = 1500.0

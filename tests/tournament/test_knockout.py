@@ -1,4 +1,4 @@
-"""Knockout brackets: the pure rules (referee.tournament.knockout), and a bracket played for real and resumed."""
+"""Knockout brackets: the pure rules (referee.tournament.formats.bracket), and a bracket played for real and resumed."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ from referee.tournament import load_config, run
 from referee.tournament.checks import RecordsRefused, check_records
 from referee.tournament.config import ConfigError, parse_config
 from referee.tournament.journal import GamesFile
-from referee.tournament.knockout import EXTRA_PAIRS, bracket, placings, state, tie_games, total_games
+from referee.tournament.formats.bracket import EXTRA_PAIRS, bracket, placings, state, tie_games, total_games
 from referee.tournament.lineup import build_lineup
 
 from .test_cli import table

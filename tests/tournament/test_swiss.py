@@ -1,4 +1,4 @@
-"""Swiss pairing rules, tie-breaks and the ladder selector (referee.tournament.swiss)."""
+"""Swiss pairing rules, tie-breaks and the ladder selector (referee.tournament.formats.pairing)."""
 from __future__ import annotations
 
 import random
@@ -6,7 +6,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.tournament.swiss import (
+from referee.tournament.formats.pairing import (
     BYE_SCORE, buchholz, default_rounds, ladder_pairs, pair_round, scores, sonneborn_berger, standings,
 )
 

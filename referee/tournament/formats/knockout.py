@@ -1,6 +1,6 @@
 """Knockout: a seeded single-elimination bracket; each tie a mini-match, level ties play on by pairs of games.
 
-The bracket itself is :mod:`referee.tournament.knockout`'s (pure functions of
+The bracket itself is :mod:`referee.tournament.formats.bracket`'s (pure functions of
 the seeds and the results so far).  Each tie owns a fixed block of game
 indices and plays the ones it needs, so every game is a function of the
 records of lower indices: resume and the record checks work as for the others.
@@ -11,7 +11,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import knockout
+from . import bracket as knockout
 from .base import (
     Column, Draw, Format, Pairing, Plan, RoundRow, Winners, at_least_three, result_text, winners_of,
 )

@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Container, Iterable, Mapping, 
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import swiss
+from . import pairing as swiss
 from ..problems import ConfigError
 from ..ratings import bradley_terry
 from .base import (

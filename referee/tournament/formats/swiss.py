@@ -1,6 +1,6 @@
 """Swiss: a few rounds, each pairing agents of similar score so far; each pairing plays a mini-match.
 
-The pairing rules and tie-breaks are :mod:`referee.tournament.swiss`'s (pure
+The pairing rules and tie-breaks are :mod:`referee.tournament.formats.pairing`'s (pure
 functions).  A Swiss plan is played round by round: round ``r`` holds games
 ``[r*G, (r+1)*G)`` (G = pairs per round x games_per_pair), and its pairs come
 from the results of the rounds before it, so they are the same however often
@@ -13,7 +13,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import swiss
+from . import pairing as swiss
 from .base import (
     Column, ConfigFields, Draw, Format, Pairing, Plan, RoundRow, Winners, at_least_three, first_red_points, result_text,
     shared_ranks, winners_of,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .formats.base import first_red_points
+from .base import first_red_points
 
 #: Extra pairs of games a level tie plays before the higher seed goes through.
 EXTRA_PAIRS = 2
