@@ -5,22 +5,25 @@ the server reads what it shows from a :class:`Site`.  Pages are rendered on
 the server, every text a player chose (names, channels, messages, reasons)
 escaped; a game's page then follows the game from the JSON API, inserting the
 server's text only with ``textContent``.  Boards are drawn as the HTML
-replays draw them (:data:`~referee.render.html_replay.BOARD_SCRIPT`, their CSS).
+replays draw them (:func:`~referee.render.html_replay.board_script`, their
+CSS).  The pages' own CSS and scripts are kept in ``assets/``.
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
 from ..records import GameRecord
 from ..render.frames import ReplayError, build_frames
-from ..render.html_replay import BOARD_SCRIPT, board_style, replay_html, script_json
+from ..render.html_replay import board_script, board_style, replay_html, script_json
 
 log = logging.getLogger("referee.battleground")
 
@@ -221,8 +224,15 @@ def _player_link(name: Any) -> str:
     return f'<a href="/players/{html.escape(quote(str(name), safe=""))}">{_e(name)}</a>'
 
 
+@functools.cache
+def _asset(name: str) -> str:
+    """The text of ``assets/<name>`` beside this module, as the pages serve it (read once per process)."""
+    return resources.files(__package__).joinpath(f"assets/{name}").read_text(encoding="utf-8")
+
+
 def _layout(title: str, body: str, script: str = "") -> str:
     scripts = f"\n<script>{script}</script>" if script else ""
+    style = board_style() + _asset("web.css")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -230,7 +240,7 @@ def _layout(title: str, body: str, script: str = "") -> str:
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{_e(title)}</title>
-<style>{board_style()}{_STYLE}</style>
+<style>{style}</style>
 </head>
 <body>
 {body}{scripts}
@@ -296,26 +306,6 @@ def _games_table(games: list[dict[str, Any]], table_id: str, empty: str) -> str:
 #: How often the front page fetches itself again to show the new standings and games (milliseconds).
 FRONT_PAGE_REFRESH_MS = 5000
 
-# The front page keeps itself current: it fetches itself and swaps its <main> when that changed (no reload, so
-# the reader's scroll stays); a failed fetch is retried at the next tick, and a hidden tab does not fetch.
-_FRONT_PAGE_SCRIPT = """
-const live = document.getElementById("live");
-let refreshes = 0;
-async function refresh() {
-  if (document.hidden) return;
-  try {
-    const response = await fetch("/", {cache: "no-store"});
-    if (!response.ok) return;
-    const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("live");
-    if (fresh && fresh.innerHTML !== live.innerHTML) live.innerHTML = fresh.innerHTML;
-    document.body.dataset.refreshes = String(++refreshes);
-  } catch (error) {
-    // The server is restarting or the network dropped: the page keeps what it shows until the next tick.
-  }
-}
-setInterval(refresh, __REFRESH_MS__);
-"""
-
 
 def _front_page(site: Site) -> str:
     games = site.games()
@@ -327,7 +317,10 @@ def _front_page(site: Site) -> str:
             "<h2>Last finished games</h2>\n"
             f"{_games_table(games.get('finished', [])[:FRONT_PAGE_FINISHED], 'finished', 'None yet.')}\n"
             f"{_aborted_section(games.get('aborted', []))}</main>")
-    return _layout(site.title, body, _FRONT_PAGE_SCRIPT.replace("__REFRESH_MS__", str(FRONT_PAGE_REFRESH_MS)))
+    # The page keeps itself current: it fetches itself and swaps its <main> when that changed (no reload, so the
+    # reader's scroll stays); a failed fetch is retried at the next tick, and a hidden tab does not fetch.
+    script = _asset("front-page.js").replace("__REFRESH_MS__", str(FRONT_PAGE_REFRESH_MS))
+    return _layout(site.title, body, script)
 
 
 def _aborted_section(aborted: list[dict[str, Any]]) -> str:
@@ -369,118 +362,4 @@ def _game_page(site: Site, game_id: int, summary: dict[str, Any]) -> str:
 </main>
 <script id="game-data" type="application/json">{data}</script>"""
     title = f"game {game_id}: {summary.get('red')} vs {summary.get('blue')}"
-    return _layout(title, body, BOARD_SCRIPT + _GAME_SCRIPT)
-
-
-_STYLE = """
-main { display: block; }
-table { border-collapse: collapse; font-size: .9rem; margin: .3rem 0 1rem; }
-th, td { border-bottom: 1px solid #ddd; padding: 2px 10px; text-align: left; }
-td.num { text-align: right; font-family: ui-monospace, monospace; }
-#status { font-weight: 600; }
-#problem { color: #b71c1c; font-weight: 600; }
-"""
-
-_GAME_SCRIPT = r"""
-"use strict";
-const G = JSON.parse(document.getElementById("game-data").textContent);
-const board = document.getElementById("board");
-const POLL_MS = 1000;
-let F = null;          // the last frames drawn
-let cellEls = [];
-let busy = false, timer = null, noBoard = false;
-
-async function getJSON(path) {
-  const response = await fetch(path, {cache: "no-store"});
-  let data = null;
-  try { data = await response.json(); } catch (e) { data = null; }
-  if (!response.ok) {
-    const error = new Error((data && data.error) || response.statusText || String(response.status));
-    error.status = response.status;
-    throw error;
-  }
-  return data;
-}
-
-function problem(text) {
-  const p = document.getElementById("problem");
-  p.textContent = text;
-  p.hidden = !text;
-}
-
-// The layout, once per game, as the replays draw it.
-function build() {
-  cellEls = drawBoard(board, F);
-}
-
-// The latest position, with the last action's marks.
-function paint() {
-  const step = F.boards.length - 1;
-  const info = step > 0 ? F.steps[step - 1] : null;
-  paintBoard(cellEls, F, step);
-  document.getElementById("current").textContent =
-    info ? `Action ${step}: ${info.player} plays ${info.action}` : "Start of the game";
-  document.body.dataset.shown = String(step);
-}
-
-function statusOf(record) {
-  const mark = record.extra && record.extra.battleground;
-  if (mark && ["running", "finished", "aborted"].includes(mark.status)) return mark.status;
-  return record.reason === "unfinished" ? "running" : "finished";
-}
-
-function describe(record, status) {
-  const turns = record.actions.length;
-  let text;
-  if (status === "running") text = `Being played: ${turns} actions so far`;
-  else if (status === "aborted") {
-    text = `Aborted after ${turns} actions (the server stopped during the game; not counted)`;
-  }
-  else {
-    const name = record.winner === "RED" ? (record.red_name || record.red) : (record.blue_name || record.blue);
-    const head = record.winner ? `${record.winner} (${name}) wins (${record.reason})` : `Draw (${record.reason})`;
-    text = `Game over after ${turns} actions: ${head}` + (record.message ? ` \u2014 ${record.message}` : "");
-  }
-  document.getElementById("status").textContent = text;
-  document.getElementById("end").hidden = status === "running";
-  document.body.dataset.status = status;
-}
-
-async function poll() {
-  if (busy) return;
-  busy = true;
-  try {
-    const record = await getJSON(`/api/games/${G.id}`);
-    const status = statusOf(record);
-    // The frames only when the game moved on: the record says how far it is.
-    if (!noBoard && (!F || F.steps.length !== record.actions.length)) {
-      try {
-        const frames = await getJSON(`/api/games/${G.id}/frames`);
-        const fresh = !F;
-        F = frames;
-        if (fresh) build();
-        paint();
-      } catch (e) {
-        if (e.status === 404) { noBoard = true; problem("No board to show: " + e.message); } else throw e;
-      }
-    }
-    describe(record, status);
-    if (status !== "running") stop();
-    else if (!noBoard) problem("");
-  } catch (e) {
-    if (e.status === 404) { problem(e.message); stop(); }
-    else problem("lost the server (trying again): " + e.message);
-  } finally {
-    busy = false;
-  }
-}
-
-function stop() {
-  if (timer !== null) { clearInterval(timer); timer = null; }
-  document.body.dataset.polling = "no";
-}
-
-document.body.dataset.polling = "yes";
-timer = setInterval(poll, POLL_MS);
-poll();
-"""
+    return _layout(title, body, board_script() + _asset("game-page.js"))

@@ -20,11 +20,13 @@ and the page.
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import json
 import statistics
 import sys
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from referee.agent_text import csv_cell, inert_line
@@ -194,16 +196,10 @@ def histogram_svg(column: Column) -> str:
     return "".join(parts)
 
 
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-section.test { margin-bottom: 2em; }
-table { border-collapse: collapse; }
-td, th { padding: 0.2em 0.8em; text-align: left; border-bottom: 1px solid #ddd; }
-svg.histogram rect.bar { fill: #4a7bb7; }
-svg.histogram text { font-size: 11px; text-anchor: middle; fill: #333; }
-.skipped li { color: #a33; }
-.unsealed { color: #a33; }
-"""
+@functools.cache
+def _asset(name: str) -> str:
+    """The text of ``assets/<name>`` beside this module, as the page serves it (read once per process)."""
+    return resources.files(__package__).joinpath(f"assets/{name}").read_text(encoding="utf-8")
 
 
 def write_html(
@@ -213,7 +209,7 @@ def write_html(
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8"><title>Marks</title>',
-        f"<style>{STYLE}</style></head><body>",
+        f"<style>{_asset('marks.css')}</style></head><body>",
         f"<h1>Marks: {count} submission{'s' if count != 1 else ''}</h1>",
     ]
     if unsealed:

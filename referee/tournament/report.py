@@ -22,9 +22,11 @@ so a resumed run only adds the new games'.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from collections.abc import Iterable, Sequence
 
@@ -63,81 +65,23 @@ def _table_html(table: Table) -> str:
     return f'<table id="{table.stem}" class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-#: Sorting the tables by any column (click a header; again to reverse) and finding agents in the standings
-#: by name.  Inline and self-contained: the page works offline, from a file, with nothing fetched.  Without
-#: scripts the tables are shown as written (the search box stays hidden).
-_SCRIPT = r"""
-"use strict";
-const ASCENDING_FIRST = new Set(["rank", "Elo rank", "game", "round", "agent", "opponent", "RED", "BLUE", "Red",
-  "Blue", "code", "reached", "higher seed", "lower seed", "result", "reason", "folder"]);
-function sortKey(text) {
-  const t = text.trim().replace(/^[\u00b1+]/, "");
-  if (t === "" || t === "\u2014") return null;
-  if (t === "inf") return Infinity;
-  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
-  return t.toLowerCase();
-}
-function compare(a, b) {
-  if (typeof a === typeof b) return a < b ? -1 : a > b ? 1 : 0;
-  return typeof a === "number" ? -1 : 1;
-}
-for (const table of document.querySelectorAll("table.sortable")) {
-  const body = table.tBodies[0];
-  const rows = Array.from(body.rows);
-  rows.forEach((row, i) => { row.dataset.order = i; });
-  const heads = Array.from(table.tHead.rows[0].cells);
-  heads.forEach((th, column) => {
-    if (!th.textContent.trim()) return;
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "sort";
-    button.textContent = th.textContent;
-    button.title = "sort by " + th.textContent;
-    th.textContent = "";
-    th.appendChild(button);
-    th.setAttribute("aria-sort", "none");
-    button.addEventListener("click", () => {
-      const was = th.getAttribute("aria-sort");
-      const first = ASCENDING_FIRST.has(button.textContent) ? "ascending" : "descending";
-      const now = was === "none" ? first : was === "ascending" ? "descending" : "ascending";
-      heads.forEach(h => h.setAttribute("aria-sort", "none"));
-      th.setAttribute("aria-sort", now);
-      const sign = now === "ascending" ? 1 : -1;
-      const text = row => row.cells[column] ? row.cells[column].textContent : "";
-      const keyed = Array.from(body.rows, row => [sortKey(text(row)), row]);
-      keyed.sort(([a, ra], [b, rb]) => {
-        // Empty cells last either way; equal keys keep the table's own order.
-        if (a === null || b === null) return (a === null) - (b === null) || ra.dataset.order - rb.dataset.order;
-        return sign * compare(a, b) || ra.dataset.order - rb.dataset.order;
-      });
-      for (const [, row] of keyed) body.appendChild(row);
-    });
-  });
-}
-const search = document.getElementById("standings-search");
-const standings = document.getElementById("standings");
-const titles = standings ? Array.from(standings.tHead.rows[0].cells, th => th.textContent) : [];
-const column = titles.indexOf("agent");
-if (search && column >= 0) {
-  const count = document.getElementById("standings-count");
-  const total = standings.tBodies[0].rows.length;
-  const filter = () => {
-    const wanted = search.value.trim().toLowerCase();
-    let shown = 0;
-    for (const row of standings.tBodies[0].rows) {
-      const hit = row.cells[column].textContent.toLowerCase().includes(wanted);
-      row.hidden = !hit;
-      shown += hit;
-    }
-    count.textContent = wanted ? `${shown} of ${total} agents` : `${total} agents`;
-  };
-  search.addEventListener("input", filter);
-  document.getElementById("find").hidden = false;
-  filter();
-}
-"""
-#: The page's policy allows this script and no other, inline or fetched.
-_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+@functools.cache
+def _asset(name: str) -> str:
+    """The text of ``assets/<name>`` beside this module, as the page serves it (read once per process)."""
+    return resources.files(__package__).joinpath(f"assets/{name}").read_text(encoding="utf-8")
+
+
+def _script() -> str:
+    """Sorting the tables by any column (click a header; again to reverse) and finding agents in the standings
+    by name.  Inline and self-contained: the page works offline, from a file, with nothing fetched.  Without
+    scripts the tables are shown as written (the search box stays hidden)."""
+    return _asset("report.js")
+
+
+@functools.cache
+def _script_hash() -> str:
+    """The page's policy allows this script and no other, inline or fetched."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(_script().encode()).digest()).decode()
 
 
 def _crosstable_html(results: Results) -> str:
@@ -293,9 +237,9 @@ def report_html(
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy"
- content="default-src 'none'; style-src 'unsafe-inline'; script-src '{_SCRIPT_HASH}'">
+ content="default-src 'none'; style-src 'unsafe-inline'; script-src '{_script_hash()}'">
 <title>{_cell(title)}</title>
-<style>{_STYLE}</style>
+<style>{_asset('report.css')}</style>
 </head>
 <body>
 <h1>{_cell(title)}</h1>
@@ -318,35 +262,9 @@ def report_html(
 <h2>Games</h2>
 {note}
 {games_table}
-<script>{_SCRIPT}</script>
+<script>{_script()}</script>
 </body>
 </html>
-"""
-
-
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1rem 2rem; color: #222; background: #fafafa; }
-h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; } small { font-weight: normal; color: #666; }
-table { border-collapse: collapse; background: #fff; font-size: .9rem; }
-th, td { border: 1px solid #ddd; padding: .25rem .6rem; text-align: right; }
-th:first-child, td:nth-child(2) { text-align: left; }
-#crosstable th { text-align: left; } #crosstable td { text-align: center; min-width: 4rem; }
-#crosstable td.self { background: #eee; }
-#games td:nth-child(2), #games td:nth-child(3), #games td:nth-child(4), #games td:nth-child(5) { text-align: left; }
-code { background: #eee; padding: 0 .3rem; }
-.left-out { background: #fff4e0; border: 2px solid #e08a00; padding: .2rem 1rem .8rem; margin: 1rem 0; }
-.left-out h2 { margin-top: .6rem; color: #8a4b00; }
-#left_out th, #left_out td { text-align: left; } #left_out td:nth-child(3) { white-space: nowrap; }
-#left_out td:last-child { font-family: monospace; white-space: pre-wrap; }
-#how-played dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; margin: .4rem 0; }
-#how-played dt { font-weight: 600; } #how-played dd { margin: 0; }
-#standings td:last-child { font-family: monospace; }
-button.sort { font: inherit; font-weight: 600; background: none; border: 0; padding: 0; cursor: pointer; }
-th[aria-sort="ascending"] button.sort::after { content: " \\25B2" / ""; }
-th[aria-sort="descending"] button.sort::after { content: " \\25BC" / ""; }
-#find input { font: inherit; width: 16rem; }
-.rule { font-weight: 600; }
-.warning { background: #fde7e9; border: 2px solid #c62828; color: #8e0000; padding: .6rem 1rem; font-weight: 600; }
 """
 
 
