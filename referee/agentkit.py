@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping
 
-from .games import registration
+from .games import DEFAULT_GAME, registration
 from .games.base import Action, GameState
 
 
@@ -28,7 +28,7 @@ class GameView:
     """One agent's copy of the game: the state and the action conversions."""
 
     def __init__(self, color: Any, referee: Mapping[str, Any]):
-        game = registration(referee.get("game", "infexion"))
+        game = registration(referee.get("game", DEFAULT_GAME))
         self.game = game.game_class()(**dict(referee.get("game_options") or {}))
         self.state: GameState = self.game.new_state()
         self.me: int = int(getattr(color, "value", color))

@@ -16,7 +16,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from .core import GameCore, SeatInfo
-from .games import load_game
+from .games import DEFAULT_GAME, load_game
 from .games.base import BLUE, CHANCE, PLAYER_NAMES, RED, Game, GameState
 from .hosting.agent_host import reserved_name
 from .hosting.environment import agent_environment
@@ -146,7 +146,7 @@ class AgentEntry:
 class MatchSettings:
     """Everything about a game except who plays it."""
 
-    game: str = "infexion"
+    game: str = DEFAULT_GAME
     game_options: Mapping[str, Any] = field(default_factory=dict)
     #: Each agent's limits, as the user gave them (CLI or YAML), unless its entry has its own
     #: (:func:`limits_of`); also written to the record.

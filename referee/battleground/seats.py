@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from ..games import game_class, load_game
+from ..games import DEFAULT_GAME, game_class, load_game
 from ..core import GameCore, SeatInfo
 from ..games.base import CHANCE, PLAYER_NAMES, GameState
 from ..limits import Limits
@@ -40,7 +40,7 @@ HELLO_TIMEOUT = 10.0
 
 @dataclass(frozen=True)
 class ServerSettings:
-    game: str = "infexion"
+    game: str = DEFAULT_GAME
     game_options: Mapping[str, Any] = field(default_factory=dict)
     time_limit: float | None = 180.0
     space_limit: float | None = 250.0

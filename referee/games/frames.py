@@ -55,6 +55,8 @@ class Frames:
     #: Values the statuses refer to by index (``status[i]["templates"]`` is an
     #: index into ``shared["templates"]``), so that a long game sends each once.
     shared: dict[str, list[Any]] = field(default_factory=dict)
+    #: Whether a cell's stack shows its number (Infexion's power); False: a cell holds one stone (Cachex).
+    powers: bool = True
 
     def to_json_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -72,6 +74,8 @@ class Frames:
         if self.status:
             data["status"] = self.status
             data["shared"] = self.shared
+        if not self.powers:
+            data["powers"] = False
         return data
 
 

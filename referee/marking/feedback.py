@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from ..agent_text import inert, inert_line
-from ..games import game_class, recorded_game, registration
+from ..games import DEFAULT_GAME, game_class, recorded_game, registration
 from ..games.base import CHANCE, PLAYER_NAMES
 from ..limits import DEFAULT_GRACE, Limits
 from ..records import GameRecord
@@ -271,7 +271,7 @@ def play_command(
     game exactly, as far as the agents are deterministic).
     """
     argv = ["python", "-m", "referee", red.spec, blue.spec]
-    if game != "infexion":
+    if game != DEFAULT_GAME:
         argv += ["--game", game]
     flags = {option.name: option for option in registration(game).options}
     missing = []

@@ -11,6 +11,7 @@ output and a library caller can stay silent.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -133,83 +134,79 @@ def run(
         raise RunError("fresh starts the tournament over; resume and replay_changed continue it: give one of them")
     observer = observer or RunObserver()
     workers = workers or config.workers or os.cpu_count() or 1
-    if executor is None:
-        with make_executor(config.executor, workers, config.scheduler) as made:
-            return run(
-                config, output=output, executor=made, workers=workers, progress=progress, resume=resume, force=force,
-                ship_agents=ship_agents, observer=observer, play=play, limit=limit, replay_changed=replay_changed,
-                fresh=fresh, handle_signals=handle_signals,
-            )
-    started, clock = utc_now(), time.monotonic()  # the run's wall time: agent checks, games, records
-    output = Path(output) if output is not None else config.output
-    foreign = [] if force else foreign_contents(output)
-    if foreign:
-        raise RunError(_foreign_folder(output, foreign))
+    with contextlib.ExitStack() as made:
+        if executor is None:  # made from the config, closed at the end
+            executor = made.enter_context(make_executor(config.executor, workers, config.scheduler))
+        started, clock = utc_now(), time.monotonic()  # the run's wall time: agent checks, games, records
+        output = Path(output) if output is not None else config.output
+        foreign = [] if force else foreign_contents(output)
+        if foreign:
+            raise RunError(_foreign_folder(output, foreign))
 
-    try:
-        lineup = build_lineup(config, workers=workers, progress=progress)
-    except ConfigError as exc:
-        raise RunError(*exc.problems) from None
-    for broken in lineup.broken:
-        observer.broken(broken)
-    plan = lineup.plan
-    if config.ship_agents if ship_agents is None else ship_agents:
         try:
-            bundle = executor.ship_agents(plan)
-        except (ShippingError, ClusterError) as exc:
+            lineup = build_lineup(config, workers=workers, progress=progress)
+        except ConfigError as exc:
+            raise RunError(*exc.problems) from None
+        for broken in lineup.broken:
+            observer.broken(broken)
+        plan = lineup.plan
+        if config.ship_agents if ship_agents is None else ship_agents:
+            try:
+                bundle = executor.ship_agents(plan)
+            except (ShippingError, ClusterError) as exc:
+                raise RunError(str(exc)) from None
+            if bundle is not None:
+                observer.shipped(bundle)
+        problem = executor.check_agents(
+            plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress
+        )  # kept ones forfeit anyway
+        if problem:
+            raise RunError(problem)
+
+        folder = OutputFolder(output, plan)
+        if resume and not folder.holds_a_run():
+            raise RunError(f"--resume: {output} holds no tournament to continue")
+        where = executor.describe()
+        try:
+            with FolderLock(output):
+                broken_meta = [
+                    {"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken
+                ]
+                done, recorded = folder.open({"config": str(config.path), "broken_agents": broken_meta}, fresh=fresh,
+                                             replay_changed=replay_changed)
+                for note in folder.notes:
+                    observer.note(note)
+                observer.starting(plan, config, len(done), where, output)
+                summary = run_plan(
+                    plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit,
+                    observer=observer, handle_signals=handle_signals,
+                )
+                if summary.played:
+                    folder.add_run(run_entry(started, time.monotonic() - clock, summary.played, where))
+                # The tables come from the file, checked again: it may have been written to during the run.
+                noted = len(folder.notes)
+                final = folder.final_records()
+                for note in folder.notes[noted:]:
+                    observer.note(note)
+        except AgentsChanged as exc:
+            raise RunError(str(exc), changes=exc.changes) from None
+        except JournalError as exc:
             raise RunError(str(exc)) from None
-        if bundle is not None:
-            observer.shipped(bundle)
-    problem = executor.check_agents(
-        plan, skip={b.name for b in lineup.broken if b.kept}, progress=progress
-    )  # kept ones forfeit anyway
-    if problem:
-        raise RunError(problem)
 
-    folder = OutputFolder(output, plan)
-    if resume and not folder.holds_a_run():
-        raise RunError(f"--resume: {output} holds no tournament to continue")
-    where = executor.describe()
-    try:
-        with FolderLock(output):
-            broken_meta = [
-                {"name": b.name, "folder": b.folder, "error": b.message, "kept": b.kept} for b in lineup.broken
-            ]
-            done, recorded = folder.open(
-                {"config": str(config.path), "broken_agents": broken_meta}, fresh=fresh, replay_changed=replay_changed
-            )
-            for note in folder.notes:
-                observer.note(note)
-            observer.starting(plan, config, len(done), where, output)
-            summary = run_plan(
-                plan, folder, done, recorded, executor, play=play, sprt=config.sprt, progress=progress, limit=limit,
-                observer=observer, handle_signals=handle_signals,
-            )
-            if summary.played:
-                folder.add_run(run_entry(started, time.monotonic() - clock, summary.played, where))
-            # The tables come from the file, checked again: it may have been written to during the run.
-            noted = len(folder.notes)
-            final = folder.final_records()
-            for note in folder.notes[noted:]:
-                observer.note(note)
-    except AgentsChanged as exc:
-        raise RunError(str(exc), changes=exc.changes) from None
-    except JournalError as exc:
-        raise RunError(str(exc)) from None
-
-    results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan), games_left=summary.recorded < summary.total)
-    results = plan.format.results(plan, results, final)  # its official ranking, columns and rounds
-    # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
-    left_out = read_left_out(folder.meta)
-    observer.tables(results, config.sprt, left_out)
-    title = f"Tournament {plan.name}"
-    try:
-        played = how_played(plan.describe(), config.sprt, folder.read_meta(), results)
-    except JournalError:
-        played = []  # tournament.json was spoilt since: the report goes without its settings block
-    written = write_files(results, output, title, config.sprt, left_out, played)
-    try:
-        written += write_report(results, folder.games, output, title, config.sprt, left_out, played)
-    except JournalError as exc:  # the file changed again since it was checked
-        raise RunError(str(exc)) from None
-    return TournamentRun(results, summary, output, folder.games.path, where, written, left_out, plan)
+        results = aggregate(final, sprt=config.sprt, tested=tested_agent(plan),
+                            games_left=summary.recorded < summary.total)
+        results = plan.format.results(plan, results, final)  # its official ranking, columns and rounds
+        # The folders that failed to load never played, so games.jsonl knows nothing of them; tournament.json does.
+        left_out = read_left_out(folder.meta)
+        observer.tables(results, config.sprt, left_out)
+        title = f"Tournament {plan.name}"
+        try:
+            played = how_played(plan.describe(), config.sprt, folder.read_meta(), results)
+        except JournalError:
+            played = []  # tournament.json was spoilt since: the report goes without its settings block
+        written = write_files(results, output, title, config.sprt, left_out, played)
+        try:
+            written += write_report(results, folder.games, output, title, config.sprt, left_out, played)
+        except JournalError as exc:  # the file changed again since it was checked
+            raise RunError(str(exc)) from None
+        return TournamentRun(results, summary, output, folder.games.path, where, written, left_out, plan)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 
-from ..games import game_names, load_game
+from ..games import DEFAULT_GAME, game_names, load_game
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
 from ..hosting.sandbox import MODES as SANDBOX_MODES
@@ -365,7 +365,7 @@ def _parse_config(text: str, path: Path, agents_from: Path | None) -> Tournament
         fail("name", f"must be letters, digits and _ . + - (it names the output folder), not {shown(name)}")
         name = path.stem
 
-    game = data.get("game", "infexion")
+    game = data.get("game", DEFAULT_GAME)
     game_options = data.get("game_options") or {}
     if not isinstance(game, str) or game not in game_names():
         fail("game", f"unknown game {shown(game)}; known games: {', '.join(game_names())}")

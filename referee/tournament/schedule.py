@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Container, Iterable, Iterator, Mapping
 
-from ..games import game_class
+from ..games import DEFAULT_GAME, game_class
 from ..limits import DEFAULT_GRACE, SIDE_LIMITS, Limits
 from ..match import AgentEntry, MatchSettings
 from .formats.base import Draw, Format
@@ -31,7 +31,7 @@ class TournamentPlan:
     #: The format with its own settings (:mod:`.formats`).
     format: Format = field(default_factory=RoundRobin)
     games_per_pair: int = 2
-    game: str = "infexion"
+    game: str = DEFAULT_GAME
     game_options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = Limits()
     seed: int = 0

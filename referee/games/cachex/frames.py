@@ -31,7 +31,7 @@ def cachex_frames(actions: Sequence[str], state: Any) -> Frames:
         {"color": "blue", "points": [xy(r, -edge) for r in range(n)]},
         {"color": "blue", "points": [xy(r, n - 1 + edge) for r in range(n)]},
     ]
-    frames = Frames("cachex", cells, sides, legend=LEGEND, score_names=["cells"])
+    frames = Frames("cachex", cells, sides, legend=LEGEND, score_names=["cells"], powers=False)
 
     def board_string() -> str:
         b = state.board

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...games import game_names, load_game
+from ...games import DEFAULT_GAME, game_names, load_game
 from ...games.agent_kwargs import REFEREE_KWARGS
 from ...games.base import GameOptionError
 from ...hosting.sandbox import MODES as SANDBOX_MODES
@@ -240,7 +240,7 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     reader = _Reader(doc)
     reader.fields((), data, TOP_FIELDS)
 
-    game = data.get("game", "infexion")
+    game = data.get("game", DEFAULT_GAME)
     game_options = data.get("game_options") or {}
     if game not in game_names():
         reader.fail(("game",), f"must be one of {', '.join(game_names())}, not {shown(game)}")

@@ -68,7 +68,8 @@ function paintBoard(cellEls, F, step) {
       g.setAttribute("data-owner", owner);
       g.setAttribute("data-power", String(power));
       g.setAttribute("class", "cell " + (mark[i] || ""));
-      g.querySelector("text.power").textContent = owner && F.game !== "cachex" ? String(power) : "";
+      // A game whose cells hold one stone each (Cachex) says so in its frames: no number on its cells.
+      g.querySelector("text.power").textContent = owner && F.powers !== false ? String(power) : "";
     });
     return null;
   }
