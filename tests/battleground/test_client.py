@@ -35,9 +35,9 @@ from tests.helpers import ROOT, wait_until
 pytest.importorskip("websockets.sync.server")
 from websockets.sync.server import ServerConnection, serve  # noqa: E402
 
-from referee.battleground.client import (  # noqa: E402
-    Client, ClientOptions, printable, reconnect_wait, server_identity, stored_token, token_file,
-)
+from referee.battleground.client import Client, ClientOptions, printable  # noqa: E402
+from referee.battleground.identity import server_identity, stored_token, token_file  # noqa: E402
+from referee.battleground.reconnect import reconnect_wait  # noqa: E402
 
 #: What a hostile opponent (or server) might put in a text the client prints: clear the screen, a fake result
 #: line after a carriage return, a window title (OSC 0), a clipboard write (OSC 52), a bell, C1's CSI, a NUL,

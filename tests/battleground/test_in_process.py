@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 import random
 from pathlib import Path
 from typing import Any
@@ -210,7 +211,10 @@ def replay_state(record: GameRecord) -> Any:
 
 
 def run(coroutine: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coroutine, 60))
+    """Run ``coroutine`` to its end (at most 60 s) in a thread of its own: a test before it on this worker may
+    leave an event loop running in the main thread (Playwright's sync API does)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(coroutine, 60)).result()
 
 
 def finished_record(ground: Battleground) -> GameRecord:

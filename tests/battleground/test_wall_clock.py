@@ -22,7 +22,7 @@ from tests.battleground.sides import Server
 from tests.helpers import ROOT
 
 pytest.importorskip("websockets.sync.client")
-from referee.battleground.client import WALL_MARGIN  # noqa: E402
+from referee.battleground.wall_clock import WALL_MARGIN  # noqa: E402
 
 CLOCKS = "tests/battleground/fixture_agents/clocks"
 TIME_LIMIT = 20.0
