@@ -243,16 +243,23 @@ def test_a_game_played_by_two_fake_clients_is_refereed_stored_and_rated(ground: 
     assert ground.standings.games == 1
 
 
+async def dropped_mid_game(ground: Battleground, seed: int) -> tuple[FakeClient, asyncio.Future[None]]:
+    """ann and bob start a game; asked for its move after two actions, ann's connection drops instead of
+    answering.  ann, and bob playing on."""
+    ann, bob = FakeClient(ground, "ann", seed), FakeClient(ground, "bob", seed + 1)
+    ann.connect()
+    bob.connect()
+    bob_plays = asyncio.ensure_future(bob.answer())
+    await ann.answer(until_actions=2)
+    ann.conn.drop()
+    return ann, bob_plays
+
+
 def test_a_client_back_within_the_grace_period_gets_the_game_so_far_and_plays_on(ground: Battleground):
     async def play() -> None:
-        ann, bob = FakeClient(ground, "ann", 3), FakeClient(ground, "bob", 4)
-        ann.connect()
-        bob.connect()
-        bob_plays = asyncio.ensure_future(bob.answer())
-        await ann.answer(until_actions=2)  # asked for its move, it drops instead of answering
+        ann, bob_plays = await dropped_mid_game(ground, 3)
         [game_id] = ground.live
         played = list(ground.live[game_id].actions)
-        ann.conn.drop()
         await until(lambda: ground.players["ann"].conn is None, "the drop seen")
         ann.connect(games=0)  # back, only for the game in play
         await until(lambda: ann.messages("start"), "the game so far")
@@ -267,12 +274,7 @@ def test_a_client_back_within_the_grace_period_gets_the_game_so_far_and_plays_on
 
 def test_a_client_not_back_within_the_grace_period_loses_on_disconnected_and_its_game_replays(ground: Battleground):
     async def play() -> None:
-        ann, bob = FakeClient(ground, "ann", 5), FakeClient(ground, "bob", 6)
-        ann.connect()
-        bob.connect()
-        bob_plays = asyncio.ensure_future(bob.answer())
-        await ann.answer(until_actions=2)
-        ann.conn.drop()
+        ann, bob_plays = await dropped_mid_game(ground, 5)
         await bob_plays
         await ground.close()
 

@@ -83,6 +83,11 @@ function fillButtons() {
   if (key === buttonsKey) return;
   buttonsKey = key;
   const box = document.getElementById("buttons");
+  fillButtons(box, actions);
+}
+
+// One button per action in ``box`` (what was there goes), each sending its action.
+function fillButtons(box, actions) {
   while (box.firstChild) box.removeChild(box.firstChild);
   for (const a of actions) {
     const button = document.createElement("button");
@@ -105,14 +110,7 @@ let choosing = [];
 function offer(actions, text) {
   choosing = actions;
   const box = document.getElementById("choice-buttons");
-  while (box.firstChild) box.removeChild(box.firstChild);
-  for (const a of actions) {
-    const button = document.createElement("button");
-    button.textContent = a;
-    button.dataset.action = a;
-    button.onclick = () => send(a);
-    box.append(button, " ");
-  }
+  fillButtons(box, actions);
   document.getElementById("choices-text").textContent = text;
   document.getElementById("choices").hidden = !actions.length;
 }
