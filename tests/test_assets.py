@@ -85,6 +85,18 @@ def html_problem(text: str) -> str | None:
     return parser.problems[0] if parser.problems else None
 
 
+def js_problem(text: str) -> str | None:
+    """A function declared twice at the top of a script (the second silently replaces the first), or None."""
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        declared = re.match(r"(?:async\s+)?function\s+([A-Za-z_$][\w$]*)", line)
+        if declared:
+            if declared[1] in seen:
+                return f"line {number}: function {declared[1]} declared again (first on line {seen[declared[1]]})"
+            seen[declared[1]] = number
+    return None
+
+
 def test_asset_files_are_there_shipped_and_well_formed():
     assets = read_assets()
     assert len(set(assets.values())) >= 5, "the pages' modules read their assets with _asset()"
@@ -99,9 +111,10 @@ def test_asset_files_are_there_shipped_and_well_formed():
     # The checks themselves catch what they are for.
     assert css_problem("a { color: red; ") and css_problem("a { } }") and not css_problem('a::after { content: "{" }')
     assert html_problem("<p><b>x</p></b>") and html_problem("<div>") and not html_problem("<p>a<br><input></p>")
+    assert js_problem("function a() {}\nfunction b() {}\nfunction a(x) {}") and not js_problem("function a() {}")
     problems = []
     for path in sorted(assets):
-        check = {".css": css_problem, ".html": html_problem}.get(path.suffix)
+        check = {".css": css_problem, ".html": html_problem, ".js": js_problem}.get(path.suffix)
         problem = check(path.read_text(encoding="utf-8")) if check else None
         if problem:
             problems.append(f"{path.relative_to(ROOT)}: {problem}")

@@ -83,11 +83,11 @@ function fillButtons() {
   if (key === buttonsKey) return;
   buttonsKey = key;
   const box = document.getElementById("buttons");
-  fillButtons(box, actions);
+  buttonRow(box, actions);
 }
 
 // One button per action in ``box`` (what was there goes), each sending its action.
-function fillButtons(box, actions) {
+function buttonRow(box, actions) {
   while (box.firstChild) box.removeChild(box.firstChild);
   for (const a of actions) {
     const button = document.createElement("button");
@@ -110,7 +110,7 @@ let choosing = [];
 function offer(actions, text) {
   choosing = actions;
   const box = document.getElementById("choice-buttons");
-  fillButtons(box, actions);
+  buttonRow(box, actions);
   document.getElementById("choices-text").textContent = text;
   document.getElementById("choices").hidden = !actions.length;
 }
