@@ -6,17 +6,13 @@ driven in the system's headless Chromium (``browser`` is in conftest.py).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -25,65 +21,14 @@ from referee.games.infinitron.rules import ALL_DEFINES, all_armoured_defines
 from referee.hosting.sandbox import probe
 from referee.records import GameRecord
 from referee.render.frames import build_frames
-from tests.render.test_html_replay import seconds
-from tests.test_human_cli import agents_with_hash_seed
 from tests.helpers import ROOT, run_referee, wait_until
+from tests.support.human_play import WAIT, Server, agents_with_hash_seed, cell, settled
+from tests.support.pages import seconds
 
 RANDOM = "agents.random_agent"
 SLEEPER = "tests.hosting.fixture_agents.misbehave:Sleeps"  # thinks for ten minutes
-WAIT = 120.0  # generous: only a hung server ever reaches it
 STEAL = 'button[data-action="STEAL"]'  # an action without a cell to click is a button
 NIM = "nim=tests.fixtures.nim.registration"  # docs/adding-a-game.md's game, from outside the package
-
-
-class Server:
-    """``python -m referee play --web --no-open --port 0 ...`` as a subprocess, and requests to it."""
-
-    def __init__(self, *args: str, games: str | None = None):
-        env = dict(os.environ, REFEREE_GAMES=games) if games else None  # games: a plug-in game (REFEREE_GAMES)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee", "play", "--web", "--no-open", "--port", "0", *args],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        )
-        assert self.proc.stdout is not None
-        self.lines: list[str] = []
-        for line in self.proc.stdout:
-            self.lines.append(line)
-            found = re.search(r"playing on (http://127\.0\.0\.1:\d+)/", line)
-            if found:
-                self.url = found[1]
-                return
-        raise AssertionError(f"the server did not start: {''.join(self.lines)}{self.proc.stderr.read()}")
-
-    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
-                raw: bytes | None = None) -> tuple[int, Any]:
-        """The status and the decoded JSON answer (the text, for HTML)."""
-        data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-        heads = {"Content-Type": "application/json"} if body is not None else {}
-        heads.update(headers or {})
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers=heads)
-        try:
-            with urllib.request.urlopen(request, timeout=WAIT) as response:
-                status, kind, text = response.status, response.headers["Content-Type"], response.read().decode()
-        except urllib.error.HTTPError as error:
-            status, kind, text = error.code, error.headers["Content-Type"], error.read().decode()
-        return status, json.loads(text) if kind.startswith("application/json") else text
-
-    def get(self, path: str) -> Any:
-        status, data = self.request("GET", path)
-        assert status == 200, data
-        return data
-
-    def post(self, path: str, body: Any = None) -> Any:
-        status, data = self.request("POST", path, body if body is not None else {})
-        assert status == 200, data
-        return data
-
-    def stop(self, sig: int = signal.SIGINT) -> tuple[int, str, str]:
-        """Send ``sig``; the exit status, standard output and error."""
-        self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=WAIT)
-        return self.proc.returncode, "".join(self.lines) + out, err
 
 
 @pytest.fixture(scope="module")
@@ -220,15 +165,6 @@ def board_of(actions: list[str]) -> dict[tuple[int, int], tuple[str, int]]:
     for text in actions:
         state.apply_checked(state.parse_action(text))
     return {(r, q): ("RED" if o == 0 else "BLUE", p) for r, q, o, p in state.cells()}
-
-
-def cell(page, r: int, q: int):
-    return page.locator(f'svg#board g.cell[data-r="{r}"][data-q="{q}"]')
-
-
-def settled(page, actions: int) -> None:
-    """Wait until the page shows ``actions`` actions and nothing is moving or pending."""
-    page.wait_for_selector(f'body[data-idle="yes"][data-shown="{actions}"]', timeout=WAIT * 1000)
 
 
 def test_a_person_plays_by_clicks_in_a_real_browser(server, browser):

@@ -19,14 +19,13 @@ from typing import Any
 import pytest
 
 from referee.records import GameRecord
+from tests.battleground.sides import (
+    Honest, RawSide, Server, finished_row, hello, opened, raw_connect, receive, replay, unharmed,
+)
 from tests.helpers import wait_until
 
 pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import ConnectionClosed  # noqa: E402
-
-from tests.battleground.test_battleground import (  # noqa: E402
-    RawSide, Server, finished_row, hello, raw_connect, receive, replay,
-)
 
 #: The server's settings here: 1 s of CPU (1.25 s of wall clock a side), a 2 s grace, 3 s to get ready.
 WALL = 1.25
@@ -43,20 +42,6 @@ def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from unharmed(tmp_path_factory.mktemp("roomy"), "-t", "60", "--grace", "2")
 
 
-def opened(server: Server) -> Any:
-    """A connection to the server that the test closes itself (when it is not one ``with`` block's)."""
-    return raw_connect(server).__enter__()
-
-
-def unharmed(folder: Path, *options: str) -> Iterator[Server]:
-    """A server (agents unsealed) for a module's tests; after them, its log shows that nothing failed inside it,
-    whatever they sent."""
-    server = Server(folder, "--sandbox", "off", *options)
-    yield server
-    server.kill()
-    assert "Traceback" not in server.text() and "internal error" not in server.text(), server.text()
-
-
 def _holding(server: Server, name: str, channel: str) -> tuple[threading.Event, Honest, Any, RawSide]:
     """A game on ``channel`` between an honest side and the test's, once the test's side has made its first
     move: the honest side thinks (its move held) until the event returned is set."""
@@ -69,33 +54,6 @@ def _holding(server: Server, name: str, channel: str) -> tuple[threading.Event, 
     go.clear()
     me.send_action(me.action())
     return go, honest, ws, me
-
-
-class Honest(threading.Thread):
-    """An honest side playing random legal moves at once, in a thread; its game's ``end`` when over."""
-
-    def __init__(self, server: Server, name: str, channel: str, wait_before_move: threading.Event | None = None):
-        super().__init__(daemon=True)
-        self.ws = opened(server)
-        self.side = RawSide(self.ws, name, channel)
-        self.wait_before_move = wait_before_move
-        self.end: dict[str, Any] | None = None
-        self.start()
-
-    def run(self) -> None:
-        try:
-            while True:
-                message = self.side.until_play()
-                if message["type"] == "end":
-                    self.end = message
-                    return
-                if self.wait_before_move is not None:
-                    self.wait_before_move.wait(30)
-                self.side.send_action(self.side.action())
-        except ConnectionClosed:
-            pass
-        finally:
-            self.ws.close()
 
 
 def _play_until_asked(side: RawSide) -> dict[str, Any]:

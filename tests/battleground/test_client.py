@@ -480,10 +480,9 @@ def test_a_game_a_server_crash_aborted_is_not_counted_and_played_again(tmp_path)
     Each client comes back (its hello counts the game it was in: 0 more), hears that game was aborted, and asks
     again for its one game, which is then played: each ends with one finished game and a zero exit."""
     port = str(_free_port())
-    db = tmp_path / "bg.sqlite"
     # The grace (which the clients also take as the time they may spend reconnecting) outlasts the restart.
     flags = ("-t", "30", "--grace", "60", "--port", port)
-    server = Server(db, *flags)
+    server = Server(tmp_path, *flags)
     clients: list[subprocess.Popen[str]] = []
     try:
         clients = [sides_client(server, SLOW, name, tmp_path, "--channel", "c", "--games", "1", "--sandbox", "off")
@@ -491,7 +490,7 @@ def test_a_game_a_server_crash_aborted_is_not_counted_and_played_again(tmp_path)
         first = wait_until(lambda: [game for game in server.get("/api/games")["running"] if game["turns"] >= 4],
                            60, "a game under way")[0]["id"]
         server.kill()
-        server = Server(db, *flags)
+        server = Server(tmp_path, *flags, db=server.db, log_name="server-2.log")
         said = [client.communicate(timeout=120)[0] for client in clients]
         for name, client, text in zip(("alice", "bob"), clients, said):
             assert client.returncode == 0, text
@@ -517,7 +516,7 @@ def test_a_game_a_server_crash_aborted_is_not_counted_and_played_again(tmp_path)
 
 
 def test_the_real_server_knows_a_name_at_any_spelling_of_its_address(tmp_path):
-    server = Server(tmp_path / "bg.sqlite", "-t", "30", "--house", "greedy=agents.greedy", "--sandbox", "off")
+    server = Server(tmp_path, "-t", "30", "--house", "greedy=agents.greedy", "--sandbox", "off")
     try:
         server_id = server.get("/api/server")["server_id"]
         env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
@@ -545,7 +544,7 @@ def test_the_real_server_knows_a_name_at_any_spelling_of_its_address(tmp_path):
 @pytest.mark.parametrize("spelling", [["--game=cachex"], ["--game", "cachex"]])
 def test_serve_takes_the_game_in_either_spelling_with_its_own_options(tmp_path, spelling):
     """``--game=cachex -n 5`` once stopped with "unrecognized option '-n'": the game was read only as ``--game X``."""
-    server = Server(tmp_path / "bg.sqlite", *spelling, "-n", "5")
+    server = Server(tmp_path, *spelling, "-n", "5")
     try:
         assert server.get("/api/server")["game"] == "cachex"
     finally:

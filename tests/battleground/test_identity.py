@@ -16,13 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.battleground.sides import Client, Server, closed_after, hello, raw_connect, receive, running
 from tests.helpers import ROOT, wait_until
 
 pytest.importorskip("websockets.sync.client")
-
-from tests.battleground.test_battleground import (  # noqa: E402
-    Client, Server, closed_after, hello, raw_connect, receive, running,
-)
 
 
 def _command_lines() -> list[list[str]]:

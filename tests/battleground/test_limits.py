@@ -15,14 +15,13 @@ from pathlib import Path
 import pytest
 
 from referee.records import GameRecord
+from tests.battleground.sides import (
+    Client, RawSide, Server, closed_after, finished_row, hello, raw_connect, receive, replay, running,
+)
 from tests.helpers import wait_until
 
 pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import ConnectionClosed  # noqa: E402
-
-from tests.battleground.test_battleground import (  # noqa: E402
-    Client, RawSide, Server, closed_after, finished_row, hello, raw_connect, receive, replay, running,
-)
 
 HELLO_TIMEOUT = 2
 BURST = 20

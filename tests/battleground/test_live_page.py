@@ -25,7 +25,7 @@ websockets_client = pytest.importorskip("websockets.sync.client")
 
 @pytest.fixture
 def server(tmp_path: Path):
-    running = Server(tmp_path / "bg.sqlite", "-t", "60")
+    running = Server(tmp_path, "-t", "60")
     try:
         yield running.port
     finally:

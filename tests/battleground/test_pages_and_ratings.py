@@ -18,12 +18,10 @@ from typing import Any
 import pytest
 
 from referee.battleground.store import Store
+from tests.battleground.sides import Honest, RawSide, Server, finished_row, raw_connect, unharmed
 from tests.helpers import wait_until
 
 pytest.importorskip("websockets.sync.client")
-
-from tests.battleground.test_attacks import Honest, unharmed  # noqa: E402
-from tests.battleground.test_battleground import RawSide, Server, finished_row, raw_connect  # noqa: E402
 
 
 def _status(server: Server, path: str) -> int:

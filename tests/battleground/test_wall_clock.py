@@ -46,7 +46,7 @@ def games_told(log: Path) -> list[list[dict[str, Any]]]:
 
 
 def test_the_agent_is_told_the_servers_wall_clock_a_little_below_the_servers_own(tmp_path: Path):
-    server = Server(tmp_path / "bg.sqlite", "-t", str(TIME_LIMIT), "--house", "greedy=agents.greedy",
+    server = Server(tmp_path, "-t", str(TIME_LIMIT), "--house", "greedy=agents.greedy",
                     "--sandbox", "off")
     log = tmp_path / "clocks.jsonl"
     records = tmp_path / "olive.jsonl"

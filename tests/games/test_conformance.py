@@ -10,15 +10,14 @@ import random
 import pytest
 
 from referee.games import load_game
-from referee.games.base import BLUE, CHANCE, RED, IllegalActionError
+from referee.games.base import CHANCE, IllegalActionError
+from tests.games.interface import GAMES_PER_CONFIG, random_games_conform
 
 #: (game name, options, maximum number of actions a game can last)
 GAME_CONFIGS = [
     ("infexion", {}, 343),
     *(("cachex", {"n": n}, 343) for n in (4, 5, 7, 11)),
 ]
-
-GAMES_PER_CONFIG = 12
 
 # Infinitron: whole 343-turn games with chaos off and on (the seed places the
 # neutral cities; chance draws from the suite's seeded RNG).  A turn is many
@@ -44,53 +43,7 @@ def config(request):
 
 def test_random_games_conform(config):
     name, options, max_actions = config
-    game = load_game(name, **options)
-    allowed_reasons = set(game.reasons)
-    for seed in range(GAMES_OF.get(name, GAMES_PER_CONFIG)):
-        rng = random.Random(seed)
-        state = game.new_state()
-        actions_played = 0
-        while not state.is_over:
-            before_player = state.current_player
-            assert before_player in (RED, BLUE, CHANCE)
-            if before_player == CHANCE:
-                # Chance acts (e.g. a chaos event): drawn from a seeded RNG, legal, with a canonical text.
-                action = state.sample_chance(rng)
-                assert state.is_legal(action), f"chance drew {state.action_to_str(action)}, which is not legal"
-                text = state.action_to_str(action)
-                assert state.parse_action(text) == action, f"{text} must parse back"
-                assert state.action_kind(action) == text.split("(")[0], f"{text}'s kind"
-            else:
-                legal = state.legal_actions()
-                assert legal, "a game that is not over has a legal action"
-                assert len(set(legal)) == len(legal), "no action listed twice"
-                for candidate in legal:
-                    text = state.action_to_str(candidate)
-                    assert state.parse_action(text) == candidate, f"{text} must parse back"
-                    assert state.is_legal(candidate)
-                    assert state.action_kind(candidate) == text.split("(")[0], f"{text}'s kind"
-                action = rng.choice(legal)
-            before_key = state.key()
-            before_count = state.move_count
-            snapshot = state.copy()
-            assert snapshot == state and snapshot.key() == state.key()
-
-            state.apply(action)
-            assert state.move_count == before_count + 1
-            assert snapshot.key() == before_key, "a copy is independent of the original"
-            state.undo()
-            assert state == snapshot and state.key() == before_key
-            assert state.current_player == before_player
-            state.apply_checked(action)
-            actions_played += 1
-            assert actions_played <= max_actions
-
-        outcome = state.outcome
-        assert outcome is not None and outcome.reason in allowed_reasons
-        assert outcome.winner in (0, 1, None)
-        assert state.legal_actions() == []
-        with pytest.raises(IllegalActionError):
-            state.apply_checked(action)
+    random_games_conform(name, options, max_actions, GAMES_OF.get(name, GAMES_PER_CONFIG))
 
 
 def test_illegal_actions_are_rejected_with_the_action_named(config):

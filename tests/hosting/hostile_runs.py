@@ -28,7 +28,7 @@ from pathlib import Path
 from tests.helpers import ROOT, run_referee
 
 from .hostile.common import PREFIX, helper_name, victim_name
-from .test_isolation import alive, assert_nothing_left, referee
+from .runs import alive, assert_nothing_left, referee
 
 HOSTILE = "tests.hosting.hostile"
 VICTIM = f"{HOSTILE}.victim:Victim"
@@ -183,7 +183,7 @@ def play(
 ) -> Game:
     """One game at ``-v 3`` from the copy ``tree``, with the sandbox required (or, ``sealed=False``, off).
 
-    Like test_isolation.referee (which it uses): afterwards no process of the
+    Like runs.referee (which it uses): afterwards no process of the
     game may be alive.  ``env``: more environment variables for the referee.
     """
     mode = SEALED if sealed else ["--sandbox", "off"]

@@ -11,63 +11,17 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from referee.hosting.process import OUTPUT_LIMIT_ENV
 from referee.hosting.sandbox import probe
 from tests.helpers import ROOT, run_referee, wait_until
+from tests.hosting import runs
+from tests.hosting.runs import FIX, RANDOM, alive, assert_nothing_left, processes_of, pythons_of
 from tests.sandboxing import require_sandbox
-
-FIX = "tests.hosting.fixture_agents.misbehave"
-RANDOM = "agents.random_agent"
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
-def processes_of(marker: str) -> list[int]:
-    """Living processes whose environment carries ``REFEREE_TEST_PIDS=marker``.
-
-    Every agent process of a game, and everything an agent starts, inherits
-    the referee's environment, so this finds what a game left behind (both
-    agents and any descendants, detached or not) without trusting the agents
-    to say who they are.
-    """
-    needle = f"REFEREE_TEST_PIDS={marker}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                environ = f.read().split(b"\0")
-        except OSError:
-            continue
-        if needle in environ and alive(int(entry)):
-            found.append(int(entry))
-    return found
-
-
-def pythons_of(marker: str) -> list[int]:
-    """Those of :func:`processes_of` that run Python (not bwrap, nor a command a probe runs)."""
-    found = []
-    for pid in processes_of(marker):
-        try:
-            with open(f"/proc/{pid}/comm") as f:
-                if f.read().startswith("python"):
-                    found.append(pid)
-        except OSError:
-            continue
-    return found
 
 
 def sleeping(pid: int) -> bool:
@@ -77,16 +31,6 @@ def sleeping(pid: int) -> bool:
             return "nanosleep" in f.read()
     except OSError:
         return False
-
-
-def assert_nothing_left(marker: str) -> None:
-    left = processes_of(marker)
-    for _ in range(20):  # killed processes may take a moment to be reaped
-        if not left:
-            return
-        time.sleep(0.05)
-        left = processes_of(marker)
-    assert not left, f"processes left behind: {left}"
 
 
 def test_the_leftover_check_sees_a_detached_process_with_the_marker(tmp_path):
@@ -121,25 +65,10 @@ def sandbox_mode(request, monkeypatch):
 
 
 def referee(
-    tmp_path: Path, red: str, blue: str, *options: str, timeout: float = 60, cwd: Path = ROOT, env: dict | None = None
-):
-    """Run one game; returns (exit status, record dict, stdout, stderr, pids).
-
-    ``cwd``: where the referee runs (and imports the agents from); ``env``:
-    extra environment variables.  Afterwards no process of the game may be
-    alive, whoever started it.  ``pids`` are those the agents could note
-    (none when sealed: the file is out of their sight).
-    """
-    record = tmp_path / "record.json"
-    pids = tmp_path / "pids.txt"
-    env = dict(os.environ, **(env or {}), REFEREE_TEST_PIDS=str(pids))
-    proc = run_referee(
-        "-v", "1", "--record", str(record), *SANDBOX, *options, red, blue, cwd=cwd, env=env, timeout=timeout
-    )
-    data = json.loads(record.read_text()) if record.exists() else None
-    noted = [int(x) for x in pids.read_text().split()] if pids.exists() else []
-    assert_nothing_left(str(pids))
-    return proc.returncode, data, proc.stdout, proc.stderr, noted
+    tmp_path: Path, red: str, blue: str, *options: str, **where: Any
+) -> tuple[int, dict | None, str, str, list[int]]:
+    """:func:`tests.hosting.runs.referee` with this module's sandbox setting (``sandbox_mode``'s)."""
+    return runs.referee(tmp_path, red, blue, *SANDBOX, *options, **where)
 
 
 def assert_verdict(result, winner, reason, fragment=None):

@@ -6,7 +6,6 @@ falls back to, what each records, and what part of the tree an agent sees.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -17,25 +16,9 @@ import pytest
 from referee.games import game_names, registrations
 from referee.hosting.mounts import AGENT_SIDE, REFEREE_ROOT, _module_paths, bwrap_command, course_surfaces
 from referee.hosting.sandbox import CGROUP_ENV
-from tests.hosting.test_isolation import assert_nothing_left
-from tests.helpers import ROOT, run_referee, wait_until
+from tests.helpers import ROOT, wait_until
+from tests.hosting.runs import FIX, RANDOM, assert_nothing_left, game, processes_of, pythons_of
 from tests.sandboxing import require_sandbox
-
-FIX = "tests.hosting.fixture_agents.misbehave"
-RANDOM = "agents.random_agent"
-
-
-def game(
-    tmp_path: Path, *args: str, env: dict[str, str] | None = None
-) -> tuple[subprocess.CompletedProcess, dict | None]:
-    record = tmp_path / "record.json"
-    marker = str(tmp_path / "marker")
-    proc = run_referee(
-        "-v", "1", "--record", str(record), *args, timeout=120,
-        env={**os.environ, **(env or {}), "REFEREE_TEST_PIDS": marker},
-    )
-    assert_nothing_left(marker)
-    return proc, (json.loads(record.read_text()) if record.exists() else None)
 
 
 def no_bwrap_path(tmp_path: Path) -> str:
@@ -210,8 +193,6 @@ def test_agents_left_frozen_by_a_killed_referee_are_finished_by_the_next_one(tmp
     # The next referee on the machine finds the dead referee's cgroups and ends them.
     require_sandbox()
     import signal
-
-    from tests.hosting.test_isolation import processes_of, pythons_of
 
     marker = str(tmp_path / "marker")
     env = {**os.environ, "REFEREE_TEST_PIDS": marker}

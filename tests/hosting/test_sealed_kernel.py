@@ -413,7 +413,7 @@ def honest_game(tree, tmp_path, seed, env: dict[str, str]) -> Game:
     import subprocess
 
     from .hostile_runs import tree_env
-    from .test_isolation import assert_nothing_left
+    from .runs import assert_nothing_left
 
     record, marker = tmp_path / "honest.json", str(tmp_path / "pids.txt")
     proc = subprocess.run(

@@ -131,7 +131,7 @@ def test_an_unsealed_agents_grandchild_in_its_own_session_survives_the_game(tree
 def test_an_unsealed_agent_holds_memory_in_a_detached_grandchild_uncounted(tree, tmp_path, seed):
     with pytest.raises(AssertionError, match="left behind"):  # the grandchild survives, too
         unsealed(tree, tmp_path, f"{HOSTILE}.memory:HoldsMemoryInADetachedGrandchild", VICTIM, "-s", "100", seed=seed)
-    record = json.loads((tmp_path / "record.json").read_text())  # where test_isolation.referee has it written
+    record = json.loads((tmp_path / "record.json").read_text())  # where runs.referee has it written
     assert record["reason"] != "space_limit" and record["peak_memory_mb"]["RED"] < 100, record
 
 

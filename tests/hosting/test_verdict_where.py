@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hosting.test_sandbox import FIX, RANDOM, game
+from tests.hosting.runs import FIX, RANDOM, game
 from tests.sandboxing import require_sandbox
 
 STACK = "The agent's stack when it was stopped:"

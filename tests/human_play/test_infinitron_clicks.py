@@ -7,8 +7,8 @@ button and DEFINE typed.
 """
 from __future__ import annotations
 
-from tests.test_human_web import WAIT, Server, cell, settled
 from tests.helpers import wait_until
+from tests.support.human_play import WAIT, Server, cell, settled
 
 AGENT = "tests.games.infinitron.few_commands_agent"  # two commands a turn: the agent's turns are short
 

@@ -2,22 +2,22 @@
 from __future__ import annotations
 
 import json
-import textwrap
-import time
+import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from referee.marking.gradescope import problems
 from referee.marking.part_a import main
-from tests.helpers import run_referee
+from tests.helpers import run_referee, wait_until
+from tests.hosting.runs import alive
+from tests.marking.part_a_files import TINY, TINY_SCHEME, scheme, submission
 from tests.sandboxing import require_sandbox
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "partA_boards"
 
-# One red 1 beside one blue 1: SPREAD 3 3 0 1 takes it (optimum 1); stepping
-# away and back (SPREAD 3 3 1 0, SPREAD 4 3 -1 1) is a valid win in 2.
-TINY = "3, 3, r, 1\n3, 4, b, 1\n"
+# TINY (part_a_files.py): SPREAD 3 3 0 1 wins at once; stepping away and back is a valid win in 2.
 SHORTEST = ["SPREAD 3 3 0 1"]
 LONGER = ["SPREAD 3 3 1 0", "SPREAD 4 3 -1 1"]
 
@@ -33,37 +33,9 @@ SOLVER = """
 """
 
 
-def submission(tmp_path: Path, body: str) -> Path:
-    """A submission folder whose ``search/__main__.py`` is ``body``."""
-    folder = tmp_path / "submission"
-    (folder / "search").mkdir(parents=True)
-    (folder / "search" / "__init__.py").write_text("")
-    (folder / "search" / "__main__.py").write_text(textwrap.dedent(body))
-    return folder
-
-
 def printing(tmp_path: Path, lines: list[str]) -> Path:
     """A submission that reads its board and prints ``lines``."""
     return submission(tmp_path, "import sys\nsys.stdin.read()\n" + "".join(f"print({line!r})\n" for line in lines))
-
-
-def scheme(tmp_path: Path, text: str, boards: dict[str, str] | None = None) -> Path:
-    """A scheme file (and its board files, beside it) in ``tmp_path/autograder``."""
-    folder = tmp_path / "autograder"
-    folder.mkdir(exist_ok=True)
-    for name, board in (boards if boards is not None else {"tiny.csv": TINY}).items():
-        (folder / name).write_text(board)
-    path = folder / "scheme.yaml"
-    path.write_text(textwrap.dedent(text))
-    return path
-
-
-TINY_SCHEME = """
-    time_limit: 20
-    boards:
-      - file: tiny.csv
-        marks: 4
-"""
 
 
 def autograde(capsys, sub: Path, scheme_file: Path, tmp_path: Path) -> tuple[dict, str]:
@@ -312,8 +284,25 @@ def test_cli_refuses_a_bad_scheme_with_one_line_and_no_traceback(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+#: The daemon the program below starts, found by its command line (the folder it writes in, then its two pipes):
+#: it says it has started, waits for the program's end (its pipe's end of file), writes a file of the marker's
+#: if it can, and lives on (until the test ends it).
+DAEMON = """
+import os, sys, time
+started, ended = int(sys.argv[2]), int(sys.argv[3])
+os.write(started, b"up")
+os.close(started)
+os.read(ended, 1)
+try:
+    with open(sys.argv[1] + "/daemon", "w") as file:
+        file.write("still here")
+except OSError:
+    pass
+time.sleep(120)
+"""
+
 TAMPERING = """
-    import os, sys, time
+    import os, sys
     sys.stdin.read()
     SEEN = bool(os.environ.get("MARKERS_SECRET"))  # the marker's environment: then no answer, no marks
     OUTSIDE = {outside!r}
@@ -323,18 +312,37 @@ TAMPERING = """
                 file.write("x")
         except OSError:
             pass
+    started, up = os.pipe()  # the daemon says on it that it runs
+    ended, alive = os.pipe()  # only this program holds `alive`: its end of file is this program's end
     if os.fork() == 0:  # a daemon of its own session, out of the program's process group
         os.setsid()
         if os.fork() == 0:
             os.close(1)
             os.close(2)
-            time.sleep(1.5)
-            with open(OUTSIDE + "/daemon", "w") as file:
-                file.write("still here")
+            os.close(alive)
+            os.set_inheritable(up, True)
+            os.set_inheritable(ended, True)
+            os.execv(sys.executable, [sys.executable, "-c", {daemon!r}, OUTSIDE, str(up), str(ended)])
         os._exit(0)
-    if not SEEN:
+    os.close(up)
+    os.close(ended)
+    told = os.read(started, 2)  # b"" if the daemon ended without saying it runs
+    if told and not SEEN:  # an answer (marks) only once the daemon runs
         print("SPREAD 3 3 0 1")
 """
+
+
+def commands_with(argument: str) -> list[int]:
+    """The living processes with ``argument`` on their command line."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if entry.isdigit() and argument in argv and alive(int(entry)):
+            found.append(int(entry))
+    return found
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
@@ -349,17 +357,26 @@ def test_a_sealed_program_cannot_write_the_markers_files_nor_outlive_its_run(tmp
     monkeypatch.setenv("MARKERS_SECRET", "a token of the marker's")
     outside = tmp_path / "outside"
     outside.mkdir()
-    sub = submission(tmp_path, TAMPERING.format(outside=str(outside)))
-    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME + f"    sandbox: {sandbox}\n"), tmp_path)
-    time.sleep(2.5)  # the daemon's time to write, had it lived
-    written = sorted(p.name for p in outside.iterdir()) + sorted(p.name for p in sub.glob("tampered*"))
-    if sandbox == "auto":
-        assert data["extra_data"]["sandbox"] == "sealed"
-        assert data["score"] == 4  # it did not see the secret, and its answer counts
-        assert written == []
-    else:
-        assert data["extra_data"]["sandbox"] == "unsealed"
-        assert "The program was run unsealed" in data["output"]
-        assert data["score"] == 0  # it saw the secret
-        assert written == ["daemon", "secret_seen", "tampered", "tampered_here"]
+    sub = submission(tmp_path, TAMPERING.format(outside=str(outside), daemon=DAEMON))
+    try:
+        data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME + f"    sandbox: {sandbox}\n"), tmp_path)
+        if sandbox == "auto":
+            assert data["extra_data"]["sandbox"] == "sealed"
+            # It did not see the secret, and its answer counts: given once its daemon ran.
+            assert data["score"] == 4, data["tests"][0]["output"]
+            # The daemon ran before the program ended; had it outlived the run it would live on for minutes.
+            wait_until(lambda: not commands_with(str(outside)), 10, "the sealed program's daemon to end with its run")
+            written = sorted(p.name for p in outside.iterdir()) + sorted(p.name for p in sub.glob("tampered*"))
+            assert written == []
+        else:
+            assert data["extra_data"]["sandbox"] == "unsealed"
+            assert "The program was run unsealed" in data["output"]
+            assert data["score"] == 0  # it saw the secret
+            assert commands_with(str(outside)), "the unsealed program's daemon did not outlive its run"
+            wait_until(lambda: (outside / "daemon").exists(), 30, "the daemon to write once the program ended")
+            written = sorted(p.name for p in outside.iterdir()) + sorted(p.name for p in sub.glob("tampered*"))
+            assert written == ["daemon", "secret_seen", "tampered", "tampered_here"]
+    finally:
+        for pid in commands_with(str(outside)):
+            os.kill(pid, signal.SIGKILL)
 

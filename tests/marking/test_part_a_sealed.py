@@ -25,7 +25,7 @@ from referee.hosting.sandbox import CGROUP_ENV, WITHOUT_ENV
 from referee.hosting.users import FIRST_UID, SHARED_UID, SLOTS
 from referee.marking.gradescope import problems
 from tests.helpers import run_referee
-from tests.marking.test_part_a import TINY_SCHEME, scheme, submission
+from tests.marking.part_a_files import TINY_SCHEME, scheme, submission
 from tests.sandboxing import require_sandbox
 
 SPACE_LIMIT = 64  # MB

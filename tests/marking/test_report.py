@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from referee.marking.gradescope import AutograderResults, TestResult
-from tests.render.test_html_replay import open_page
 from tests.helpers import run_referee
+from tests.support.pages import open_page
 
 
 #: Five submissions' marks on two boards (out of 1) and one opponent (out of 3).

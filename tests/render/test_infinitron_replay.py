@@ -17,8 +17,7 @@ from referee.games.infinitron.engine import ABILITY_NAMES, CELLS, DESTROYED, RAN
 from referee.records import GameRecord
 
 from tests.helpers import run_referee
-
-from .test_html_replay import open_page
+from tests.support.pages import open_page
 
 Cell = tuple[int, int]
 

@@ -11,8 +11,8 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.test_human_cli import PseudoTerminal
 from tests.helpers import ROOT, run_referee as run
+from tests.support.terminal import PseudoTerminal
 
 
 def recorded_game(tmp_path: Path) -> tuple[Path, dict]:

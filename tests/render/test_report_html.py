@@ -10,8 +10,7 @@ import pytest
 from referee.hosting.sandbox import Sandbox
 from referee.records import GameRecord
 from tests.helpers import run_referee
-
-from .test_html_replay import board_after, board_drawn, open_page
+from tests.support.pages import board_after, board_drawn, open_page
 
 
 CONFIG = """\

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
+
+from tests.helpers import wait_until
 
 MARK = "REFEREE_TOURNAMENT_TEST_MARK"
 
@@ -26,10 +27,9 @@ def marked_processes(mark: str) -> list[int]:
 
 
 def wait_until_gone(mark: str, seconds: float = 15.0) -> list[int]:
-    """The marked processes still alive after waiting up to ``seconds`` for them to end."""
-    deadline = time.monotonic() + seconds
-    while True:
-        left = marked_processes(mark)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
+    """The marked processes still alive after waiting up to ``seconds`` for them to end (the callers assert none)."""
+    try:
+        wait_until(lambda: not marked_processes(mark), seconds, f"the processes marked {mark} to end", interval=0.1)
+    except AssertionError:
+        return marked_processes(mark)  # the caller's assertion names them
+    return []

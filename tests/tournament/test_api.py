@@ -5,7 +5,6 @@ import _thread
 import signal
 import subprocess
 import threading
-import time
 import uuid
 from multiprocessing import resource_tracker
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from referee.limits import Limits
 from referee.records import GameRecord
 from referee.tournament import LocalExecutor, RunError, RunObserver, build_lineup, load_config, make_executor, run
-from tests.helpers import ROOT
+from tests.helpers import ROOT, wait_until
 
 from .procs import MARK, marked_processes
 
@@ -163,17 +162,16 @@ def test_stopped_agent_checks_end_only_the_processes_the_check_started(tmp_path,
             return [pid for pid in marked_processes(mark) if b"agent_host" in _cmdline(pid)]
 
         def interrupt_once_checking() -> None:
-            deadline = time.monotonic() + 120
-            while not agents() and time.monotonic() < deadline:  # an agent is being checked
-                time.sleep(0.1)
-            _thread.interrupt_main()
+            try:
+                wait_until(agents, 120, "an agent being checked", interval=0.1)
+            finally:  # interrupted all the same past the timeout: the check must not run on
+                _thread.interrupt_main()
 
         threading.Thread(target=interrupt_once_checking, daemon=True).start()
         with pytest.raises(KeyboardInterrupt):
             build_lineup(load_config(path, agents_from=ROOT), workers=2)
-        deadline = time.monotonic() + 60
-        while marked_processes(mark) != [mine.pid] and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: marked_processes(mark) == [mine.pid], 60,
+                   "the checked agents and the lineup's helpers to end (the caller's sleeper left)", interval=0.1)
         # The agents being checked and the lineup's helpers are gone; the caller's sleeper is not.
         assert marked_processes(mark) == [mine.pid] and mine.poll() is None
     finally:

@@ -1,7 +1,6 @@
 """``python -m referee tournament``: real tournaments with real agent processes."""
 from __future__ import annotations
 
-import csv
 import html
 import json
 import os
@@ -10,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -19,68 +17,10 @@ import pytest
 
 from referee.records import GameRecord
 
+from .commands import TINY, command, records, run, same_tables, start, table, wait_for_lines, write_config
 from .procs import MARK, marked_processes, wait_until_gone
 
-from tests.helpers import ROOT, run_referee
-
-TINY = """\
-name: tiny
-agents:
-  - {name: r1, spec: agents.random_agent}
-  - {name: r2, spec: agents.random_agent}
-  - {name: r3, spec: agents/random_agent}
-games_per_pair: 2
-time_limit: 20
-space_limit: 200
-seed: 3
-"""
-
-
-def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "referee", "tournament", *args]
-
-
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return run_referee("tournament", *args, timeout=120, env=env)
-
-
-def write_config(tmp_path: Path, text: str, name: str = "config.yaml") -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def records(folder: Path) -> list[GameRecord]:
-    return [GameRecord.from_json(line) for line in (folder / "games.jsonl").read_text().splitlines()]
-
-
-def table(folder: Path, name: str, drop_last: int = 0) -> list[list[str]]:
-    with open(folder / f"{name}.csv", newline="") as file:
-        rows = list(csv.reader(file))
-    return [row[: len(row) - drop_last] for row in rows]
-
-
-def same_tables(one: Path, other: Path) -> None:
-    for name in ("standings", "crosstable", "pairs"):
-        assert table(one, name) == table(other, name), name
-    # CPU time and memory are measurements, different in every run; the endings are not.
-    assert table(one, "endings", drop_last=2) == table(other, "endings", drop_last=2)
-
-
-def start(config: Path, out: Path, **options) -> subprocess.Popen:
-    """The tournament command on ``config`` with two workers, quiet, in the background (text pipes by default)."""
-    options = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **options}
-    return subprocess.Popen(command(config, "-o", str(out), "--workers", "2", "-q"), cwd=ROOT, **options)
-
-
-def wait_for_lines(path: Path, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_bytes().count(b"\n") >= count:
-            return
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.02)
-    raise AssertionError(f"{path} did not reach {count} lines")
+from tests.helpers import ROOT, run_referee, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -270,8 +210,7 @@ def test_a_bad_line_written_during_the_run_stops_the_tables_and_says_how_to_repa
 
 def wait_for_agents(mark: str, count: int, proc: subprocess.Popen, seconds: float = 60) -> None:
     """Until ``count`` agent processes carrying ``mark`` in their environment run."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def started() -> bool:
         agents = 0
         for pid in marked_processes(mark):
             try:
@@ -282,10 +221,11 @@ def wait_for_agents(mark: str, count: int, proc: subprocess.Popen, seconds: floa
             if "python" in Path(argv[0].decode(errors="replace")).name and b"referee.hosting.agent_host" in argv:
                 agents += 1
         if agents >= count:
-            return
+            return True
         assert proc.poll() is None, proc.communicate()
-        time.sleep(0.02)
-    raise AssertionError(f"fewer than {count} agent processes started")
+        return False
+
+    wait_until(started, seconds, f"{count} agent processes to start", interval=0.02)
 
 
 @pytest.mark.parametrize(
@@ -409,7 +349,8 @@ def test_a_billion_laughs_config_is_refused(tmp_path):
     proc = run(config, "-o", str(tmp_path / "out"))
     assert proc.returncode == 2, proc.stderr
     assert (
-        f"error: {config}:15: this holds more than 100000 values once its aliases (*name) are expanded" in proc.stderr
+        f"error: {config}:{len(TINY.splitlines()) + 6}: this holds more than 100000 values once its aliases (*name) "
+        "are expanded" in proc.stderr
     )
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
@@ -662,7 +603,8 @@ def test_a_bad_sandbox_mode_in_a_config_names_its_line(tmp_path):
     config = write_config(tmp_path, TINY + "sandbox: sometimes\n")
     proc = run(config, "-o", str(tmp_path / "out"), "-q")
     assert proc.returncode == 2
-    assert f"{config}:10: sandbox: must be one of auto, required, off" in proc.stderr, proc.stderr
+    line = len(TINY.splitlines()) + 1
+    assert f"{config}:{line}: sandbox: must be one of auto, required, off" in proc.stderr, proc.stderr
 
 
 def class_folder(tmp_path: Path) -> Path:
@@ -807,8 +749,8 @@ workrs: 2
     assert len(lines) == len(expected) + 1 and lines[-1] == f"{len(expected)} problems; nothing was played.", (
         proc.stderr
     )
-    for line, start in zip(lines, expected):
-        assert line.startswith(start), (line, start)
+    for line, beginning in zip(lines, expected):
+        assert line.startswith(beginning), (line, beginning)
     assert not (tmp_path / "out").exists()
 
 

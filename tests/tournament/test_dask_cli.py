@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -20,9 +19,11 @@ from referee.tournament.config import load_config
 from referee.tournament.lineup import build_lineup
 from referee.tournament.schedule import TournamentPlan, schedule
 
+from .commands import TINY_INFEXION as TINY, command, records, run, same_tables, wait_for_lines, write_config
 from .procs import MARK, marked_processes
-from .test_cli import ROOT, TINY, command, records, run, same_tables, wait_for_lines, write_config
-from .test_shipping import make_project
+from .setups import make_project
+
+from tests.helpers import ROOT, wait_until
 
 # Dask is imported by the tests that use it, not when they are collected: a run of
 # other tests does not load it into the pytest process.
@@ -121,17 +122,25 @@ def test_a_worker_killed_during_a_game_loses_no_game_and_records_none_twice(tmp_
     proc = subprocess.Popen(command(config, "-o", str(out), "--scheduler", "local", "--workers", "2", "-q"), cwd=ROOT,
                             env={**os.environ, MARK: mark}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_lines(out / "games.jsonl", 1, proc)  # past the agent checks: games are being played
-    killed = None
-    deadline = time.monotonic() + 60
-    while killed is None and proc.poll() is None and time.monotonic() < deadline:
+
+    def worker_in_a_game() -> tuple[int, int] | bool:
+        """A worker of the command's playing a game, and that game's hash seed; True once the command has ended."""
         for agent, hash_seed in playing_agents(mark):
             worker = parent_of(agent)
             if worker is not None and parent_of(worker) == proc.pid:  # a Dask worker of the command's LocalCluster
-                recorded = (out / "games.jsonl").read_text().splitlines()
-                os.kill(worker, signal.SIGKILL)
-                killed = (worker, hash_seed, len(recorded))
-                break
-        time.sleep(0.01)
+                return worker, hash_seed
+        return proc.poll() is not None
+
+    killed = None
+    try:
+        found = wait_until(worker_in_a_game, 60, "a game in a worker of the command's", interval=0.01)
+    except AssertionError:
+        found = None  # none seen in time: the command is left to end, and the test fails on `killed` below
+    if isinstance(found, tuple):  # killed at once, mid-game
+        worker, hash_seed = found
+        recorded = (out / "games.jsonl").read_text().splitlines()
+        os.kill(worker, signal.SIGKILL)
+        killed = (worker, hash_seed, len(recorded))
     stdout, stderr = proc.communicate(timeout=180)
     assert killed is not None, "no game was seen running"
     worker, hash_seed, recorded_then = killed
@@ -169,10 +178,8 @@ def _wait_for_workers(address: str, count: int) -> None:
     import distributed
 
     with distributed.Client(address, timeout=20) as client:
-        deadline = time.monotonic() + 30
-        while len(client.nthreads()) != count:
-            assert time.monotonic() < deadline, f"the scheduler did not get to {count} workers"
-            time.sleep(0.1)
+        wait_until(lambda: len(client.nthreads()) == count, 30, f"the scheduler to get to {count} workers",
+                   interval=0.1)
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from .procs import MARK, marked_processes
 if importlib.util.find_spec("distributed") is None:
     pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, wait_until
 MODULE_MARK = uuid.uuid4().hex
 
 
@@ -131,17 +131,16 @@ def test_a_game_whose_worker_dies_is_played_again_and_yielded_once(executor, tmp
     play = functools.partial(play_logged, str(log), 0.5)
     killed: list[tuple[int, int]] = []
 
+    def running_games() -> list[tuple[int, int]]:
+        lines = log_lines(log)
+        ended = {(index, pid) for what, index, pid in lines if what == "end"}
+        return [(index, pid) for what, index, pid in lines if what == "start" and (index, pid) not in ended]
+
     def kill_a_worker_in_a_game():
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            lines = log_lines(log)
-            ended = {(index, pid) for what, index, pid in lines if what == "end"}
-            running = [(index, pid) for what, index, pid in lines if what == "start" and (index, pid) not in ended]
-            if running:
-                os.kill(running[0][1], signal.SIGKILL)
-                killed.append(running[0])
-                return
-            time.sleep(0.02)
+        # Past the timeout nothing is killed: the test then fails on `killed`.
+        game = wait_until(running_games, 30, "a game running in a worker", interval=0.02)[0]
+        os.kill(game[1], signal.SIGKILL)
+        killed.append(game)
 
     killer = threading.Thread(target=kill_a_worker_in_a_game)
     killer.start()
@@ -162,15 +161,14 @@ def test_stop_lets_running_games_finish_and_starts_no_more(executor, tmp_path):
     def stop_once_two_games_run() -> None:
         # In the middle of the first two games (one per worker), as Ctrl-C would;
         # waiting for them rather than a fixed time keeps this right on a busy machine.
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if sum(1 for what, _, _ in log_lines(log) if what == "start") >= 2:
-                break
-            time.sleep(0.02)
-        executor.stop()
-        # On a very busy machine a worker may start late, after the other's first game ended
-        # and its next began: such a game ended before the stop and was rightly replaced.
-        ended_before_stop.append(sum(1 for what, _, _ in log_lines(log) if what == "end"))
+        try:
+            wait_until(lambda: sum(1 for what, _, _ in log_lines(log) if what == "start") >= 2, 60,
+                       "two games started", interval=0.02)
+        finally:  # stopped all the same past the timeout, as the run must end
+            executor.stop()
+            # On a very busy machine a worker may start late, after the other's first game ended
+            # and its next began: such a game ended before the stop and was rightly replaced.
+            ended_before_stop.append(sum(1 for what, _, _ in log_lines(log) if what == "end"))
 
     stopper = threading.Thread(target=stop_once_two_games_run)
     stopper.start()
@@ -190,16 +188,14 @@ def test_discard_abandons_real_games_and_kills_their_agents(executor):
 
     def discard_once_agents_run():
         # Both games run (two workers) with their agents started: then abandon them.
-        deadline = time.monotonic() + 30
-        while len(agent_processes()) < 4 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        executor.stop(discard=True)
+        try:
+            wait_until(lambda: len(agent_processes()) >= 4, 30, "both games' agents to start", interval=0.05)
+        finally:  # discarded all the same past the timeout, as the run must end
+            executor.stop(discard=True)
 
     threading.Thread(target=discard_once_agents_run).start()
     assert list(executor.run(play_match, schedule(plan(agents=agents)))) == []
-    deadline = time.monotonic() + 10
-    while agent_processes() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: not agent_processes(), 10, "the abandoned games' agents to end", interval=0.1)
     assert agent_processes() == []  # the sleeper would have slept on for a minute
 
 
@@ -222,7 +218,8 @@ def test_a_swiss_tournament_plays_round_by_round_on_dask(executor, tmp_path):
     """Real agents: each round's games go to the cluster at once, the next round is paired from them."""
     from referee.tournament import load_config, run
 
-    from .test_swiss_runs import GAMES, SWISS
+    from .setups import SWISS
+    from .setups import SWISS_GAMES as GAMES
 
     path = tmp_path / "swiss.yaml"
     path.write_text(SWISS)
@@ -242,7 +239,8 @@ def test_a_ladder_plays_batch_by_batch_on_dask(executor, tmp_path):
     """Real agents: each batch goes to the cluster at once, the next is paired from its results."""
     from referee.tournament import load_config, run
 
-    from .test_ladder_runs import GAMES, LADDER
+    from .setups import LADDER
+    from .setups import LADDER_GAMES as GAMES
 
     path = tmp_path / "ladder.yaml"
     path.write_text(LADDER)

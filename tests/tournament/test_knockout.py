@@ -13,7 +13,7 @@ from referee.tournament.journal import GamesFile
 from referee.tournament.formats.bracket import EXTRA_PAIRS, bracket, placings, state, tie_games, total_games
 from referee.tournament.lineup import build_lineup
 
-from .test_cli import table
+from .commands import table
 
 from tests.helpers import ROOT
 

@@ -16,33 +16,13 @@ from referee.tournament.formats.ladder import Ladder, LadderMemo, ladder_state
 from referee.tournament.schedule import TournamentPlan
 from referee.match import AgentEntry
 
+from .commands import run as run_command
+from .commands import start, table, wait_for_lines
 from .procs import MARK, wait_until_gone
-from .test_cli import run as run_command
-from .test_cli import start, table, wait_for_lines
+from .setups import LADDER
+from .setups import LADDER_GAMES as GAMES
 
 from tests.helpers import ROOT
-
-LADDER = """\
-name: ladder5
-format: ladder
-games: 5
-batch: 2
-agents:
-  - {name: a, spec: agents.random_agent}
-  - {name: b, spec: agents.random_agent}
-  - {name: c, spec: agents.random_agent}
-  - {name: d, spec: agents.random_agent}
-  - {name: e, spec: agents.random_agent}
-time_limit: 20
-space_limit: 0
-wall_grace: 3
-workers: 2
-seed: 3
-sandbox: off
-"""
-
-#: The budget: batches of 2, 2 and 1 games.
-GAMES = 5
 
 
 @pytest.fixture(scope="module")

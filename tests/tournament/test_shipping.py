@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -11,47 +10,7 @@ import referee
 from referee.match import AgentEntry, MatchSettings, check_agent, play_match
 from referee.tournament.shipping import ShippingError, pack_agents, unpack
 
-#: A random agent whose code lives in its own folder, and reads a data file next to it.
-RANDOM_AGENT = '''\
-import random
-from pathlib import Path
-
-from referee.game import PlayerColor, SpawnAction, SpreadAction, HexPos, HexDir, Board
-
-NAME = (Path(__file__).parent / "name.txt").read_text().strip()
-
-
-class Agent:
-    def __init__(self, color: PlayerColor, **referee):
-        self.color, self.board = color, Board()
-        self.rng = random.Random(referee.get("seed"))
-
-    def action(self, **referee):
-        mine = [pos for pos, cell in self.board._state.items() if cell.player == self.color]
-        empty = [HexPos(r, q) for r in range(7) for q in range(7)
-                 if self.board._state[HexPos(r, q)].player is None]
-        choices = [SpreadAction(pos, d) for pos in mine for d in HexDir]
-        if self.board._total_power < 49:
-            choices += [SpawnAction(pos) for pos in empty]
-        return self.rng.choice(choices)
-
-    def turn(self, color, action, **referee):
-        self.board.apply_action(action)
-'''
-
-
-def make_project(root: Path, package: str = "players", agents: tuple[str, ...] = ("alpha", "beta")) -> Path:
-    """A folder holding a package of agents, as a class's submissions folder would."""
-    (root / package).mkdir(parents=True)
-    (root / package / "__init__.py").write_text("")
-    for name in agents:
-        folder = root / package / name
-        folder.mkdir()
-        (folder / "__init__.py").write_text(RANDOM_AGENT)
-        (folder / "name.txt").write_text(name + "\n")
-        (folder / "__pycache__").mkdir()
-        (folder / "__pycache__" / "stale.cpython-311.pyc").write_bytes(b"not shipped")
-    return root
+from .setups import RANDOM_AGENT, make_project
 
 
 def names_in(archive: bytes) -> set[str]:

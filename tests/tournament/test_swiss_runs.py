@@ -18,33 +18,13 @@ from referee.tournament.journal import GamesFile
 from referee.tournament.checks import RecordsRefused, check_records
 from referee.tournament.lineup import build_lineup
 
+from .commands import run as run_command
+from .commands import start, table, wait_for_lines
 from .procs import MARK, wait_until_gone
-from .test_cli import run as run_command
-from .test_cli import start, table, wait_for_lines
+from .setups import SWISS
+from .setups import SWISS_GAMES as GAMES
 
 from tests.helpers import ROOT
-
-SWISS = """\
-name: swiss5
-format: swiss
-rounds: 3
-agents:
-  - {name: a, spec: agents.random_agent}
-  - {name: b, spec: agents.random_agent}
-  - {name: c, spec: agents.random_agent}
-  - {name: d, spec: agents.random_agent}
-  - {name: e, spec: agents.random_agent}
-games_per_pair: 2
-time_limit: 20
-space_limit: 0
-wall_grace: 3
-workers: 2
-seed: 5
-sandbox: off
-"""
-
-#: 5 agents: 2 pairs a round (one bye), 2 games a pair, 3 rounds.
-GAMES = 3 * 2 * 2
 
 
 @pytest.fixture

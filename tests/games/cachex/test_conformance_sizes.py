@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.games.test_conformance import test_random_games_conform as run_random_games
+from tests.games.interface import random_games_conform
 
 
 @pytest.mark.parametrize("n", [3, 15])
 def test_random_games_conform_on_extreme_sizes(n):
-    run_random_games(("cachex", {"n": n}, 343))
+    random_games_conform("cachex", {"n": n}, 343)

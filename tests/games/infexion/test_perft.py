@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.games.infexion import InfexionState
+from tests.games.interface import perft
 
 from . import reference
 
@@ -28,19 +29,6 @@ def rows() -> list:
     return out
 
 
-def engine_perft(state: InfexionState, depth: int) -> int:
-    if depth == 0:
-        return 1
-    if depth == 1:
-        return len(state.legal_actions())
-    total = 0
-    for action in state.legal_actions():
-        state.apply(action)
-        total += engine_perft(state, depth - 1)
-        state.undo()
-    return total
-
-
 def test_table_is_not_trivial():
     params = list(rows())
     assert len(params) >= 40
@@ -52,9 +40,9 @@ def test_engine_matches_table(position, d1, d2, d3):
     state = InfexionState.from_text(position)
     before = state.to_text()
     assert len(state.legal_actions()) == d1
-    assert engine_perft(state, 2) == d2
+    assert perft(state, 2) == d2
     if d3 is not None:
-        assert engine_perft(state, 3) == d3
+        assert perft(state, 3) == d3
     assert state.to_text() == before, "perft must leave the position as it found it"
 
 
