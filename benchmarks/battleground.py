@@ -803,9 +803,9 @@ class GameLists:
 
 
 class Spectator:
-    """Someone watching a game's page (web.py's ``_GAME_SCRIPT``): ``GET /api/games/ID`` every second and
-    ``/api/games/ID/frames`` when the game moved on; another running game when it is over; and the front
-    page (``_FRONT_PAGE_SCRIPT``: ``GET /`` every 5 s)."""
+    """Someone watching a game's page (referee/battleground/assets/game-page.js): ``GET /api/games/ID`` every
+    second and ``/api/games/ID/frames`` when the game moved on; another running game when it is over; and the
+    front page (assets/front-page.js: ``GET /`` every 5 s)."""
 
     def __init__(self, index: int, requests: Requests, lists: GameLists) -> None:
         self.index, self.requests, self.lists = index, requests, lists

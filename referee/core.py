@@ -23,7 +23,7 @@ from . import __version__
 from .games.base import CHANCE, PLAYER_NAMES, Game, GameState, IllegalActionError, NotationError
 from .hosting.failures import AgentFailure, AgentIllegalAction, AgentProtocolError
 from .limits import Limits, record_fields
-from .records import RESIGNATION, UNFINISHED, GameRecord, bounded, reasons
+from .records import AGENT_FAILURE_REASONS, PERSON_REASONS, RESIGNATION, UNFINISHED, GameRecord, bounded, reasons
 
 #: Mixed into every chance seed this process derives: agents are given the
 #: game's seed, so chance drawn from that seed alone would be predictable.
@@ -225,7 +225,9 @@ class GameCore:
     def checked(self, ending: Ending) -> Ending:
         """``ending``, once its reason is known to be registered (:data:`referee.records.REASONS` or this game's
         own ``reasons``); else :class:`UnregisteredReason`, as no record may say what no reader knows."""
-        if ending.reason not in reasons() and ending.reason not in self.game.reasons:
+        # The game's own reasons and the referee's first: the registry's would import every bundled game.
+        own = (*self.game.reasons, *AGENT_FAILURE_REASONS, *PERSON_REASONS)
+        if ending.reason not in own and ending.reason not in reasons():
             raise UnregisteredReason(
                 f"{ending.reason!r} is not a registered reason of a game's end: the referee's reasons are "
                 f"referee.records.REASONS, and a game's own are its class's `reasons` ({type(self.game).__name__}"

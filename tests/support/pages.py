@@ -16,15 +16,16 @@ from referee.games.infexion import InfexionState
 from referee.records import GameRecord
 
 
-def open_page(browser: Any, path: Path) -> tuple[Any, list[str], list[str]]:
-    """The file opened in a new page of ``browser``; its console's errors and warnings, and its requests."""
+def open_page(browser: Any, path: Path | str) -> tuple[Any, list[str], list[str]]:
+    """The file (or address) opened in a new page of ``browser``; its console's errors and warnings, and its
+    requests."""
     page = browser.new_page()
     problems: list[str] = []
     requests: list[str] = []
     page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("request", lambda r: requests.append(r.url))
-    page.goto(path.as_uri())
+    page.goto(path.as_uri() if isinstance(path, Path) else path)
     return page, problems, requests
 
 
