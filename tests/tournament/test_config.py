@@ -1,6 +1,8 @@
 """Config checking: every bad field is named with its file and line."""
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -184,13 +186,33 @@ def test_default_names():
     assert default_name("pkg.mod:Fast") == "mod:Fast"
 
 
+#: check_agent's answer for each agent and game settings already checked by a config of configs/ (the same
+#: bundled agents with the same options, game and limits come back in up to 30 configs).
+_CHECKED: dict[str, str | None] = {}
+_CHECKING = threading.Lock()
+
+
+def check_once(entry: AgentEntry, settings: MatchSettings) -> str | None:
+    """check_agent, once for each distinct agent (spec, options, limits) and game settings.  Not per seed: the
+    configs' seeds differ, and whether the bundled agents load does not depend on the seed they are given."""
+    key = json.dumps([entry.spec, dict(entry.options), repr(entry.limits), settings.game, dict(settings.game_options),
+                      repr(settings.limits), settings.sandbox, list(settings.pass_env)], sort_keys=True, default=repr)
+    with _CHECKING:
+        known = key in _CHECKED
+    if not known:
+        found = check_agent(entry, settings)
+        with _CHECKING:
+            _CHECKED[key] = found
+    return _CHECKED[key]
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
     config = parse_config(path.read_text(), path)
     assert len(config.agents) >= 2
     # Every agent it names is imported and constructed (in its own process,
-    # with its options), as before a real run.
-    lineup = build_lineup(config, workers=2, cwd=ROOT)
+    # with its options), as before a real run: once for each agent and settings met before in another config.
+    lineup = build_lineup(config, workers=2, cwd=ROOT, check=check_once)
     assert len(lineup.plan.agents) == len(config.agents)
 
 
