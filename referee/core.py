@@ -292,11 +292,11 @@ class GameCore:
         ``so_far``: of a game still in play, the record of the game so far (no winner, ``unfinished``, with
         ``so_far`` as its message: what a server keeps should it die, what a page shows while a game runs).
         """
-        ending = self.ending
-        if ending is None and so_far is not None and not self.state.is_over:
+        if self.mover is None:  # ended (by the rules, noted by ``mover``, or otherwise)
+            ending = self.ending
+        else:
+            assert so_far is not None, "a record is made of a game that has ended"
             ending = Ending(None, UNFINISHED, so_far)
-        assert ending is not None or self.mover is None, "a record is made of a game that has ended"
-        ending = ending or self.ending
         assert ending is not None
         red, blue = self.seats
         return GameRecord(

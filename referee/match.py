@@ -248,7 +248,7 @@ class _Match:
         seats = tuple(SeatInfo(entry.spec, entry.display_name, limits_of(settings, entry)) for entry in self.entries)
         self.core = GameCore(game, (seats[0], seats[1]), options=settings.game_options, seed=settings.seed,
                              chance_seed=settings.chance_seed)
-        self.game, self.state = game, self.core.state
+        self.game = game
         self.agents: list[HostedAgent | None] = []  # None: its spec could not be read
         self.sandbox: Sandbox = resolve(settings.sandbox)
 
