@@ -681,6 +681,19 @@ async def receive(ws: Any, timeout: float = IDLE) -> dict[str, Any]:
     return message
 
 
+async def receive_unless(ws: Any, stop: asyncio.Event, timeout: float = IDLE) -> dict[str, Any] | None:
+    """The next message, or None once ``stop`` is set before it comes: the run is over, nothing to wait for."""
+    message = asyncio.ensure_future(receive(ws, timeout))
+    halted = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait((message, halted), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (message, halted):
+            task.cancel()
+        await asyncio.gather(message, halted, return_exceptions=True)
+    return None if message.cancelled() else message.result()
+
+
 def rss_mb(pid: int) -> float:
     found = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
     return int(found.group(1)) / 1024 if found else float("nan")
@@ -1058,7 +1071,10 @@ class Void(Attacker):
                     await ws.send(hello(self.name, token, "void"))
                     state, game, color, first = None, None, None, 0
                     for _ in range(100_000):
-                        message = await receive(ws, 30)
+                        # Its opponent may be done meanwhile: a wait for a game that will not come ends with the run.
+                        message = await receive_unless(ws, stop, 30)
+                        if message is None:
+                            return
                         kind = message["type"]
                         if kind == "welcome":
                             token = message.get("token") or token
@@ -1489,6 +1505,10 @@ class Pile(Attacker):
         self.games: dict[int, str] = {}
         #: Games in which the opponent was let move before a burst was known to be through (see run()).
         self.unmeasured: set[int] = set()
+        #: The game whose last of the opponent's turns was a burst known to be through, and how many times the
+        #: server then asked the pile to move: each a check that no filler was taken for that move.
+        self.flushed: int | None = None
+        self.checks = 0
 
     @staticmethod
     def filler(game: int) -> str:
@@ -1518,6 +1538,9 @@ class Pile(Attacker):
                             elif kind == "turn" and state is not None:
                                 state.apply_checked(state.parse_action(message["action"]))
                             elif kind == "play" and state is not None:
+                                if self.flushed == message["id"]:
+                                    self.checks += 1
+                                self.flushed = None
                                 if stop.is_set():
                                     return
                                 self.gate.clear()
@@ -1526,8 +1549,8 @@ class Pile(Attacker):
                                 # wait in the server's queue: such a game does not measure what is asked.
                                 self.unmeasured.add(message["id"])
                                 await ws.send(action(message["id"], legal(state, self.rng)))
-                                await self.turn(ws, message["id"], stop)
-                                self.unmeasured.discard(message["id"])
+                                if await self.turn(ws, message["id"], stop):
+                                    self.unmeasured.discard(message["id"])
                                 self.gate.set()
                             elif kind == "end":
                                 state = None
@@ -1553,15 +1576,17 @@ class Pile(Attacker):
             self.first = rss
         return rss - float((pages or {}).get("cache_bytes") or 0) / 2 ** 20
 
-    async def turn(self, ws: Any, game: int, stop: asyncio.Event) -> None:
-        """One of its opponent's turns: a burst (every other one) or as long quiet; then a ping."""
+    async def turn(self, ws: Any, game: int, stop: asyncio.Event) -> bool:
+        """One of its opponent's turns: a burst (every other one) or as long quiet; then a ping.  False when the
+        run's end cut it short: its fillers were not flushed, so the game measures nothing."""
         burst = len(self.quiet) >= len(self.bursts)
+        self.flushed = None
         before = await self.memory()
         began = time.monotonic()
         filler = self.filler(game) if burst else ""
         for i in range(int(self.config.pile_rate * self.config.pile_burst)):
             if stop.is_set():
-                return
+                return False
             wait = began + i / self.config.pile_rate - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -1578,6 +1603,9 @@ class Pile(Attacker):
             pong = await ws.ping()
             await asyncio.wait_for(pong, 60)
         (self.bursts if burst else self.quiet).append(await self.memory() - before)
+        if burst:
+            self.flushed = game
+        return True
 
     async def report(self, deadline: float) -> AttackerReport:
         growth = None
@@ -1600,12 +1628,12 @@ class Pile(Attacker):
                     f"{len(self.quiet)} quiet turns; bound {PILE_BOUND_MB:g}); its RSS {self.first or 0:.0f} -> "
                     f"at most {self.highest:.0f} MB; "
                     f"a message sent before the server's play was played as its action in {played} of its "
-                    f"{len(results)} games ({shown})")
+                    f"{len(results)} games ({shown}; {self.checks} moves asked right after a burst)")
         return self.said(achieved, contained, sent=self.sent, sent_mb=round(sent_mb, 1),
                          growth_mb=None if growth is None else round(growth, 1),
                          bursts_mb=[round(x, 1) for x in self.bursts], quiet_mb=[round(x, 1) for x in self.quiet],
                          rss_first_mb=self.first, rss_highest_mb=round(self.highest, 1), filler_played=played,
-                         games=results, unmeasured=sorted(self.unmeasured))
+                         games=results, unmeasured=sorted(self.unmeasured), checks=self.checks)
 
 
 class Ratings(Attacker):
