@@ -32,6 +32,24 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 os.environ["REFEREE_PASS_ENV"] = "REFEREE_TEST_PIDS,REFEREE_TEST_FLAG,REFEREE_TOURNAMENT_TEST_MARK"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The suite on one worker per core, each module's tests on one worker (its shared fixtures — servers,
+    tournaments, the browser — start once), unless the command says otherwise (``-n 0``, ``-p no:xdist``).
+
+    Asked here rather than in pyproject.toml's ``addopts``: those apply to every pytest run in the clone, and
+    a student's own tests (docs/first-agent.md) run under a plain ``pip install -e .``, without pytest-xdist,
+    where ``-n`` is an unknown option.  Only the suite's runs load this file before the command line is acted
+    on (pytest calls this hook of the conftest files of the paths it was given), and this runs before
+    xdist's own hook, which turns ``auto`` into a number of workers.
+    """
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if getattr(config.option, "numprocesses", 0) is None and config.option.dist == "no":
+        config.option.numprocesses = "auto"
+        config.option.dist = "loadscope"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Byte-compile the referee and the bundled agents once, before any test.
 

@@ -1,12 +1,16 @@
 """docs/first-agent.md does what it says: its files, its commands, its test and its error messages.
 
 The page's files (code blocks whose first line is ``# PATH``) are written
-into a folder with a copy of the bundled agents, its commands are run there
-as a student would, and each mistake of section 5 is made to the page's
-agent: the referee must say what the page quotes (numbers may differ).
+into a copy of the clone, and its shell blocks are run there in order as a
+student types them: section 1 makes a fresh ``.venv`` with a plain
+``pip install -e .`` (no dev extra: no pytest-xdist), and every later block
+runs in it.  Each mistake of section 5 is made to the page's agent: the
+referee must say what the page quotes (numbers may differ).
 """
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -72,19 +76,59 @@ def test_the_page_has_the_agent_and_its_test():
     assert set(files()) == expected
 
 
-def test_the_pages_commands_play_and_its_test_passes(student):
-    commands = [line for text in blocks("sh") for line in text.splitlines() if line.startswith("python -m referee ")]
-    assert len(commands) == 3, commands
-    for command in commands:
-        done = referee(student, *command.split()[3:])
-        assert done.returncode == 0, (command, done.stderr)
-        assert "* referee @ result:" in done.stdout, command
-        assert "load_error" not in done.stdout and "illegal_action" not in done.stdout, (command, done.stdout[-500:])
-    test = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests_my_agent"],
-        cwd=student, capture_output=True, text=True, timeout=300,
-    )
-    assert test.returncode == 0, test.stdout[-2000:]
+#: What a fresh clone holds that the page's commands use (the suite's own tests/ are not among them).
+CLONE = ("pyproject.toml", "README.md", "referee", "agents")
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A copy of the clone with the page's files, before section 1's commands."""
+    folder = tmp_path_factory.mktemp("clone")
+    for name in CLONE:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, folder / name)
+    for path, text in files().items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    return folder
+
+
+def a_students_shell() -> dict[str, str]:
+    """This environment without the suite's virtual environment: ``python3`` is the machine's."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    ours = Path(sys.prefix).resolve()
+    env["PATH"] = os.pathsep.join(entry for entry in env.get("PATH", "").split(os.pathsep)
+                                  if entry and not Path(entry).resolve().is_relative_to(ours))
+    return env
+
+
+def test_the_pages_commands_run_in_a_plain_install(clone):
+    sections = blocks("sh")
+    assert len(sections) == 4, sections  # set up, play, test, submit: each checked below
+    said = []
+    for number, block in enumerate(sections):
+        # The student's terminal stays in the environment section 1 activated.
+        script = "set -e\n" + ("" if number == 0 else ". .venv/bin/activate\n") + block
+        done = subprocess.run(["bash", "-c", script], cwd=clone, env=a_students_shell(), capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, (block, done.stdout[-2000:], done.stderr[-2000:])
+        said.append(done.stdout)
+    setup, play, test, submit = said
+    # A plain install, as the page says: the suite's parallel runner is not in it.
+    plain = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-c", "import xdist"], capture_output=True)
+    assert plain.returncode != 0
+    assert setup.count("* referee @ result:") == 1 and play.count("* referee @ result:") == 2, play[-1000:]
+    for output in (setup, play):
+        assert "load_error" not in output and "illegal_action" not in output, output[-1000:]
+    assert re.search(r"=+ 1 passed in ", test), test[-1000:]
+    # The renamed package is marked: it loads, plays legally and beats the random agent.
+    assert "Not played" not in submit and re.search(r"^Total: \d+/\d+", submit, re.MULTILINE), submit[-2000:]
+    results = json.loads((clone / "results.json").read_text())
+    checks = {test["name"]: test for test in results["tests"]}
+    assert checks["Loads and plays legally"]["status"] == "passed", checks
+    assert checks["Against random"]["score"] > 0, checks
 
 
 #: Each mistake of section 5 (and the time limit after it), as a change to the page's agent,
