@@ -40,6 +40,9 @@ FORMATS = ("text", "html", "simple_format", "md", "ansi")
 USER_FIELDS = ("name", "email", "sid")
 #: results.json is read by Gradescope's harness and by staff, whoever runs the grader.
 RESULTS_MODE = 0o644
+#: ``extra_data.sandbox`` of a Part B submission that played no game: no agent of it ran, so none was sealed
+#: (nor unsealed); the cohort's report shows it as it is and does not count it as graded without a sandbox.
+NO_GAME_SANDBOX = "none: no game played"
 
 #: Where Gradescope puts a submission, its metadata, and looks for its results.
 SUBMISSION_DIR = Path("/autograder/submission")

@@ -15,7 +15,8 @@ them, ``marks.csv`` gets the columns ``students``, ``sid`` and ``email``
 (several submitters joined by ``; ``).  Part B results say what the agents
 ran under (``extra_data.sandbox``): ``marks.csv`` gets a ``sandbox`` column,
 and submissions graded unsealed or partly sealed are named in the summary
-and the page.
+and the page (one that played no game says ``none: no game played``, and is
+not named).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from referee.agent_text import csv_cell, inert_line
 from referee.arguments import ArgumentParser
-from referee.marking.gradescope import as_number, problems, submission_users, user_entries
+from referee.marking.gradescope import NO_GAME_SANDBOX, as_number, problems, submission_users, user_entries
 from ..exit_status import ExitStatus
 
 RESULTS_NAME = "results.json"
@@ -51,7 +52,7 @@ class Submission:
     scores: dict[str, float]
     max_scores: dict[str, float]
     users: tuple[dict[str, str], ...] = ()  # who submitted: name, email, sid
-    sandbox: str | None = None  # sealed, partly sealed or unsealed (Part B); None: not said
+    sandbox: str | None = None  # sealed, partly sealed, unsealed or NO_GAME_SANDBOX (Part B); None: not said
 
     def user_field(self, key: str) -> str:
         """One field of every submitter, joined (a group submits once)."""
@@ -157,8 +158,11 @@ def write_csv(submissions: list[Submission], tests: list[str], path: Path) -> No
 
 
 def not_sealed(submissions: list[Submission]) -> list[Submission]:
-    """The submissions whose games were played unsealed or partly sealed (their results are weaker)."""
-    return [s for s in submissions if s.sandbox is not None and s.sandbox != "sealed"]
+    """The submissions whose games were played unsealed or partly sealed (their results are weaker).
+
+    One that played no game is not among them: no agent of it ran, sealed or not.
+    """
+    return [s for s in submissions if s.sandbox is not None and s.sandbox not in ("sealed", NO_GAME_SANDBOX)]
 
 
 def bars(column: Column) -> list[tuple[str, int]]:

@@ -62,7 +62,8 @@ def mark(
         f"Part B: {scheme.games_per_opponent} games of {scheme.game} against each of "
         f"{', '.join(o.name for o in scheme.opponents)} ({limits} per agent per game).",
     ]
-    state = sandbox_state(sandbox)
+    # No game played, no sandbox to claim (the machine's would say nothing of this submission's games).
+    state = sandbox_state(sandbox) if why is None else gradescope.NO_GAME_SANDBOX
     # Said to the student too: a game's result holds only as far as its agents were kept apart.
     if state == "unsealed":
         lines.append("The games were played unsealed: the agents ran as ordinary processes of the grading "
@@ -74,7 +75,9 @@ def mark(
     if elo is not None:
         lines.append(f"Your Elo against the reference agents (their mean is 0): {elo:+.0f}.")
         leaderboard = (LeaderboardEntry("Elo", round(elo), "desc"),)
-    extra: dict[str, Any] = {"sandbox": state, "sandbox_layers": sandbox.to_json()}
+    extra: dict[str, Any] = {"sandbox": state}
+    if why is None:
+        extra["sandbox_layers"] = sandbox.to_json()
     if users:
         extra["users"] = [dict(user) for user in users]
     return AutograderResults(
