@@ -261,8 +261,14 @@ def play_command(
     red: Side, blue: Side, game: str, game_options: Mapping[str, Any], limits: Limits, seed: int | None,
     chance_seed: str | None,
 ) -> tuple[str, list[str]]:
-    """The ``python -m referee`` command that plays a game again, and what of the game it cannot give.
+    """The ``python -I -m referee`` command that plays a game again, and what of the game it cannot give.
 
+    It is run from the submission folder, where the agent's package is found.
+    ``-I`` (isolated mode, Python 3.4 and later) keeps that folder off the
+    referee's own import path: the course's template holds a ``referee/``
+    package of its own, which ``python -m referee`` would run instead of
+    this one.  (The agents' processes import the referee the same way:
+    :data:`referee.hosting.process.HOST_BOOT`.)
     ``game_options`` are the options as configured (before the game seed is
     put in them: the command's ``--seed`` does that again).  A game option
     the command line has no flag for, and an agent option that is not a
@@ -270,7 +276,7 @@ def play_command(
     text), are returned as ``name=value`` (empty: the command repeats the
     game exactly, as far as the agents are deterministic).
     """
-    argv = ["python", "-m", "referee", red.spec, blue.spec]
+    argv = ["python", "-I", "-m", "referee", red.spec, blue.spec]
     if game != DEFAULT_GAME:
         argv += ["--game", game]
     flags = {option.name: option for option in registration(game).options}

@@ -130,7 +130,7 @@ def test_the_command_gives_limits_seeds_game_options_and_every_agent_option():
     )
     assert missing == []
     assert command == (
-        "python -m referee agent agents.minimax --game cachex --size 5 -t 60 -s 250 --call-timeout 30 --seed 7 "
+        "python -I -m referee agent agents.minimax --game cachex --size 5 -t 60 -s 250 --call-timeout 30 --seed 7 "
         "--blue-option depth=4 --blue-option max_move_time=0.2 --blue-option 'name=\"4\"'"
     )
     command, missing = play_command(
@@ -138,7 +138,7 @@ def test_the_command_gives_limits_seeds_game_options_and_every_agent_option():
         "infinitron", {"chaos": True, "armour": False, "cities": [[0, 1]]}, Limits(), 3, "ab12",
     )
     assert command == (
-        "python -m referee agents.greedy agent --game infinitron --chaos --seed 3 --chance-seed ab12 "
+        "python -I -m referee agents.greedy agent --game infinitron --chaos --seed 3 --chance-seed ab12 "
         "--red-option move_time=1"
     )
     # No flag for the cities (the command would start another game); --red-option takes only scalars.

@@ -1,12 +1,14 @@
 """``python -m referee autograde partB`` on fake submission folders: real games, real results.json."""
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shlex
 import stat
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -214,7 +216,7 @@ def test_a_slow_agent_fails_the_time_check(tmp_path, capsys):
     assert time_test["output"].splitlines()[0] == "In 2 of 2 games your agent ran out of time."
     assert "**Lost game 0** as RED against random after 6 turns, by `time_limit`: your agent ran out of time." \
         in time_test["output"]
-    assert "python -m referee agent agents.random_agent -t 1 -s 250 --seed" in time_test["output"]
+    assert "python -I -m referee agent agents.random_agent -t 1 -s 250 --seed" in time_test["output"]
     assert "The final position, after 6 turns:" in time_test["output"]
     assert tests["Never exceeds the memory limit"]["score"] == 3
     assert tests["Loads and plays legally"]["score"] == 1
@@ -246,7 +248,8 @@ def test_an_agent_that_never_gets_an_action_out_earns_no_check(tmp_path, capsys)
     assert "raised an exception" in tests["Loads and plays legally"]["output"]
     assert "my first move is a bug" in tests["Loads and plays legally"]["output"]
     for name in ("Never exceeds the time limit", "Never exceeds the memory limit"):
-        assert tests[name]["output"] == "Not shown: your agent did not play a single action in any game."
+        # "Not tested", the word the docs and a submission that played no game use.
+        assert tests[name]["output"] == "Not tested: your agent did not play a single action in any game."
 
 
 def first_lines(data: dict) -> dict[str, str]:
@@ -257,9 +260,12 @@ def test_a_submission_without_an_agent_folder_says_so_first_in_every_test(tmp_pa
     folder = tmp_path / "submission"
     (folder / "src").mkdir(parents=True)
     (folder / "README.md").write_text("my agent\n")
-    data = grade_folder(tmp_path, folder, capsys)
+    # Unsealed games would be said at the top and in the results: a submission that played none claims no sandbox.
+    data = grade_folder(tmp_path, folder, capsys, "sandbox: off\n" + scheme_text())
     assert data["score"] == 0 and "leaderboard" not in data
     assert data["output"].splitlines()[0] == "No game was played: your submission has no agent/ folder."
+    assert "sealed" not in data["output"]
+    assert data["extra_data"] == {"sandbox": "none: no game played"}
     assert first_lines(data) == {
         "Against random": "Not played: your submission has no agent/ folder.",
         "Loads and plays legally": "Your submission has no agent/ folder, so no game was played.",
@@ -271,6 +277,63 @@ def test_a_submission_without_an_agent_folder_says_so_first_in_every_test(tmp_pa
     # Nothing misleading after the first line: no failure of the grader's, no score out of nothing.
     everything = json.dumps(data)
     assert "grader failed" not in everything and "None" not in everything and "0/0" not in everything
+    # The cohort's marks say so too, and do not count it among the submissions graded without a sandbox.
+    done = run_referee("autograde", "report", str(tmp_path), "-o", str(tmp_path / "marks"))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader((tmp_path / "marks" / "marks.csv").open(newline="")))
+    assert rows[0][:3] == ["name", "sandbox", "total"] and rows[1][:3] == ["results", "none: no game played", "0"]
+    assert "without a full sandbox" not in done.stdout
+    assert "without a full sandbox" not in (tmp_path / "marks" / "marks.html").read_text()
+
+
+def write_files(folder: Path, files: dict[str, str]) -> Path:
+    """A submission folder holding ``files`` (path relative to it: text)."""
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+TUTORIAL_PACKAGE = {"my_agent/__init__.py": "from .program import Agent\n", "my_agent/program.py": RANDOM}
+
+
+@pytest.mark.parametrize("files, why, advice", [
+    # The tutorial's way (docs/first-agent.md: agents/my_agent/), beside the course template's own referee/ and a
+    # package of tests: the agent is the one package that is not the referee's, named to rename.
+    ({**TUTORIAL_PACKAGE, "README.txt": "my agent\n", "referee/__init__.py": "", "tests/__init__.py": "",
+      "tests/test_it.py": "def test_it():\n    pass\n"},
+     "rename your package `my_agent/` to `agent/`",
+     "Your agent must be the package `agent/`: rename `my_agent/` to `agent/`. If your modules import each other "
+     "by the name `my_agent` (`from my_agent.utils import helper`), import them relatively instead "
+     "(`from .utils import helper`)."),
+    # The project folder zipped, its package without an __init__.py: both fixes, and the zipping advice.
+    ({"comp30024/README.txt": "my agent\n", "comp30024/mine/program.py": RANDOM},
+     "rename your package `comp30024/mine/` to `agent/`",
+     "rename `comp30024/mine/` to `comp30024/agent/`. If your modules import each other by the name `mine` "
+     "(`from mine.utils import helper`), import them relatively instead (`from .utils import helper`). Then zip the "
+     "contents of `comp30024/`, not the folder itself. It also needs an `__init__.py` that imports your agent's "
+     "class (for example `from .program import Agent`)."),
+])
+def test_a_package_under_another_name_is_named_with_how_to_rename_it(tmp_path, capsys, files, why, advice):
+    data = grade_folder(tmp_path, write_files(tmp_path / "submission", files), capsys)
+    message = f"your submission has no agent/ folder ({why})"
+    assert first_lines(data) == {
+        "Against random": f"Not played: {message}.",
+        "Loads and plays legally": f"Y{message[1:]}, so no game was played.",
+        "Never exceeds the time limit": f"Not tested: {message}.",
+        "Never exceeds the memory limit": f"Not tested: {message}.",
+    }
+    load = marks_by_name(data)["Loads and plays legally"]["output"]
+    assert advice in load
+    assert ("zip the contents" in load) == ("comp30024" in why)  # zipping is advice only where a folder was zipped
+
+
+def test_two_packages_under_other_names_are_not_guessed(tmp_path, capsys):
+    files = {"mine/__init__.py": "from .program import Agent\n", "mine/program.py": RANDOM,
+             "theirs/__init__.py": "from .program import Agent\n", "theirs/program.py": RANDOM}
+    data = grade_folder(tmp_path, write_files(tmp_path / "submission", files), capsys)
+    assert first_lines(data)["Against random"] == "Not played: your submission has no agent/ folder."
+    assert "rename" not in json.dumps(data)
 
 
 def test_an_agent_one_folder_down_is_found_used_and_noted(tmp_path, capsys):
@@ -285,7 +348,23 @@ def test_an_agent_one_folder_down_is_found_used_and_noted(tmp_path, capsys):
     assert tests["Loads and plays legally"]["score"] == 1 and note in tests["Loads and plays legally"]["output"]
     against = tests["Against random"]["output"]
     assert "Play it again, from the folder `comp30024-partb/` of your submission (it holds agent/):" in against
+    # Why the command has -I, so that nobody drops it and runs a template's referee/ instead.
+    assert "`-I` makes Python run the referee you installed, never a `referee/` folder in your submission." in against
     assert len(games_file_for(tmp_path / "results" / "results.json").read_text().splitlines()) == 2
+    # A random agent uses hundredths of a CPU second a game: shown as used, never as "0.0".
+    assert_most_time_shown(tests["Never exceeds the time limit"]["output"], graded(tmp_path).values())
+
+
+def assert_most_time_shown(output: str, records: Iterable[GameRecord]) -> None:
+    """The time check's output shows the most CPU time the submission used in a game, to 2 significant digits."""
+    most = max(record.time_used["RED" if record.red_name == "submission" else "BLUE"] for record in records)
+    if most < 0.01:
+        assert "(less than 0.01 CPU seconds in every game)" in output, output
+        return
+    shown = re.search(r"\(at most (\d+(?:\.\d+)?) CPU seconds in one game\)", output)
+    assert shown is not None, output
+    # One decimal above a second; below it two significant digits, within 5% of the time used.
+    assert abs(float(shown[1]) - most) <= (0.05 if most >= 1 else 0.05 * most), (shown[0], most)
 
 
 @pytest.mark.parametrize("under, nested, message", [
@@ -326,6 +405,8 @@ opponents:
   - {{name: {name}, spec: {spec}, marks: 4, options: {agent_options}}}
 checks: {{plays_legally: 1, time_limit: 2, space_limit: 3}}
 """
+#: What the decoy referee/ of a submission says when it is imported.
+DECOY = "the submission's own referee/ package was imported, not the installed referee"
 #: A told game: its headline's number and the command printed with it.
 TOLD = re.compile(r"\*\*(?:Lost|Drew) game (\d+)\*\*.*?Play it again, from [^\n]*:\n\n```sh\n(.*?)\n```", re.S)
 
@@ -338,11 +419,11 @@ def commands(test: dict) -> dict[int, str]:
 def play_again(command: str, cwd: Path, tmp_path: Path) -> GameRecord:
     """Run a printed command as the student would, from ``cwd``; the game it plays."""
     argv = shlex.split(command)
-    assert argv[:3] == ["python", "-m", "referee"]
+    assert argv[:4] == ["python", "-I", "-m", "referee"]
     out = tmp_path / "again.json"
     done = subprocess.run([sys.executable, *argv[1:], "--record", str(out), "-v", "0"], cwd=cwd,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0 and DECOY not in done.stderr, done.stderr
     return GameRecord.from_json(out.read_text())
 
 
@@ -365,6 +446,10 @@ def assert_same_game(again: GameRecord, record: GameRecord) -> None:
 ])
 def test_the_command_given_plays_the_graded_game_again(tmp_path, capsys, game, options, seed, opponent, flags):
     folder = submission(tmp_path, RANDOM)
+    # The course's template holds a referee/ of its own beside agent/: the command must not run that one.
+    write_files(folder, {"referee/__init__.py": f"raise SystemExit({DECOY!r})\n"})
+    shadowed = run_referee("-V", cwd=folder)  # the decoy works: a plain `python -m referee` here runs it
+    assert shadowed.returncode != 0 and DECOY in shadowed.stderr
     spec = {"random": "agents.random_agent", "greedy": "agents.greedy"}[opponent]
     text = GAME_SCHEME.format(game=game, options=options, seed=seed, name=opponent, spec=spec, agent_options="{}")
     data = grade_folder(tmp_path, folder, capsys, text)
@@ -392,9 +477,9 @@ def test_the_command_gives_the_opponent_its_options(tmp_path, capsys):
     told = commands(marks_by_name(data)["Against greedy"])
     records = graded(tmp_path)
     assert sorted(told) == [0, 1]  # a random agent loses both to greedy
-    assert told[0] == (f"python -m referee agent agents.greedy -t 60 -s 250 --seed {records[0].seed} "
+    assert told[0] == (f"python -I -m referee agent agents.greedy -t 60 -s 250 --seed {records[0].seed} "
                        "--blue-option move_time=0.25 --blue-option max_move_time=0.5")
-    assert told[1] == (f"python -m referee agents.greedy agent -t 60 -s 250 --seed {records[1].seed} "
+    assert told[1] == (f"python -I -m referee agents.greedy agent -t 60 -s 250 --seed {records[1].seed} "
                        "--red-option move_time=0.25 --red-option max_move_time=0.5")
     if not option_flags_exist():
         pytest.skip("python -m referee has no --red-option/--blue-option yet: the command was checked, not run")
@@ -414,8 +499,8 @@ def test_an_opponent_with_its_own_limits_plays_at_odds_and_the_feedback_says_so(
                                "BLUE": {"time_limit": 20.0, "space_limit": 250.0}}
     told = commands(marks_by_name(data)["Against greedy"])
     assert sorted(told) == [0, 1]  # a random agent loses both to greedy
-    assert told[0] == f"python -m referee agent agents.greedy -t 60,20 -s 250 --seed {records[0].seed}"
-    assert told[1] == f"python -m referee agents.greedy agent -t 20,60 -s 250 --seed {records[1].seed}"
+    assert told[0] == f"python -I -m referee agent agents.greedy -t 60,20 -s 250 --seed {records[0].seed}"
+    assert told[1] == f"python -I -m referee agents.greedy agent -t 20,60 -s 250 --seed {records[1].seed}"
     again = play_again(told[1], folder, tmp_path)
     assert_same_game(again, records[1])
     assert again.odds == records[1].odds
@@ -593,3 +678,13 @@ def test_a_reader_that_leaves_early_costs_no_traceback_and_no_results(tmp_path):
     assert proc.wait(timeout=300) == 0, stderr
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
     assert json.loads((folder / "out" / "results.json").read_text())["score"] == 10
+
+
+@pytest.mark.parametrize("seconds, shown", [
+    (0.04, "0.04"), (0.0432, "0.043"), (0.5, "0.5"), (0.999, "1"), (0.004, "< 0.01"), (0.0, "< 0.01"),
+    (1.0, "1.0"), (2.345, "2.3"), (180.0, "180.0"),
+])
+def test_cpu_seconds_are_never_shown_as_zero(seconds, shown):
+    from referee.marking.part_b.marks import seconds_text
+
+    assert seconds_text(seconds) == shown

@@ -41,6 +41,18 @@ def marks_text(value: float) -> str:
     return f"{value:g}"
 
 
+def seconds_text(seconds: float) -> str:
+    """CPU seconds an agent used, as shown to a student: ``2.5``, ``0.043``, ``< 0.01``.
+
+    One decimal showed a quick agent's 0.04 s as "0.0", which reads as "not
+    measured"; below a second two significant digits are shown, and below a
+    hundredth (the clocks' noise) only that it was less.
+    """
+    if seconds < 0.01:
+        return "< 0.01"
+    return f"{seconds:.2g}" if seconds < 1 else f"{seconds:.1f}"
+
+
 @dataclass(frozen=True)
 class Marking:
     """What the feedback is written from: the scheme, where the games started, the games."""
@@ -67,6 +79,9 @@ def play_again(marking: Marking, game: Game) -> str:
     chance = game.record.chance_seed if game.record is not None else None
     command, missing = play_command(red, blue, scheme.game, scheme.game_options, scheme.limits, game.seed, chance)
     text = f"Play it again, from {marking.run_from}:\n\n" + code_block(command, "sh")
+    # Said because a student may drop a flag they do not know, and then run the template's referee/ instead.
+    text += (f"\n\n{code_span('-I')} makes Python run the referee you installed, never a "
+             f"{code_span('referee/')} folder in your submission.")
     if missing:
         text += (
             "\n\nThe command line cannot give " + ", ".join(code_span(option) for option in missing)
@@ -186,7 +201,8 @@ def check_tests(marking: Marking) -> list[TestResult]:
                                 note if check == "plays_legally" else None, stories(marking, broke, detailed=0))
             results.append(result(0, output))
         elif not played:
-            results.append(result(0, "Not shown: your agent did not play a single action in any game."))
+            # "Not tested", as for a submission that played no game: the limit was never put to the test.
+            results.append(result(0, "Not tested: your agent did not play a single action in any game."))
         else:
             limit = {
                 "plays_legally": "your agent loaded and played only legal actions",
@@ -210,9 +226,10 @@ def _most_used(check: str, games: list[Game]) -> str:
     ]
     if not used:
         return ""
-    if check == "time_limit":
-        return f" (at most {max(used):.1f} CPU seconds in one game)"
-    return f" (at most {memory_text(max(used))} MB in one game)"
+    shown, unit = (seconds_text(max(used)), "CPU seconds") if check == "time_limit" else (memory_text(max(used)), "MB")
+    if shown.startswith("< "):  # not "at most < 0.01"
+        return f" (less than {shown[2:]} {unit} in every game)"
+    return f" (at most {shown} {unit} in one game)"
 
 
 def submission_elo(games: list[Game]) -> float | None:
