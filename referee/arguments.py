@@ -16,24 +16,31 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .exit_status import ExitStatus
 
-#: Every command: the module (or ``module:function``) that runs it, and what it is for, as ``python -m referee
-#: -h`` lists them.  referee/cli.py dispatches from this table, so a command cannot be listed and not run.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "tournament": ("referee.tournament.cli", "CONFIG.yaml    a tournament from a YAML config (docs/tournament.md)"),
-    "play": ("referee.human_play.cli",
-             "AGENT                you against an agent, in the terminal or in a browser (docs/play.md)"),
-    "replay": ("referee.replay.cli",
-               "RECORD.json        a recorded game, step by step or as an HTML page (docs/replay.md)"),
-    "search": ("referee.search.cli",
-               "[BOARD]            solve or grade Part A's single-player puzzle (docs/search.md)"),
-    "autograde": ("referee.marking.cli",
-                  "partA|partB|... the Gradescope autograders, the cohort report (docs/marking.md)"),
+#: Every command: the module (or ``module:function``) that runs it, its arguments and what it is for, as ``python
+#: -m referee -h`` lists them.  referee/cli.py dispatches from this table, so a command cannot be listed and not run.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "tournament": ("referee.tournament.cli", "CONFIG.yaml", "a tournament from a YAML config (docs/tournament.md)"),
+    "play": ("referee.human_play.cli", "AGENT",
+             "you against an agent, in the terminal or in a browser (docs/play.md)"),
+    "replay": ("referee.replay.cli", "RECORD.json",
+               "a recorded game, step by step or as an HTML page (docs/replay.md)"),
+    "search": ("referee.search.cli", "[BOARD]", "solve or grade Part A's single-player puzzle (docs/search.md)"),
+    "autograde": ("referee.marking.cli", "ACTION",
+                  "the Gradescope autograders and the cohort report: partA, partB, init, report (docs/marking.md)"),
     # Two commands of one feature: module:function.
-    "serve": ("referee.battleground.cli:serve_main",
-              "[--port N] [--db FILE]  the battleground server: students' agents meet online (docs/battleground.md)"),
-    "connect": ("referee.battleground.cli:connect_main",
-                "AGENT NAME        play your agent on a battleground server (docs/battleground.md)"),
+    "serve": ("referee.battleground.cli:serve_main", "[OPTIONS]",
+              "the battleground server: students' agents meet online (docs/battleground.md)"),
+    "connect": ("referee.battleground.cli:connect_main", "AGENT NAME",
+                "play your agent on a battleground server (docs/battleground.md)"),
 }
+
+
+def commands_listed() -> str:
+    """The commands as ``python -m referee -h`` lists them: one a line, their descriptions in one column."""
+    lines = [(f"python -m referee {name} {arguments}", what) for name, (_, arguments, what) in COMMANDS.items()]
+    width = max(len(command) for command, _ in lines)
+    return "\n".join(f"  {command:<{width}}  {what}" for command, what in lines)
+
 
 #: What argparse reads as a negative number, not an option (parsers here
 #: have no option that looks like one).

@@ -20,7 +20,7 @@ from .arguments import COMMANDS
 from .exit_status import ExitStatus
 
 #: Command -> the module (or ``module:function``) that runs it (:data:`referee.arguments.COMMANDS`).
-SUBCOMMANDS: dict[str, str] = {name: target for name, (target, _) in COMMANDS.items()}
+SUBCOMMANDS: dict[str, str] = {name: target for name, (target, _, _) in COMMANDS.items()}
 
 
 def misspelled_subcommand(word: str) -> str | None:

@@ -18,7 +18,7 @@ import yaml
 from .. import __version__
 from ..games import DEFAULT_GAME, command_line_options, game_names, registration
 from ..arguments import (
-    COMMANDS, ArgumentParser, chosen_game, every_games_help, non_negative, non_negative_pair, seed, usage_error,
+    ArgumentParser, chosen_game, commands_listed, every_games_help, non_negative, non_negative_pair, seed, usage_error,
 )
 from ..games.agent_kwargs import REFEREE_KWARGS
 from ..games.base import GameOptionError
@@ -72,9 +72,7 @@ def build_parser(game_name: str | None = DEFAULT_GAME) -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m referee",
         description="Play one game between two agents, each in its own process under time and memory limits.",
-        epilog="other commands (each has its own --help):\n" + "\n".join(
-            f"  python -m referee {name} {what}" for name, (_, what) in COMMANDS.items()
-        ),
+        epilog="other commands (each has its own --help):\n" + commands_listed(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
         # Another game's option given without its --game is named as such, not as a typo (worked out only
@@ -148,13 +146,15 @@ def build_parser(game_name: str | None = DEFAULT_GAME) -> ArgumentParser:
     game = parser.add_argument_group("game")
     game.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
                       help=f"which game (default: {DEFAULT_GAME})")
-    game.add_argument("--seed", type=seed, default=None, help="seed passed to both agents (kwarg 'seed')")
+    game.add_argument("--seed", type=seed, default=None,
+                      help="a seed given to both agents (their keyword argument seed)")
     for side in ("red", "blue"):
         game.add_argument(
             f"--{side}-option", dest=f"{side}_options", action="append", default=[], type=_agent_option,
             metavar="NAME=VALUE",
-            help=f"an option {side.title()}'s agent gets as a keyword argument in every call (repeatable; VALUE "
-            "read as in YAML: depth=4 is the number 4), as a tournament's options:",
+            # Not "as a tournament's options:": the help ended in a colon, the YAML key it named left out.
+            help=f"an option {side.title()}'s agent gets as a keyword argument in every call, like an agent's "
+            "options in a tournament config (repeatable; VALUE is read as in YAML: depth=4 is the number 4)",
         )
     game.add_argument(
         "--chance-seed", default=None, metavar="TEXT",

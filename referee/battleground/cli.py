@@ -217,10 +217,12 @@ def serve_main(argv: list[str]) -> int:
 def tokens_main(argv: list[str]) -> int:
     parser = ArgumentParser(prog="python -m referee serve tokens",
                             description="Print each roster name's token (CSV: name, student_id, token).")
-    parser.add_argument("roster", metavar="ROSTER.csv")
+    parser.add_argument("roster", metavar="ROSTER.csv",
+                        help="the roster: a CSV file with a name column (and optionally student_id)")
     parser.add_argument("--db", default="battleground.sqlite",
                         help="the server's database (default battleground.sqlite)")
-    parser.add_argument("--game", default=DEFAULT_GAME, choices=game_names())
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
+                        help=f"the server's game, as given to serve (default {DEFAULT_GAME})")
     args = parser.parse_args(argv)
     try:
         roster = read_roster(args.roster)

@@ -84,9 +84,9 @@ def build_parser(game_name: str | None) -> ArgumentParser:
                         metavar="MB", help="the agent's memory in MB (bare -s: 250; default: no limit)")
     parser.add_argument("--human-time", type=non_negative("the human time"), default=None, metavar="SECONDS",
                         help="your own wall-clock seconds for the game, counted while the prompt waits "
-                        "(on the page: while it is your move; default: no limit); running out loses by time_limit")
+                        "(on the page: while it is your move; default: no limit); running out of it loses the game")
     parser.add_argument("--sandbox", choices=MODES, default="auto", help="seal the agent (default auto)")
-    parser.add_argument("--seed", type=seed, default=None, help="seed passed to the agent (kwarg 'seed')")
+    parser.add_argument("--seed", type=seed, default=None, help="a seed given to the agent (its keyword argument seed)")
     parser.add_argument("--record", metavar="PATH", default=None,
                         help="where the record is written at the end, on resign or q (terminal default "
                         f"{DEFAULT_RECORD}); with --web, when given: each game is added to it as a line "

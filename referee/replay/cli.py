@@ -35,6 +35,9 @@ from ..render.terminal import ConsoleObserver
 from ..exit_status import ExitStatus
 
 
+#: What ``-h`` says the command does: the module's docstring is for developers (it names options in reST).
+DESCRIPTION = "Watch a recorded game again, step by step in the terminal, or write it as an HTML page."
+
 #: The commands of the terminal replay read by lines (input from a pipe or a file), as shown on screen.
 KEYS = (
     "Enter or n: next action, p or b: back one, a number: go to that action, e: the end, "
@@ -343,7 +346,7 @@ def replay_in_terminal(record: GameRecord, observer: ConsoleObserver, keys: bool
 
 
 def main(argv: list[str]) -> int:
-    parser = ArgumentParser(prog="python -m referee replay", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m referee replay", description=DESCRIPTION)
     parser.add_argument("record", metavar="RECORD", help="a record JSON file, '-' for standard input, or a games.jsonl")
     parser.add_argument(
         "--game-index", type=int, default=None, metavar="N",
@@ -355,8 +358,9 @@ def main(argv: list[str]) -> int:
         help="pause between turns in the terminal (negative: step by keys, the default when input is a "
         "terminal: " + RAW_KEYS + "; from a pipe, lines: " + KEYS + "; 0: no pause)",
     )
-    parser.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None)
-    parser.add_argument("-C", "--colourless", "--colorless", dest="color", action="store_false")
+    parser.add_argument("-c", "--colour", "--color", dest="color", action="store_true", default=None,
+                        help="ANSI colour (the default on a terminal)")
+    parser.add_argument("-C", "--colourless", "--colorless", dest="color", action="store_false", help="no colour")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
