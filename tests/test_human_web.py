@@ -107,6 +107,18 @@ def test_bad_requests_get_a_4xx_json_error_and_change_nothing(server, method, pa
     assert (after["number"], after["actions"], after["result"]) == (before["number"], [], None)
 
 
+def test_the_pages_footer_speaks_to_the_player_not_of_the_code(server):
+    page = server.get("/")
+    [footer] = re.findall(r"<footer[^>]*>(.*?)</footer>", page, re.S)
+    said = " ".join(re.sub(r"<[^>]+>", " ", footer).split())
+    # The games' own word for their plug-in tables ("when its registration says how") meant nothing to a player.
+    assert not re.search(r"registration|registered|frames|kwarg|``", said, re.I), said
+    assert "under the board" in said, said
+    # What it points at is there: the paragraph saying how this game is played, in the board's section after it.
+    area = page[page.index('<section id="board-area">'):page.index("</section>")]
+    assert area.index('<svg id="board"') < area.index('<p id="how"'), area
+
+
 def raw_exchange(server: Server, data: bytes) -> str:
     """Send ``data`` as it is and read the answer until the server closes the connection."""
     host, port = server.url.removeprefix("http://").split(":")
