@@ -7,6 +7,7 @@ through the engine here, never from the page's data.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -288,6 +289,28 @@ def test_last_step_shows_the_final_units_terrain_and_cities(page, game):
     assert "CHANCE" in page.locator("#moves").inner_text()
     result = page.locator("#result").inner_text()
     assert game.record.reason in result and (game.record.winner or "Draw") in result
+
+
+def test_the_drawn_board_and_the_text_board_put_the_same_capital_on_top(page, game):
+    """docs/infinitron.md, "Which way up": Red's capital on top, on the page as in the terminal."""
+    go_to(page, 0)
+    # Where the browser put each side's capital: the middle of its hexagon, in pixels down the page.
+    drawn = dict(page.eval_on_selector_all(
+        'svg#board g.cell[data-kind~="capital"]',
+        "gs => gs.map(g => { const b = g.querySelector('polygon').getBoundingClientRect();"
+        " return [g.dataset.owner, b.top + b.height / 2]; })",
+    ))
+    assert sorted(drawn) == ["blue", "red"], drawn
+    # Which row of the text board shows each: at the start only the capitals are held, their ground drawn R and
+    # B (a cell is its ground's letter, then a unit's label if one stands there), after the row's "r= 4 q=-5.. 1".
+    board = [line for line in state_after(game.record, 0).render().splitlines() if line.startswith("r=")]
+    cells = [re.sub(r"^r=\s*-?\d+ q=\s*-?\d+\.\.\s*-?\d+", "", line).split() for line in board]
+    text_row = {}
+    for owner, letter in (("red", "R"), ("blue", "B")):
+        [text_row[owner]] = [i for i, row in enumerate(cells) if any(cell[0] == letter for cell in row)]
+    assert text_row["red"] != text_row["blue"] and drawn["red"] != drawn["blue"]
+    assert (drawn["red"] < drawn["blue"]) == (text_row["red"] < text_row["blue"]), (drawn, text_row)
+    assert drawn["red"] < drawn["blue"], "Red's capital on top, as docs/infinitron.md says"
 
 
 def test_a_terrain_the_rules_add_is_drawn_under_its_own_name():

@@ -1,9 +1,12 @@
 """Text drawing of an Infinitron position (pure: returns a string).
 
-The hexagon is drawn with one text row per ``r`` (r = -5 at the top, so
-Blue's capital is near the top and Red's near the bottom) and ``q``
-increasing to the right; neighbours in a row are one cell apart, and the
-rows below and above are shifted by half a cell.  Each cell shows its ground
+The hexagon is drawn with one text row per ``r`` (r = 5 at the top, so
+Red's capital is near the top and Blue's near the bottom, as on the drawn
+board of the replays and the play page) and ``q`` increasing to the right;
+neighbours in a row are one cell apart, and the rows below and above are
+shifted by half a cell.  So +r is up-right and +q right: the drawn board
+turned a twelfth of a turn, never its mirror image (docs/infinitron.md,
+"Which way up").  Each cell shows its ground
 and, when a unit stands on it, the owner's letter and the unit's number
 (``r3``: Red's unit 3).  A plain cell in a city's territory shows the city's
 number instead of a dot.  Below the map: cities with their territories, each
@@ -68,7 +71,7 @@ def render_state(state: InfinitronPosition, use_color: bool = False, use_unicode
         for c in state.territory(i):
             territory_of[c] = i
     lines = []
-    for r in range(-RADIUS, RADIUS + 1):
+    for r in range(RADIUS, -RADIUS - 1, -1):  # +r upwards, as the rules' directions and the drawn board
         q_lo, q_hi = max(-RADIUS, -RADIUS - r), min(RADIUS, RADIUS - r)
         indent = " " * (abs(r) * CELL_WIDTH // 2)
         cells = []
