@@ -27,6 +27,7 @@ from typing import Any, cast
 import pytest
 
 from referee.exit_status import ExitStatus
+from referee.games import load_game
 from referee.records import GameRecord
 from tests.battleground.sides import Server
 from tests.battleground.sides import client as sides_client
@@ -232,6 +233,58 @@ def test_a_game_that_is_not_this_clients_is_told_by_its_message_alone(config, tm
     client.handle(cast(Any, None), {"type": "end", "id": 8, "record": a_record("a", "b", "RED", "x", "RED wins (x)")
                                     .to_dict()})
     assert cast(StringIO, client.stream).getvalue() == "* battleground @ game 8: RED wins (x)\n"
+
+
+def test_an_infinitron_game_shows_one_board_a_turn_not_one_a_command(fake, config, tmp_path):
+    """The real client and agent (BLUE, at -v 2) through three turns of several commands; the server plays RED."""
+    state = load_game("infinitron").new_state()
+    played: list[str] = []
+
+    def apply(text: str) -> None:
+        state.apply_checked(state.parse_action(text))
+        played.append(text)
+
+    def red_turn(conn: ServerConnection) -> None:
+        """Two commands (the first legal ones) and END_TURN, each told to the client as the server does."""
+        for _ in range(2):
+            text = state.action_to_str(next(a for a in state.legal_actions() if state.action_kind(a) != "END_TURN"))
+            apply(text)
+            send(conn, "turn", id=1, color="RED", action=text)
+        apply("END_TURN")
+        send(conn, "turn", id=1, color="RED", action="END_TURN")
+
+    def script(server: FakeServer, conn: ServerConnection, hello: dict[str, Any]) -> None:
+        send(conn, "welcome", name=hello["name"], game="infinitron", game_options={}, time_limit=30,
+             space_limit=None, grace=20)
+        send(conn, "start", id=1, color="BLUE", opponent="bob", seed=1, game_options={}, actions=[], pair=[1, 1],
+             time_limit=30, space_limit=None)
+        assert json.loads(conn.recv(timeout=60)) == {"type": "ready", "id": 1}
+        red_turn(conn)
+        while state.current_player == 1:  # BLUE's turn: the client's agent asked for each command until END_TURN
+            send(conn, "play", id=1, clock={})
+            answer = json.loads(conn.recv(timeout=60))
+            assert answer["type"] == "action", answer
+            apply(answer["action"])
+            send(conn, "turn", id=1, color="BLUE", action=answer["action"])
+        red_turn(conn)
+        record = replace(a_record("bob", "alice", None, "unfinished", "game 1 stopped"), game="infinitron",
+                         actions=tuple(played), turns=len(played))
+        send(conn, "end", id=1, record=record.to_dict())
+        send(conn, "done", message="no more games")
+
+    server = fake(script)
+    out = StringIO()
+    assert Client(options(server.address, tmp_path, verbosity=2), out=out).run() == ExitStatus.OK
+    lines = out.getvalue().splitlines()
+    said = [i for i, line in enumerate(lines) if re.match(r"\* referee @ action \d+: (RED|BLUE) plays action ", line)]
+    assert len(said) == len(played) >= 7, "every command on its line"
+    # A board is its rows, one per r: its middle row is the one at r = 0.
+    boards = [i for i, line in enumerate(lines) if line.startswith("* referee @ r= 0 ")]
+    ends = [i for i in said if lines[i].endswith(" plays action END_TURN")]
+    assert len(boards) == len(ends) == 3, out.getvalue()
+    for end, board in zip(ends, boards):
+        # Each board comes after its turn's last command, before the next turn's first.
+        assert end < board and not [i for i in said if end < i < board], out.getvalue()
 
 
 # -- 2. reconnecting with back-off ------------------------------------------------------------------------------
