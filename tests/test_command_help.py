@@ -51,10 +51,7 @@ def entries(text: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("words", [
-    pytest.param(words, id=" ".join(words) or "RED BLUE", marks=pytest.mark.xfail(
-        strict=True, reason="autograde's own -h is referee/marking/cli.py's docstring: to be fixed there"
-    ) if words == ["autograde"] else ())
-    for words in HELPED
+    pytest.param(words, id=" ".join(words) or "RED BLUE") for words in HELPED
 ])
 def test_every_commands_help_has_usage_and_a_description_in_plain_words(words, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "1000")  # argparse reads the width from here: no line wrapped

@@ -1,12 +1,7 @@
-"""``python -m referee autograde``: Gradescope autograders and the cohort report.
-
-    python -m referee autograde partA [--submission DIR] [--scheme FILE] [--results FILE]
-    python -m referee autograde partB [--submission DIR] [--scheme FILE] [--results FILE]
-    python -m referee autograde init partA|partB DIR
-    python -m referee autograde report RESULTS_DIR... [-o DIR]
+"""``python -m referee autograde ACTION``: Gradescope autograders and the cohort report.
 
 Each action lives in its own module with ``main(argv) -> int``, imported only
-when used.
+when used; :data:`HELP` is what a user reads (``-h``, or no action).
 """
 from __future__ import annotations
 
@@ -15,6 +10,20 @@ import sys
 from importlib import import_module
 
 from ..exit_status import ExitStatus
+
+#: ``-h``: the usage, what the command does and its actions, in plain words (the docstring is for developers).
+HELP = """\
+usage: python -m referee autograde ACTION [options]
+
+Mark students' submissions as Gradescope's autograder, or gather a cohort's marks.
+
+actions (each has its own -h):
+  partA [--submission DIR] [--scheme FILE] [--results FILE]   mark a Part A program
+  partB [--submission DIR] [--scheme FILE] [--results FILE]   mark a Part B agent
+  init partA|partB DIR                                        write an autograder folder for Gradescope
+  report RESULTS_DIR... [-o DIR]                              a cohort's marks from its results.json files
+
+See docs/marking.md."""
 
 ACTIONS: dict[str, str] = {
     "partA": "referee.marking.part_a",
@@ -26,7 +35,7 @@ ACTIONS: dict[str, str] = {
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip().split("\n\n", 1)[1] if __doc__ else "", file=sys.stdout if argv else sys.stderr)
+        print(HELP, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else ExitStatus.USAGE
     action = argv[0]
     if action not in ACTIONS:
