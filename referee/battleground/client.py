@@ -35,7 +35,7 @@ from ..match import STOPPED_IN_A_CALL, AgentEntry, MatchSettings, agent_env, cal
 from ..records import GameRecord, RecordError
 from ..render.terminal import ConsoleObserver
 from .identity import Identity
-from .protocol import MAX_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, SERVER_MESSAGES, ProtocolViolation, encode
+from .protocol import MAX_SERVER_MESSAGE_BYTES, PLAY_PATH, PROTOCOL_VERSION, SERVER_MESSAGES, ProtocolViolation, encode
 from .protocol import read_message
 from .reconnect import Reconnection
 from .scorebook import ClientOptions, Scorebook
@@ -213,7 +213,7 @@ class Client:
 
     def open(self) -> ClientConnection:
         try:
-            return connect(f"ws://{self.options.server}{PLAY_PATH}", max_size=MAX_MESSAGE_BYTES * 64,
+            return connect(f"ws://{self.options.server}{PLAY_PATH}", max_size=MAX_SERVER_MESSAGE_BYTES,
                            compression=None, open_timeout=10, ping_interval=10, ping_timeout=30,
                            user_agent_header=f"referee/{__version__}")
         except InvalidURI:
@@ -231,7 +231,7 @@ class Client:
         for raw in conn:
             self.arrivals.came()
             try:
-                message = read_message(raw, SERVER_MESSAGES)
+                message = read_message(raw, SERVER_MESSAGES, MAX_SERVER_MESSAGE_BYTES)
             except ProtocolViolation as exc:
                 raise ServerGone(f"the server sent something this client does not understand: {exc}") from None
             if self.handle(conn, message):

@@ -36,8 +36,11 @@ from typing import Any
 from ..hosting.failures import AGENT_FAILURE_REASONS
 
 PROTOCOL_VERSION = 1
-#: The largest message either side accepts (bytes of one frame).
+#: The largest message the server accepts from a client (bytes of one frame).
 MAX_MESSAGE_BYTES = 64 * 1024
+#: The largest message a client accepts from the server: a game's record (``end``) and its actions so far (a
+#: ``start`` on a return) grow with the game, past 64 KiB in a long Infinitron game (2,406 commands).
+MAX_SERVER_MESSAGE_BYTES = 64 * MAX_MESSAGE_BYTES
 #: A player's name: what the leaderboard, URLs and file names show.
 #: It starts with a letter or a digit: '.', '..' and '-x' are no one's name (nor a file's or a URL's trouble).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}")
@@ -197,8 +200,9 @@ def _check_field(kind: str, name: str, value: Any, types: Any) -> None:
         raise ProtocolViolation(f"{kind}: field {name!r} must be {shape[1]}")
 
 
-def read_message(data: str | bytes, known: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The message in one frame, checked against ``known`` (:data:`CLIENT_MESSAGES` or :data:`SERVER_MESSAGES`).
+def read_message(data: str | bytes, known: dict[str, dict[str, Any]], limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """The message in one frame of at most ``limit`` bytes, checked against ``known`` (:data:`CLIENT_MESSAGES`
+    or :data:`SERVER_MESSAGES`).
 
     Raises :class:`ProtocolViolation`, and nothing else, for anything that is not such a message.
     """
@@ -207,8 +211,8 @@ def read_message(data: str | bytes, known: dict[str, dict[str, Any]]) -> dict[st
     if not isinstance(data, str):
         raise ProtocolViolation("a message is JSON text")
     # Each character is at least one byte: a long text is refused before it is encoded.
-    if len(data) > MAX_MESSAGE_BYTES or len(data.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-        raise ProtocolViolation(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    if len(data) > limit or len(data.encode("utf-8", "surrogatepass")) > limit:
+        raise ProtocolViolation(f"a message is at most {limit} bytes")
     try:
         # Integers are checked one by one only where the text has a run of 19 digits (one may not fit 64 bits).
         message = (_CAREFUL if _LONG_DIGITS.search(data) else _DECODER).decode(data)

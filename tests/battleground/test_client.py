@@ -192,6 +192,26 @@ def test_an_opponents_hostile_failure_message_is_printed_inert_and_kept_exact(fa
     assert GameRecord.from_json(kept).error["RED"]["message"] == HOSTILE
 
 
+def test_a_long_games_record_past_a_clients_64_kib_is_taken_whole(fake, config, tmp_path):
+    """A record grows with its game: a long Infinitron game's ``end`` passed the 64 KiB a client may send."""
+    record = replace(a_record("bob", "alice", "BLUE", "capital", "BLUE wins (capital)"), game="infinitron",
+                     actions=("END_TURN",) * 10_000, turns=10_000)
+    assert len(json.dumps(record.to_dict())) > 64 * 1024
+
+    def script(server: FakeServer, conn: ServerConnection, hello: dict[str, Any]) -> None:
+        welcome(conn, hello["name"])
+        start_game(conn, 4, "BLUE", "bob")
+        send(conn, "end", id=4, record=record.to_dict())
+        send(conn, "done", message="no more games")
+
+    server = fake(script)
+    out = StringIO()
+    assert Client(options(server.address, tmp_path), out=out).run() == ExitStatus.OK, out.getvalue()
+    assert "* battleground @ game 4: you won (you were BLUE)" in out.getvalue()
+    [kept] = (tmp_path / "alice.jsonl").read_text(encoding="utf-8").splitlines()
+    assert GameRecord.from_json(kept).to_dict() == record.to_dict()
+
+
 @pytest.mark.parametrize("ending", ["refused", "error", "close"])
 def test_a_servers_hostile_refusal_error_or_close_reason_is_printed_inert(fake, config, tmp_path, ending):
     def script(server: FakeServer, conn: ServerConnection, hello: dict[str, Any]) -> None:
