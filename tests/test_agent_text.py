@@ -190,6 +190,19 @@ def test_tables_with_hostile_names_write_safe_csv_and_markdown(tmp_path):
     assert not any(line.startswith("* referee @") for line in shown.splitlines())
 
 
+def test_a_failed_agents_message_in_the_reports_games_list_is_inert_text(tmp_path):
+    from referee.tournament.report import game_rows, report_html
+
+    hostile = NASTY_ERROR + '"><script>alert(1)</script>'
+    record = make_record("safe", "=evil", "RED", "agent_error", error_color="BLUE")
+    error = {"kind": "agent_error", "message": hostile, "traceback": None}
+    record = GameRecord(**{**record.to_dict(), "error": {**record.error, "BLUE": error}})
+    rows, _ = game_rows([record], tmp_path, with_replays=False)
+    page = report_html(aggregate([record]), rows, 1, "Hostile")
+    assert not raw_controls(page) and "<script>alert" not in page and "&quot;&gt;&lt;script&gt;alert" in page
+    assert 'title="Agent() raised RuntimeError: boom\\x1b]0;title\\x07\\r* referee @' in page  # all of it, escaped
+
+
 # -- marking feedback ---------------------------------------------------------------------
 
 

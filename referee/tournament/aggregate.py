@@ -280,7 +280,8 @@ class Results:
     sandboxes: Mapping[str, int] = field(default_factory=dict)
     #: When the games were played: the first start and the last end (UTC, ISO 8601); None if not recorded.
     period: tuple[str, str] | None = None
-    #: The format's official ranking in one line (its ``ranking_rule``); "" for records of no known plan.
+    #: The one rule the standings were ranked by, in one line, as the format says it (:meth:`order_rule` when it
+    #: has no order of its own); "" for records of no known plan.
     ranking_rule: str = ""
     #: (rank, agent) when the format ranks by something else than the games' points or Elo (Swiss, knockout).
     official: tuple[tuple[int, str], ...] = ()
@@ -304,6 +305,29 @@ class Results:
         if len({agent.games for agent in self.agents.values()}) <= 1 and not self.rounds:
             return "points"
         return "Elo" if self.ratings.ratings else "score"
+
+    def order_rule(self, why: str = "") -> str:
+        """The rule :meth:`ranking` sorts by without an :attr:`official` order (:attr:`ranked_by`), in one line.
+
+        ``why``: why points do not rank these agents (the format's reason); by
+        default the numbers of games the agents played, or the pairings having
+        followed the results.  Only the rule used is named, never "by points;
+        else by Elo": a reader must know which one placed the agents.
+        """
+        by = self.ranked_by
+        if by == "points":
+            return "by points (win 1, draw ½), equal points sharing a rank, listed by Elo then name"
+        if not why:
+            games = sorted({agent.games for agent in self.agents.values()})
+            why = (
+                "the pairings followed the results: agents met opponents of different strengths, so points do not "
+                "compare them" if self.rounds else
+                f"the agents have played different numbers of games ({games[0]} to {games[-1]}), so points do not "
+                "compare them"
+            )
+        if by == "Elo":
+            return f"by Elo (the joint fit of every game), then score %, then name: {why}"
+        return f"by score %, then name (no ratings: the games do not connect the agents): {why}"
 
     def ranking(self) -> list[tuple[int, AgentTotals]]:
         """(rank, agent), best first; agents equal on what ranks them share a rank.

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
+import signal
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..build_info import referee_build
 from ..core import utc_now
 from ..match import play_match
 from .agent_code import AgentsChanged, CodeChange
-from .aggregate import Results, aggregate
+from .aggregate import GameSummary, Results, aggregate
 from .config import LOCAL_SCHEDULER, ConfigError, TournamentConfig, scheduler_problem
 from .executor import ClusterError, Executor, LocalExecutor, PlayFunction
+from .formats.base import winners_of
 from .journal import GAMES_FILE, FolderLock, JournalError
 from .lineup import build_lineup
 from .report import write_report
@@ -30,7 +35,7 @@ from .provenance import how_played, run_entry
 from .runner import META_FILE, OutputFolder, RunObserver, RunSummary, foreign_contents, run_plan, tested_agent
 from .schedule import TournamentPlan
 from .shipping import ShippingError
-from .tables import LeftOut, read_left_out, write_files
+from .tables import LeftOut, Unfinished, read_left_out, write_files
 
 
 class RunError(Exception):
@@ -58,6 +63,8 @@ class TournamentRun:
     written: list[Path] = field(default_factory=list)
     left_out: tuple[LeftOut, ...] = ()
     plan: TournamentPlan | None = None  # the plan played (its format says whether it played every game)
+    #: Set when the run ended before its schedule did (the report says so first); None when it is over.
+    unfinished: Unfinished | None = None
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str = LOCAL_SCHEDULER) -> Executor:
@@ -87,6 +94,38 @@ def make_executor(kind: str = "local", workers: int | None = None, scheduler: st
     return executor
 
 
+def resume_command(command: Sequence[str], output: Path | None = None) -> list[str]:
+    """The command that continues a run started by ``command`` (``python -m referee tournament CONFIG ...``):
+    the same with ``--resume`` (and ``-o output`` when given), never ``--fresh``, which would start over again."""
+    again = [arg for arg in command if arg != "--fresh"]
+    if "--resume" not in again:
+        again.append("--resume")
+    return again + (["-o", str(output)] if output is not None else [])
+
+
+def _why_stopped(summary: RunSummary) -> str:
+    """What ended a run before its schedule did, in a few words ("" when nothing this run did: a ``limit``)."""
+    if summary.interrupted:
+        stop = summary.signal
+        return "stopped by Ctrl-C" if stop in (None, signal.SIGINT) else f"stopped by {signal.Signals(stop).name}"
+    if summary.referee_failures:
+        return f"{len(summary.referee_failures)} games failed in the referee itself and were not recorded"
+    return ""
+
+
+def _unfinished(plan: TournamentPlan, final: list[GameSummary], summary: RunSummary, resume: str) -> Unfinished | None:
+    """How far an unfinished run got; None when it is over (every game played, or the SPRT decided)."""
+    if summary.sprt is not None and summary.sprt.decided:
+        return None
+    done = {game.index for game in final if game.index is not None}
+    if plan.format.exact_length:
+        if len(done) >= plan.total_games:
+            return None
+    elif not any(True for _ in plan.format.draw(plan, winners_of(final)).next_games(done)):
+        return None  # a knockout plays only the games its ties need: over once the bracket has nothing to play
+    return Unfinished(len(done), plan.total_games, resume, plan.format.exact_length, _why_stopped(summary))
+
+
 def _foreign_folder(output: Path, foreign: list[str]) -> str:
     shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
     return (
@@ -113,6 +152,7 @@ def run(
     replay_changed: bool = False,
     fresh: bool = False,
     handle_signals: bool = False,
+    resume_with: Sequence[str] | None = None,
 ) -> TournamentRun:
     """Run (or continue) the tournament of ``config`` into ``output`` (default the config's); raises :class:`RunError`.
 
@@ -129,6 +169,8 @@ def run(
     lets the running games finish; see :func:`.runner.run_plan`), the tables are still written and the returned
     summary says it was stopped; without it no handler is installed and Ctrl-C raises KeyboardInterrupt (the
     running games' agents are killed on the way out).  Nothing is printed: everything goes to ``observer``.
+    ``resume_with``: the command that continues the run, for an unfinished run's report (default:
+    ``python -m referee tournament CONFIG --resume -o OUTPUT``).
     """
     if fresh and (resume or replay_changed):
         raise RunError("fresh starts the tournament over; resume and replay_changed continue it: give one of them")
@@ -138,7 +180,10 @@ def run(
         if executor is None:  # made from the config, closed at the end
             executor = made.enter_context(make_executor(config.executor, workers, config.scheduler))
         started, clock = utc_now(), time.monotonic()  # the run's wall time: agent checks, games, records
+        build = referee_build()  # once a run (git, a few milliseconds): the code that plays every game of it
         output = Path(output) if output is not None else config.output
+        if resume_with is None:
+            resume_with = resume_command(["python", "-m", "referee", "tournament", str(config.path)], output)
         foreign = [] if force else foreign_contents(output)
         if foreign:
             raise RunError(_foreign_folder(output, foreign))
@@ -182,7 +227,7 @@ def run(
                     observer=observer, handle_signals=handle_signals,
                 )
                 if summary.played:
-                    folder.add_run(run_entry(started, time.monotonic() - clock, summary.played, where))
+                    folder.add_run(run_entry(started, time.monotonic() - clock, summary.played, where, build))
                 # The tables come from the file, checked again: it may have been written to during the run.
                 noted = len(folder.notes)
                 final = folder.final_records()
@@ -201,12 +246,13 @@ def run(
         observer.tables(results, config.sprt, left_out)
         title = f"Tournament {plan.name}"
         try:
-            played = how_played(plan.describe(), config.sprt, folder.read_meta(), results)
+            played = how_played(plan.describe(), config.sprt, folder.read_meta(), results, build)
         except JournalError:
             played = []  # tournament.json was spoilt since: the report goes without its settings block
-        written = write_files(results, output, title, config.sprt, left_out, played)
+        unfinished = _unfinished(plan, final, summary, shlex.join(resume_with))
+        written = write_files(results, output, title, config.sprt, left_out, played, unfinished)
         try:
-            written += write_report(results, folder.games, output, title, config.sprt, left_out, played)
+            written += write_report(results, folder.games, output, title, config.sprt, left_out, played, unfinished)
         except JournalError as exc:  # the file changed again since it was checked
             raise RunError(str(exc)) from None
-        return TournamentRun(results, summary, output, folder.games.path, where, written, left_out, plan)
+        return TournamentRun(results, summary, output, folder.games.path, where, written, left_out, plan, unfinished)

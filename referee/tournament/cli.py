@@ -26,7 +26,7 @@ from ..arguments import ArgumentParser, whole_number
 from ..exit_status import ExitStatus
 from ..termination import TERMINATING, report_stop, stop_like_ctrl_c
 from .aggregate import Results
-from .api import RunError, RunObserver, TournamentRun, make_executor, run
+from .api import RunError, RunObserver, TournamentRun, make_executor, resume_command, run
 from ..hosting.sandbox import resolve
 from .executor import stop_resource_tracker
 from .formats import formats
@@ -228,21 +228,23 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
         executor = make_executor(kind, workers, scheduler)
     except RunError as exc:
         return _config_errors(exc.problems)
+    # How to go on after a stop, printed at the end and given in the report: this command, resumed.
+    again = resume_command(["python", "-m", "referee", "tournament", *argv], None if args.output else config.output)
     with executor:
         try:
             done = run(
                 config, output=args.output, executor=executor, workers=workers, progress=not args.quiet,
                 resume=args.resume, force=args.force, ship_agents=args.ship_agents, observer=_Console(),
-                replay_changed=args.replay_changed, fresh=args.fresh, handle_signals=True,
+                replay_changed=args.replay_changed, fresh=args.fresh, handle_signals=True, resume_with=again,
             )
         except RunError as exc:
             if exc.changes:
                 return _agents_changed(exc, argv)
             return _config_errors(exc.problems)
-    return _finish(done, args, argv)
+    return _finish(done)
 
 
-def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> int:
+def _finish(done: TournamentRun) -> int:
     """The lines after the tables, and the exit status."""
     summary, left_out = done.summary, done.left_out
     print(f"\nwritten: {', '.join(str(p) for p in done.written)}")
@@ -260,17 +262,12 @@ def _finish(done: TournamentRun, args: argparse.Namespace, argv: list[str]) -> i
             file=sys.stderr,
         )
 
-    if summary.interrupted and summary.recorded < summary.total and not (summary.sprt and summary.sprt.decided):
-        exact = done.plan is None or done.plan.format.exact_length
-        command = ["python", "-m", "referee", "tournament", *argv]
-        if "--resume" not in command:
-            command.append("--resume")
-        if not args.output:
-            command += ["-o", str(done.output)]
+    stopped = done.unfinished
+    if summary.interrupted and stopped is not None:
         print(
-            f"\nstopped: {summary.recorded} of {'' if exact else 'at most '}{summary.total} games "
+            f"\nstopped: {stopped.recorded} of {'' if stopped.exact else 'at most '}{stopped.total} games "
             f"recorded in {done.games_file}. "
-            f"To resume:\n  {shlex.join(command)}",
+            f"To resume:\n  {stopped.resume}",
             file=sys.stderr,
         )
         return 128 + summary.signal if summary.signal in TERMINATING else ExitStatus.INTERRUPTED

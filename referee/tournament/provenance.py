@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ..build_info import RefereeBuild
 from ..games.base import count_of
 from ..limits import limits_text
 from .aggregate import Results
@@ -28,10 +29,10 @@ from .sprt import ELO_MODEL, SprtSettings
 HowPlayed = list[tuple[str, str]]
 
 
-def run_entry(started: str, seconds: float, played: int, where: str) -> dict[str, Any]:
-    """One run of the tournament, as ``tournament.json``'s ``runs`` keeps it."""
+def run_entry(started: str, seconds: float, played: int, where: str, build: RefereeBuild) -> dict[str, Any]:
+    """One run of the tournament, as ``tournament.json``'s ``runs`` keeps it (``build``: the referee that ran it)."""
     return {"started": started, "seconds": round(seconds, 1), "played": played, "cores": os.cpu_count(),
-            "where": where}
+            "where": where, "referee": build.as_dict()}
 
 
 def duration_text(seconds: float) -> str:
@@ -105,6 +106,20 @@ def _machine(runs: Sequence[Mapping[str, Any]]) -> str:
     return "; then ".join(seen) or "not recorded"
 
 
+def _referee(results: Results, runs: Sequence[Mapping[str, Any]], current: RefereeBuild | None) -> str:
+    """The versions the records name, then the code of each run that played them (commit, Python, platform), and
+    of the referee writing the report when it is none of those."""
+    text = (f"version {_counted(results.versions)} (python -m referee --version)" if results.versions
+            else "no game recorded yet")
+    builds = [build.describe() for run in runs if (build := RefereeBuild.from_dict(run.get("referee"))) is not None]
+    played_by = list(dict.fromkeys(builds))
+    if played_by:
+        text += "; the games played by " + "; then ".join(played_by)
+    if current is not None and current.describe() not in played_by:
+        text += f"; this report written by {current.describe()}"
+    return text
+
+
 def _code(superseded: Sequence[Mapping[str, Any]]) -> str:
     text = "each agent's fingerprint is in the standings' code column"
     for entry in superseded:
@@ -120,10 +135,12 @@ def _code(superseded: Sequence[Mapping[str, Any]]) -> str:
 
 
 def how_played(
-    plan: Mapping[str, Any], sprt: SprtSettings | None, meta: Mapping[str, Any], results: Results
+    plan: Mapping[str, Any], sprt: SprtSettings | None, meta: Mapping[str, Any], results: Results,
+    current: RefereeBuild | None = None,
 ) -> HowPlayed:
     """The report's "How it was played" lines, from the plan (:meth:`TournamentPlan.describe`), the SPRT,
-    ``tournament.json`` (``meta``: its runs and set-aside records) and the results."""
+    ``tournament.json`` (``meta``: its runs and set-aside records), the results and (``current``) the referee
+    writing the report."""
     options = plan.get("game_options") or {}
     game = str(plan.get("game"))
     if options:
@@ -137,8 +154,7 @@ def how_played(
         ("Seed", f"{plan.get('seed')} (each game's seed derives from it and the game's index)"),
         ("Played", _when(results, runs)),
         ("Machine", _machine(runs)),
-        ("Referee", f"version {_counted(results.versions)} (python -m referee --version)" if results.versions
-         else "no game recorded yet"),
+        ("Referee", _referee(results, runs, current)),
         ("Sandbox", str(plan.get("sandbox", "auto")) + (f"; the games ran {_counted(results.sandboxes)}"
                                                         if results.sandboxes else "")),
         ("Agents' code", _code(superseded)),

@@ -28,8 +28,9 @@ import html
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from ..agent_text import inert
 from ..records import GameRecord
 from ..render.frames import ReplayError, has_viewer
 from ..render.html_replay import replay_html
@@ -37,8 +38,8 @@ from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
 from .tables import (
-    HOW_PLAYED_TITLE, LEFT_OUT_NOTE, LeftOut, Table, all_tables, left_out_table, sandbox_warning,
-    summary_lines,
+    HOW_PLAYED_TITLE, LEFT_OUT_NOTE, RESUME, TEXT_COLUMNS, LeftOut, Table, Unfinished, all_tables, left_out_table,
+    sandbox_warning, summary_lines,
 )
 
 REPLAY_LIMIT = 500
@@ -60,8 +61,12 @@ def _score_colour(score: float) -> str:
 
 
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{_cell(h)}</th>" for h in table.headers)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in table.rows)
+    # Text (names, limits, results) reads from the left, numbers line up on the right: each cell says which.
+    kinds = [' class="text"' if header in TEXT_COLUMNS else "" for header in table.headers]
+    head = "".join(f"<th{kind}>{_cell(h)}</th>" for h, kind in zip(table.headers, kinds))
+    body = "".join(
+        "<tr>" + "".join(f"<td{kind}>{_cell(v)}</td>" for v, kind in zip(row, kinds)) + "</tr>" for row in table.rows
+    )
     return f'<table id="{table.stem}" class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -115,6 +120,34 @@ def _result_text(record: GameRecord) -> str:
 
 #: Games listed in the report (all are in games.jsonl).
 LISTED_GAMES = 2000
+#: How much of a failed agent's message the games list shows (the whole of it is the cell's tooltip).
+WHY_SHOWN = 90
+
+
+def failure_text(record: GameRecord) -> str:
+    """What the failing agent's error says (the record's ``error`` message), ``""`` when no agent failed.
+
+    A game both agents failed names each side's.  The text is the agent's
+    own (its exception's message): control characters are escaped here, and
+    the page escapes the rest.
+    """
+    said = [
+        (color, message) for color, entry in record.error.items()
+        if isinstance(entry, Mapping) and isinstance(message := entry.get("message"), str) and message.strip()
+    ]
+    if len(said) == 1:
+        return inert(said[0][1].strip())
+    return "; ".join(f"{record.name_of(color)} ({color}): {inert(message.strip())}" for color, message in said)
+
+
+def _shortened(text: str) -> str:
+    """One line of at most :data:`WHY_SHOWN` characters, cut at a word where one is near, marked by an ellipsis."""
+    line = " ".join(text.split())
+    if len(line) <= WHY_SHOWN:
+        return line
+    cut = line[: WHY_SHOWN - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > WHY_SHOWN // 2 else cut).rstrip(" ,;:") + "…"
 
 
 @dataclass(frozen=True)
@@ -128,6 +161,8 @@ class GameRow:
     reason: str
     turns: int
     replay: str | None
+    #: The failing agent's error message (:func:`failure_text`), "" when neither failed.
+    why: str = ""
 
 
 def _write_replay(record: GameRecord, index: int, replays: Path) -> str | None:
@@ -166,7 +201,7 @@ def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -
             link = _write_replay(record, index, replays)
         rows.append(
             GameRow(index, record.name_of("RED"), record.name_of("BLUE"), _result_text(record), record.reason,
-                    record.turns, link)
+                    record.turns, link, failure_text(record))
         )
         # Keep only the rows that can still be listed: memory stays bounded for huge files.
         if len(rows) > 2 * LISTED_GAMES:
@@ -193,6 +228,22 @@ def _how_played_html(played: Sequence[tuple[str, str]]) -> str:
     return f'<section id="how-played"><h2>{HOW_PLAYED_TITLE}</h2><dl>{items}</dl></section>'
 
 
+def _unfinished_html(unfinished: Unfinished | None, results: Results) -> str:
+    """An unfinished run's box, first on the page: its tables are not the tournament's result (none when finished)."""
+    if unfinished is None:
+        return ""
+    said = "".join(f"<p><strong>{_cell(line)}</strong></p>" for line in unfinished.lines(results))
+    resume = f"<p>{RESUME} <code>{_cell(unfinished.resume)}</code></p>"
+    return f'<section class="unfinished" id="unfinished">{said}{resume}</section>'
+
+
+def _reason_html(row: GameRow) -> str:
+    """The ending's reason; after a failure, what the failing agent's error said (shortened; all of it on hover)."""
+    if not row.why:
+        return _cell(row.reason)
+    return f'{_cell(row.reason)} <span class="why" title="{_cell(row.why)}">{_cell(_shortened(row.why))}</span>'
+
+
 def report_html(
     results: Results,
     rows: list[GameRow],
@@ -202,6 +253,7 @@ def report_html(
     sprt: SprtSettings | None = None,
     left_out: Sequence[LeftOut] = (),
     played: Sequence[tuple[str, str]] = (),
+    unfinished: Unfinished | None = None,
 ) -> str:
     tables = {t.stem: t for t in all_tables(results)}
     summary = "".join(f"<li>{_cell(line)}</li>" for line in summary_lines(results, sprt))
@@ -211,8 +263,9 @@ def report_html(
     for row in rows:
         replay = f'<a href="{html.escape(row.replay)}">replay</a>' if row.replay else ""
         lines.append(
-            f"<tr><td>{row.index}</td><td>{_cell(row.red)}</td><td>{_cell(row.blue)}</td>"
-            f"<td>{_cell(row.result)}</td><td>{_cell(row.reason)}</td><td>{row.turns}</td><td>{replay}</td></tr>"
+            f'<tr><td>{row.index}</td><td class="text">{_cell(row.red)}</td><td class="text">{_cell(row.blue)}</td>'
+            f'<td class="text">{_cell(row.result)}</td><td class="text">{_reason_html(row)}</td><td>{row.turns}</td>'
+            f"<td>{replay}</td></tr>"
         )
     notes = []
     if total_games > len(rows):
@@ -229,8 +282,9 @@ def report_html(
     note = "".join(f"<p>{n}</p>" for n in notes)
     rounds = f'<h2>{_cell(tables["rounds"].title)}</h2>{_table_html(tables["rounds"])}' if "rounds" in tables else ""
     games_table = (
-        '<table id="games" class="sortable"><thead><tr><th>game</th><th>RED</th><th>BLUE</th><th>result</th>'
-        f"<th>reason</th><th>actions</th><th></th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
+        '<table id="games" class="sortable"><thead><tr><th>game</th><th class="text">RED</th><th class="text">BLUE</th>'
+        '<th class="text">result</th><th class="text">reason</th><th>actions</th><th></th></tr></thead>'
+        f"<tbody>{''.join(lines)}</tbody></table>"
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -243,6 +297,7 @@ def report_html(
 </head>
 <body>
 <h1>{_cell(title)}</h1>
+{_unfinished_html(unfinished, results)}
 {warning}
 <ul class="summary">{summary}</ul>
 {_left_out_html(left_out)}
@@ -276,15 +331,18 @@ def write_report(
     sprt: SprtSettings | None = None,
     left_out: Sequence[LeftOut] = (),
     played: Sequence[tuple[str, str]] = (),
+    unfinished: Unfinished | None = None,
 ) -> list[Path]:
     """Write ``report.html`` (and, for a small tournament, the replays).
 
     ``left_out``: the folders that failed to load, from ``tournament.json``
     (:func:`~referee.tournament.tables.read_left_out`): they are not in games.jsonl.
     ``played``: the lines of "How it was played" (:func:`.provenance.how_played`).
+    ``unfinished``: said first, when the run ended before its schedule did.
     """
     with_replays = sum(1 for _ in games.records()) <= REPLAY_LIMIT
     rows, total = game_rows(games.records(), folder, with_replays)
     path = folder / "report.html"
-    path.write_text(report_html(results, rows, total, title, str(games.path), sprt, left_out, played), encoding="utf-8")
+    page = report_html(results, rows, total, title, str(games.path), sprt, left_out, played, unfinished)
+    path.write_text(page, encoding="utf-8")
     return [path]

@@ -77,37 +77,30 @@ def _ci(value: float | None, rated: bool) -> str:
     return "±inf" if value is None else f"±{value:.1f}"
 
 
-def _elo_ranks(results: Results) -> dict[str, int]:
-    """Each rated agent's place by Elo (as shown, to 0.1; then name)."""
-    ratings = results.ratings.ratings
-    by_elo = sorted(ratings, key=lambda name: (-round(ratings[name].elo, 1), name))
-    return {name: place for place, name in enumerate(by_elo, 1)}
+def rule_used(results: Results) -> str:
+    """The one rule the standings were ranked by ("by points ..."): the format's, else the one the records allow."""
+    return results.ranking_rule or results.order_rule()
 
 
 def ranking_note(results: Results) -> str:
-    """The rule the standings are ranked by, in one line: the format's official one, else what the records allow."""
-    if results.ranking_rule:
-        return f"Official ranking: {results.ranking_rule}."
-    notes = PAIRED_RANKING_NOTES if results.rounds else RANKING_NOTES
-    return notes.get(results.ranked_by, POINTS_NOTE)
+    """The line under the standings' title: the rule they were ranked by, official when a format's."""
+    return f"Official ranking: {results.ranking_rule}." if results.ranking_rule else f"Ranked {results.order_rule()}."
 
 
 def standings_table(results: Results) -> Table:
-    """The one ranked table: the format's official ranking first, any other ordering as a column of it.
+    """The one ranked table: the format's official ranking, and no other rank beside it.
 
     The format's own columns follow the agent (a Swiss's score and
-    tie-breaks, how far a knockout's agents got), and an official order
-    adds the agent's place by Elo; with two agents, LOS and the
-    draw ratio; last, the fingerprint of each agent's code.
+    tie-breaks, how far a knockout's agents got); Elo is a column of values,
+    never a second rank (two places for one agent invite disputes over which
+    counts); with two agents, LOS and the draw ratio; last, the fingerprint
+    of each agent's code.
     """
     two = results.head_to_head is not None
-    elo_ranks = _elo_ranks(results) if results.official else None
     # A game at odds: each agent's limits beside its name (its rating is of the agent at those limits).
     odds = len({agent.limits for agent in results.agents.values()}) > 1
     headers = ["rank", "agent", *(["limits"] if odds else []), *(column.header for column in results.columns)]
     headers += ["games", "wins", "draws", "losses", "points", "score %", "Elo", "95% CI"]
-    if elo_ranks is not None:
-        headers += ["Elo rank"]
     if two:
         headers += ["LOS %", "draw %"]
     rows = []
@@ -119,8 +112,6 @@ def standings_table(results: Results) -> Table:
             agent.games, agent.wins, agent.draws, agent.losses, f"{agent.points:g}", f"{100 * agent.score:.1f}",
             _elo(rating.elo if rating else None), _ci(rating.ci95 if rating else None, rating is not None),
         ]
-        if elo_ranks is not None:
-            row.append(elo_ranks.get(agent.name, "—"))
         if two:
             match = results.head_to_head
             assert match is not None  # two agents always have one
@@ -193,6 +184,39 @@ def endings_table(results: Results) -> Table:
     )
 
 
+@dataclass(frozen=True)
+class Unfinished:
+    """A run that ended before its schedule did (stopped, or games the referee failed): its report says so first.
+
+    ``total`` is the schedule's length, or with ``exact`` False the most the
+    format may play (a knockout plays only the games its ties need);
+    ``resume`` is the command that goes on; ``why`` what stopped the run, if
+    known ("stopped by SIGTERM").
+    """
+
+    recorded: int
+    total: int
+    resume: str
+    exact: bool = True
+    why: str = ""
+
+    def lines(self, results: Results) -> list[str]:
+        """What the report says at its top, before :data:`RESUME` and the command: how far the run got, and the
+        rule that ranked it so far."""
+        of = f"{self.total}" if self.exact else f"at most {self.total}"
+        why = f" ({self.why})" if self.why else ""
+        return [
+            f"UNFINISHED: {self.recorded} of {of} games played{why}. These tables are of those games only, "
+            "not the tournament's result.",
+            # Part of a schedule may be ranked by another rule than the whole (Elo, not points): say which.
+            f"The standings so far are ranked {rule_used(results)}.",
+        ]
+
+
+#: Before an unfinished run's command (its paths and agents are relative to that folder).
+RESUME = "To resume, run from the folder the tournament was started in:"
+
+
 def sandbox_warning(results: Results) -> str | None:
     """A warning when some games ran with their agents unsealed (docs/referee.md, 'The sandbox')."""
     if not results.unsealed:
@@ -202,22 +226,6 @@ def sandbox_warning(results: Results) -> str | None:
         "not frozen between calls): an agent could have reached its opponent, the referee or these records, "
         "so those results cannot be trusted against hostile agents."
     )
-
-
-#: How the standings of records of no known format are ranked (by points, or else why not).
-POINTS_NOTE = "Ranked by points (win 1, draw ½), equal points sharing a rank."
-RANKING_NOTES = {
-    "Elo": "Ranked by Elo, then score %, then name, since the agents played different numbers of games.",
-    "score": "Ranked by score %, then name (no ratings), since the agents played different numbers of games.",
-}
-
-
-#: The same, when the pairings followed the results (Swiss, ladder, knockout).
-PAIRED_RANKING_NOTES = {
-    "Elo": "Ranked by Elo, then score %, then name, since the pairings followed the results: agents met opponents "
-    "of different strengths, so points do not compare them.",
-    "score": "Ranked by score %, then name (no ratings yet), since the pairings followed the results.",
-}
 
 
 @dataclass(frozen=True)
@@ -372,20 +380,30 @@ def how_played_markdown(played: Sequence[tuple[str, str]]) -> list[str]:
     return [f"## {HOW_PLAYED_TITLE}", "", *(f"- **{label}**: {markdown_cell(text)}" for label, text in played)]
 
 
+def unfinished_markdown(unfinished: Unfinished | None, results: Results) -> list[str]:
+    """The unfinished run's box at the top of ``results.md`` (none for a finished run)."""
+    if unfinished is None:
+        return []
+    said = [f"> **{markdown_cell(line)}**  " for line in unfinished.lines(results)]
+    return [*said, f"> {RESUME} {_code(unfinished.resume)}", ""]
+
+
 def write_files(
     results: Results, folder: Path, title: str, sprt: SprtSettings | None = None, left_out: Sequence[LeftOut] = (),
-    played: Sequence[tuple[str, str]] = (),
+    played: Sequence[tuple[str, str]] = (), unfinished: Unfinished | None = None,
 ) -> list[Path]:
     """CSV per table, SPRT trajectory, and one Markdown report; returns the paths.
 
-    ``played``: the lines of "How it was played" (:func:`.provenance.how_played`), after the standings.
+    ``played``: the lines of "How it was played" (:func:`.provenance.how_played`), after the standings;
+    ``unfinished``: said first, when the run ended before its schedule did.
     """
     folder.mkdir(parents=True, exist_ok=True)
     # A Swiss's second ranked table, as runs before the one official ranking wrote it: it would contradict it.
     (folder / "swiss.csv").unlink(missing_ok=True)
     written = []
     warning = sandbox_warning(results)
-    markdown = [f"# {title}", "", *([f"> **{warning}**", ""] if warning else [])]
+    markdown = [f"# {title}", "", *unfinished_markdown(unfinished, results)]
+    markdown += [f"> **{warning}**", ""] if warning else []
     markdown += [f"{line}  " for line in summary_lines(results, sprt)]
     if left_out:  # before the tables: a student whose agent is missing looks for why
         markdown += ["", *left_out_markdown(left_out)]

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
+import subprocess
 
 import pytest
 
 from referee.hosting.sandbox import Sandbox
 from referee.records import GameRecord
-from tests.helpers import run_referee
+from tests.helpers import ROOT, run_referee
 from tests.support.pages import board_after, board_drawn, open_page
 
 
@@ -27,6 +29,28 @@ seed: 5
 """
 
 
+#: The widest standings a small field has: a Swiss's columns (score, byes, two tie-breaks) and, with an agent at
+#: odds, everyone's limits; one agent breaks on its first move.  Cachex n = 4, unsealed: games of a few actions.
+SWISS_AT_ODDS = """\
+name: swiss-report
+format: swiss
+rounds: 2
+agents:
+  - {name: alpha_at_odds, spec: agents.random_agent, time_limit: 2, space_limit: 250}
+  - {name: raises_in_action, spec: tests.tournament.fixtures.agents.raises}
+  - {name: gamma, spec: agents.random_agent}
+  - {name: delta, spec: agents.random_agent}
+  - {name: epsilon, spec: agents.random_agent}
+games_per_pair: 2
+time_limit: 20
+space_limit: 0
+seed: 5
+sandbox: off
+game: cachex
+game_options: {n: 4}
+"""
+
+
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
@@ -37,6 +61,81 @@ def tournament(tmp_path_factory):
     assert proc.returncode == 0, proc.stderr
     records = [GameRecord.from_json(line) for line in (out / "games.jsonl").read_text().splitlines()]
     return out, records
+
+
+@pytest.fixture(scope="module")
+def swiss_at_odds(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("swiss-report")
+    config = folder / "config.yaml"
+    config.write_text(SWISS_AT_ODDS)
+    proc = run_referee("tournament", str(config), "-q", "--workers", "2", "-o", str(folder / "out"), timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
+#: Each cell of a table as [text, the lines it is laid out on] (its text's boxes at distinct heights).
+_LAID_OUT = """table => [...table.tBodies[0].rows].map(tr => [...tr.cells].map(td => {
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  return [td.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size];
+}))"""
+
+
+def test_the_standings_fit_a_laptops_window_with_each_value_on_one_line(browser, swiss_at_odds):
+    page, problems, _ = open_page(browser, swiss_at_odds / "report.html")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    headers = page.locator("#standings thead th").all_inner_texts()
+    assert "limits" in headers and "Swiss score" in headers and "Elo" in headers
+    assert "Elo rank" not in headers  # one rank, the official one: Elo is a column of values
+    rows = page.locator("#standings").evaluate(_LAID_OUT)
+    limits = [row[headers.index("limits")] for row in rows]
+    assert ["2 s CPU, 250 MB", 1] in limits and ["20 s CPU, no memory limit", 1] in limits
+    wrapped = [cell for row in rows for cell in row if cell[1] > 1]
+    assert wrapped == []
+    width = page.evaluate("innerWidth")
+    assert width == 1280 and page.locator("#standings").evaluate("t => t.scrollWidth") <= width
+    assert problems == []
+    page.close()
+
+
+def test_agent_names_read_from_the_left_and_numbers_from_the_right(browser, swiss_at_odds):
+    page, problems, _ = open_page(browser, swiss_at_odds / "report.html")
+    align = "(t, i) => [...t.querySelectorAll(`tbody td:nth-child(${i})`)].map(td => getComputedStyle(td).textAlign)"
+    for table, column, expected in [
+        ("endings", 1, "left"), ("endings", 2, "right"), ("pairs", 1, "left"), ("pairs", 2, "left"),
+        ("pairs", 3, "right"), ("standings", 2, "left"), ("standings", 1, "right"),
+    ]:
+        seen = set(page.locator(f"#{table}").evaluate(align, column))
+        assert seen == {expected}, (table, column, seen)
+    assert problems == []
+    page.close()
+
+
+def test_the_games_list_says_why_a_failed_agent_lost(browser, swiss_at_odds):
+    from tests.tournament.fixtures.agents.raises import MESSAGE
+
+    failed = [r for r in _records(swiss_at_odds) if r.reason == "agent_error"]
+    assert failed  # the agent that raises played (it has no bye in both rounds)
+    page, problems, _ = open_page(browser, swiss_at_odds / "report.html")
+    for record in failed:
+        said = record.error[record.loser]["message"]
+        assert said == f"action() raised RuntimeError: {MESSAGE}"  # what the referee recorded
+        row = page.locator("#games tbody tr", has=page.locator("td:first-child", has_text=str(record.game_index)))
+        why = row.locator("td:nth-child(5) .why")
+        shown = why.inner_text()
+        # Shortened to fit a cell, at a word, said to be cut; all of it on hover.
+        assert shown.endswith("…") and len(shown) < len(said) and said.startswith(shown[:-1])
+        assert shown.startswith("action() raised RuntimeError: the opening book could not be read")
+        assert why.get_attribute("title") == said
+        assert row.locator("td:nth-child(5)").inner_text().startswith("agent_error")
+    # A game nobody failed says only how it ended.
+    assert page.locator("#games tbody tr .why").count() == len(failed)
+    assert problems == []
+    page.close()
+
+
+def _records(out) -> list[GameRecord]:
+    return [GameRecord.from_json(line) for line in (out / "games.jsonl").read_text().splitlines()]
 
 
 def test_report_shows_every_agent_and_links_replays(browser, tournament):
@@ -128,8 +227,20 @@ def test_the_report_says_how_the_tournament_was_played(browser, tournament):
     day = min(r.started_at for r in records)[:10]
     assert said["Played"].startswith(f"{day} ") and " UTC; " in said["Played"] and "in one run" in said["Played"]
     assert said["Machine"] == f"{os.cpu_count()} cores; games run by 2 workers"
-    assert said["Referee"] == f"version {version} (python -m referee --version)"
+    # Which referee exactly: the version, the commit of its code (a commit of this repository, "modified" when
+    # referee/ had uncommitted changes), the Python and the platform; once per run, in tournament.json too.
+    assert said["Referee"].startswith(f"version {version} (python -m referee --version); the games played by ")
     assert version == records[0].referee_version
+    build = json.loads((out / "tournament.json").read_text())["runs"][0]["referee"]
+    if (ROOT / ".git").exists():
+        commit = build["commit"]
+        assert build["source"] == "git" and _is_a_commit(commit)
+        modified = " (modified: uncommitted changes in referee/)" if build["modified"] else ""
+        assert f"{version} at commit {commit}{modified}, " in said["Referee"]
+    else:
+        assert f"{version}, not a git checkout, " in said["Referee"]
+    assert build["python"] == f"{platform.python_version()} ({platform.python_implementation()})"
+    assert f", Python {build['python']}, {platform.platform()}" in said["Referee"]
     ran = {Sandbox(**r.sandbox).describe() for r in records}
     assert said["Sandbox"] == f"auto; the games ran {ran.pop()}" and not ran
     # The same lines in results.md, after the standings.
@@ -145,6 +256,13 @@ def test_the_report_says_how_the_tournament_was_played(browser, tournament):
     assert {row[1]: row[-1] for row in rows} == code
     assert problems == []
     page.close()
+
+
+def _is_a_commit(name: str) -> bool:
+    """Whether this repository has a commit of that (short) name, as git itself says."""
+    found = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"],
+                           capture_output=True, text=True)
+    return found.returncode == 0 and len(name) >= 7
 
 
 def _standings(page) -> list[list[str]]:

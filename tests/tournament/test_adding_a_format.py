@@ -56,7 +56,7 @@ def test_king_of_the_hill_is_played_through_the_command(tmp_path):
         king = challenger if points < 1 else king
     with open(out / "standings.csv", newline="") as file:
         header, *rows = list(csv.reader(file))
-    assert header[:3] == ["rank", "agent", "challenges won"] and "Elo rank" in header
+    assert header[:3] == ["rank", "agent", "challenges won"] and "Elo" in header and "Elo rank" not in header
     assert rows[0][:2] == ["1", king]
     assert {row[1]: int(row[2]) for row in rows} == won
     results = (out / "results.md").read_text()

@@ -298,7 +298,10 @@ def test_a_gauntlet_ranks_by_rating_not_by_points():
     assert [(row[0], row[1]) for row in rows] == [(1, "o1"), (1, "o2"), (1, "o3"), (4, "C")]
     ratings = results.ratings.ratings
     assert ratings["o1"].elo - ratings["C"].elo == pytest.approx(400 * math.log10(0.6 / 0.4), abs=1e-6)
-    assert "Ranked by Elo, then score %, then name" in render(results)
+    assert (
+        "Ranked by Elo (the joint fit of every game), then score %, then name: the agents have played different "
+        "numbers of games (20 to 60), so points do not compare them." in render(results)
+    )
     # The crosstable and the other tables follow the same order.
     assert [row[0] for row in crosstable(results).rows] == ["o1", "o2", "o3", "C"]
 
@@ -326,7 +329,10 @@ def test_paired_formats_rank_by_elo_even_with_equal_numbers_of_games():
     records = [make_record("a", "b", "RED"), make_record("b", "c", None), make_record("c", "a", None)]
     results = replace(aggregate(records), rounds=(RoundRow(1, "a", "b", "1-0"),))
     assert results.ranked_by == "Elo"
-    assert "since the pairings followed the results" in standings_table(results).note
+    assert standings_table(results).note == (
+        "Ranked by Elo (the joint fit of every game), then score %, then name: the pairings followed the results: "
+        "agents met opponents of different strengths, so points do not compare them."
+    )
 
 
 def test_equal_numbers_of_games_rank_by_points():

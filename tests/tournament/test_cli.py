@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -121,6 +122,56 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(interruptible, tmp_path):
     resumed = subprocess.run([sys.executable, *argv[1:], "-q"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     same_tables(out, reference)
+
+
+def said_in_html(page: str, element_id: str) -> str:
+    """The text of the element with that id in ``page`` (report.html), tags dropped, as a reader reads it."""
+    section = page.split(f'id="{element_id}"', 1)[1].split("</section>", 1)[0]
+    return html.unescape(" ".join(re.sub(r"<[^>]+>", " ", section.split(">", 1)[1]).split()))
+
+
+def test_a_stopped_runs_report_says_it_is_unfinished_how_far_and_how_to_resume(interruptible, tmp_path):
+    config, _ = interruptible
+    out = tmp_path / "stopped"
+    # One worker plays the games in order: four (or five) of them leave the three agents with unequal games.
+    proc = subprocess.Popen(command(config, "-o", str(out), "--workers", "1", "-q"), cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for_lines(out / "games.jsonl", 4, proc)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    recorded = len(records(out))
+    hint = stderr.split("To resume:\n", 1)[1].strip().splitlines()[0]
+    # The rule that ranked these standings, by what a reader sees in them: points only when every agent played as
+    # many games, else Elo (the games connect all three agents, so there are ratings).
+    games = [int(row[2]) for row in table(out, "standings")[1:]]
+    if len(set(games)) == 1:
+        rule = "by points (win 1, draw ½), equal points sharing a rank, listed by Elo then name."
+    else:
+        rule = (f"by Elo (the joint fit of every game), then score %, then name: the agents have played different "
+                f"numbers of games ({min(games)} to {max(games)}), so points do not compare them.")
+    headline = f"UNFINISHED: {recorded} of 12 games played (stopped by SIGTERM)."
+    markdown = (out / "results.md").read_text()
+    top = markdown.split("## Standings", 1)[0]  # said before any table
+    assert headline in top and f"The standings so far are ranked {rule}" in top
+    assert f"To resume, run from the folder the tournament was started in: `{hint}`" in top
+    assert f"**Official ranking: {rule}**" in markdown  # under the standings' title: the one rule used, no "else"
+    assert "while the agents have played" not in markdown
+    page = (out / "report.html").read_text()
+    said = said_in_html(page, "unfinished")
+    assert page.index('id="unfinished"') < page.index('id="standings"')
+    assert headline in said and f"The standings so far are ranked {rule}" in said and said.endswith(hint)
+    assert f"Official ranking: {rule}" in html.unescape(page)
+    # (That the printed command finishes the tournament, the Ctrl-C test shows.)
+    assert hint.startswith("python -m referee tournament ") and "--resume" in hint.split()
+
+
+def test_a_finished_runs_report_names_the_rule_and_nothing_unfinished(uninterrupted):
+    _, out = uninterrupted
+    markdown, page = (out / "results.md").read_text(), (out / "report.html").read_text()
+    assert "UNFINISHED" not in markdown and 'id="unfinished"' not in page and "To resume" not in markdown
+    rule = "Official ranking: by points (win 1, draw ½), equal points sharing a rank, listed by Elo then name."
+    assert f"**{rule}**" in markdown and rule in html.unescape(page)
 
 
 def repair_command(stderr: str) -> list[str]:

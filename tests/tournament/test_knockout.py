@@ -116,7 +116,15 @@ def test_a_knockout_stopped_by_limit_resumes_and_lists_its_bracket(tmp_path, mon
     reached = first.results.columns[0].values
     assert reached == {"a": "in the final", "b": "in the semi-finals", "c": "in the semi-finals"}
     assert [(rank, agent.name) for rank, agent in first.results.ranking()] == [(1, "a"), (2, "b"), (2, "c")]
+    # Its report says first that it is unfinished, of how many games at most, and the command that goes on.
+    top = (out / "results.md").read_text().split("## Standings", 1)[0]
+    assert f"UNFINISHED: 1 of at most {first.summary.total} games played. " in top
+    assert "The standings so far are ranked by the bracket: the winner, the runner-up" in top
+    assert f"`python -m referee tournament {path} --resume -o {out}`" in top
     done = run(config, output=out)  # checks the first run's record against the bracket, then goes on
+    # Over once the bracket has nothing left to play, though fewer games than the most it could have taken.
+    assert done.unfinished is None and done.summary.recorded < done.summary.total
+    assert "UNFINISHED" not in (out / "results.md").read_text()
     records = [GameRecord.from_json(line) for line in done.games_file.read_text().splitlines()]
     winners = {r.game_index: r.winner for r in records if r.game_index is not None}
     bracket_now = state(["a", "b", "c"], 2, winners)
@@ -124,9 +132,9 @@ def test_a_knockout_stopped_by_limit_resumes_and_lists_its_bracket(tmp_path, mon
     assert sorted(winners) == sorted(bracket_now.games) and len(winners) == len(records)
     assert bracket_now.champion is not None and done.results.notes == (f"Knockout winner: {bracket_now.champion}.",)
     assert [(t.round, t.high, t.low) for t in bracket_now.ties][:2] == [(0, "a", None), (0, "b", "c")]
-    # The official ranking is the bracket's: how far each got, then Elo as a column.
+    # The official ranking is the bracket's: how far each got; Elo is a column of values, not a second rank.
     header, *standings = table(out, "standings")
-    assert header[:4] == ["rank", "agent", "reached", "games"] and "Elo rank" in header
+    assert header[:4] == ["rank", "agent", "reached", "games"] and "Elo" in header and "Elo rank" not in header
     finalist = next(name for name in (bracket_now.ties[-1].high, bracket_now.ties[-1].low)
                     if name != bracket_now.champion)
     semi_loser = ({"b", "c"} - {bracket_now.ties[-1].low}).pop()

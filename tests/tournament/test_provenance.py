@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from referee.build_info import RefereeBuild
 from referee.limits import Limits
 from referee.match import AgentEntry
 from referee.tournament.aggregate import NO_SANDBOX_RECORDED, aggregate
@@ -89,3 +90,22 @@ def test_a_folder_played_over_several_runs_and_referees_says_so():
         "2026-11-28T00:19:00+00:00: the code of b changed (the old records are in superseded.jsonl)"
     )
     assert [duration_text(s) for s in (4.25, 200, 7260)] == ["4.2 s", "3 min 20 s", "2 h 1 min"]
+
+
+def test_the_referee_line_names_the_code_of_each_run_and_of_the_report():
+    first = RefereeBuild("0.1.0", "1a2b3c4", False, "git", "3.11.7 (CPython)", "Linux-6.1-x86_64")
+    second = replace(first, commit="5d6e7f8", modified=True)
+    records = [record("2026-11-28T00:10:00+00:00", 30, "0.1.0", SEALED)]
+    runs = [{"played": 1, "referee": build.as_dict()} for build in (first, first, second)]
+    said = dict(how_played(TournamentPlan(name="t", agents=AGENTS[:2]).describe(), None, {"runs": runs},
+                           aggregate(records), current=second))["Referee"]
+    assert said == (
+        "version 0.1.0 (python -m referee --version); the games played by 0.1.0 at commit 1a2b3c4, Python 3.11.7 "
+        "(CPython), Linux-6.1-x86_64; then 0.1.0 at commit 5d6e7f8 (modified: uncommitted changes in referee/), "
+        "Python 3.11.7 (CPython), Linux-6.1-x86_64"
+    )
+    # Runs recorded before builds were: the report names the referee that wrote it, as that.
+    said = dict(how_played(TournamentPlan(name="t", agents=AGENTS[:2]).describe(), None, {"runs": [{"played": 1}]},
+                           aggregate(records), current=first))["Referee"]
+    assert said == ("version 0.1.0 (python -m referee --version); this report written by 0.1.0 at commit 1a2b3c4, "
+                    "Python 3.11.7 (CPython), Linux-6.1-x86_64")

@@ -69,11 +69,12 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
     assert sum(columns["byes"].values()) == 3
     # 2 mini-matches a round + byes
     assert sum(float(score) for score in columns["Swiss score"].values()) == pytest.approx(2 * 3 + 0.5 * 3)
-    # One ranked table, by the Swiss's own rule: score, Buchholz, Sonneborn-Berger; Elo is a column of it.
+    # One ranked table, by the Swiss's own rule: score, Buchholz, Sonneborn-Berger; Elo is a column of values in
+    # it, never a second rank.
     header, *standings = table(done.output, "standings")
     assert header == [
         "rank", "agent", "Swiss score", "byes", "Buchholz", "Sonneborn-Berger", "games", "wins", "draws", "losses",
-        "points", "score %", "Elo", "95% CI", "Elo rank", "code",
+        "points", "score %", "Elo", "95% CI", "code",
     ]
     assert [row[1] for row in standings] == [name for _, name in done.results.official]
     def key(row: list[str]) -> tuple[float, ...]:
@@ -82,8 +83,7 @@ def test_a_swiss_run_plays_every_round_without_rematches(config, tmp_path):
     for above, below in zip(standings, standings[1:]):
         assert key(above) >= key(below) and (below[0] == above[0]) == (key(above) == key(below))
     ratings = done.results.ratings.ratings
-    by_elo = sorted(ratings, key=lambda name: (-round(ratings[name].elo, 1), name))
-    assert {row[1]: int(row[14]) for row in standings} == {name: by_elo.index(name) + 1 for name in ratings}
+    assert {row[1]: float(row[12]) for row in standings} == {name: round(r.elo, 1) for name, r in ratings.items()}
     assert not (done.output / "swiss.csv").exists()
     text = (done.output / "results.md").read_text()
     rule = "Official ranking: by Swiss score (each mini-match's share of its points, a bye ½), then Buchholz, then"

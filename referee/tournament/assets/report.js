@@ -1,6 +1,6 @@
 
 "use strict";
-const ASCENDING_FIRST = new Set(["rank", "Elo rank", "game", "round", "agent", "opponent", "RED", "BLUE", "Red",
+const ASCENDING_FIRST = new Set(["rank", "game", "round", "agent", "opponent", "RED", "BLUE", "Red",
   "Blue", "code", "reached", "higher seed", "lower seed", "result", "reason", "folder"]);
 function sortKey(text) {
   const t = text.trim().replace(/^[\u00b1+]/, "");

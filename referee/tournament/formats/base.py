@@ -121,8 +121,14 @@ class Format(ABC):
     adaptive: ClassVar[bool] = False
     #: Whether :meth:`max_games` games are all played (else it is the most the event may take).
     exact_length: ClassVar[bool] = True
-    #: The official ranking, in one line (after "Official ranking: ").
+    #: The official ranking, in one line (after "Official ranking: "), of a format that orders its agents itself
+    #: (:attr:`Results.official`: Swiss, knockout).  The others are ranked by points where the games compare the
+    #: agents, else by Elo: their standings name the one of those rules that placed them
+    #: (:meth:`Results.order_rule`).
     ranking_rule: ClassVar[str] = ""
+    #: Why points never compare this format's agents (a gauntlet's challenger plays every game), said with the Elo
+    #: rule; "": they do, once every agent has played as many games (a round robin).
+    unequal_because: ClassVar[str] = ""
 
     # -- the config ----------------------------------------------------------------
 
@@ -169,9 +175,11 @@ class Format(ABC):
     # -- the results -------------------------------------------------------------------
 
     def results(self, plan: Plan, results: Results, games: Sequence[GameSummary]) -> Results:
-        """``results`` with what the format adds: its ranking rule, an official order (:attr:`Results.official`),
-        columns and a rounds listing; a function of the records (``games``) alone."""
-        return replace(results, ranking_rule=self.ranking_rule)
+        """``results`` with what the format adds: the rule its standings are ranked by, an official order
+        (:attr:`Results.official`), columns and a rounds listing; a function of the records (``games``) alone.
+
+        By default no order of its own: the rule is the one of points or Elo the games call for."""
+        return replace(results, ranking_rule=results.order_rule(self.unequal_because))
 
 
 def winners_of(games: Iterable[GameSummary]) -> dict[int, str | None]:

@@ -22,10 +22,7 @@ class Gauntlet(EveryPairing):
     name: ClassVar[str] = "gauntlet"
     title: ClassVar[str] = "gauntlet"
     fields: ClassVar[Mapping[str, str]] = {"challenger": ""}
-    ranking_rule: ClassVar[str] = (
-        "by Elo (the joint fit of every game), then score %, then name: the challenger plays every game, so "
-        "points do not compare it with the others"
-    )
+    unequal_because: ClassVar[str] = "the challenger plays every game, so points do not compare it with the others"
 
     @classmethod
     def from_config(cls, fields: ConfigFields) -> Gauntlet:

@@ -40,9 +40,9 @@ class Ladder(Format):
     title: ClassVar[str] = "ladder"
     fields: ClassVar[Mapping[str, str]] = {"games": "its budget of games", "batch": ""}
     adaptive: ClassVar[bool] = True
-    ranking_rule: ClassVar[str] = (
-        "by Elo (the joint fit of every game), then score %, then name: the ladder pairs agents by their "
-        "results, and they play different numbers of games, so points do not compare them"
+    unequal_because: ClassVar[str] = (
+        "the ladder pairs agents by their results, and they play different numbers of games, so points do not "
+        "compare them"
     )
 
     @classmethod
@@ -119,11 +119,12 @@ class Ladder(Format):
             for pair, (red, blue) in enumerate(current.pairs):
                 indices = (start + pair,)
                 rows.append(RoundRow(number + 1, red, blue, result_text(winners, indices), indices))
-        return replace(
-            results, ranking_rule=self.ranking_rule, rounds=tuple(rows),
+        listed = replace(
+            results, rounds=tuple(rows),
             rounds_title="Batches: pairings and results (Red's points - Blue's; games by index)",
             rounds_headers=("batch", "Red", "Blue"),
         )
+        return replace(listed, ranking_rule=listed.order_rule(self.unequal_because))  # by Elo, or by score % unrated
 
 
 class LadderDraw(Draw):

@@ -14,10 +14,6 @@ class RoundRobin(EveryPairing):
 
     name: ClassVar[str] = "round_robin"
     title: ClassVar[str] = "round robin"
-    ranking_rule: ClassVar[str] = (
-        "by points (win 1, draw ½), equal points sharing a rank; while the agents have played different "
-        "numbers of games (an unfinished run), by Elo, then score %, then name"
-    )
 
     def pairing_count(self, plan: Plan) -> int:
         n = len(plan.agents)
