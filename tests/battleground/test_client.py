@@ -560,8 +560,16 @@ def test_a_game_a_server_crash_aborted_is_not_counted_and_played_again(tmp_path)
     try:
         clients = [sides_client(server, SLOW, name, tmp_path, "--channel", "c", "--games", "1", "--sandbox", "off")
                    for name in ("alice", "bob")]
-        first = wait_until(lambda: [game for game in server.get("/api/games")["running"] if game["turns"] >= 4],
-                           60, "a game under way")[0]["id"]
+        try:
+            first = wait_until(lambda: [game for game in server.get("/api/games")["running"] if game["turns"] >= 4],
+                               60, "a game under way")[0]["id"]
+        except AssertionError as exc:
+            # Seen once in CI (a game that stayed at turn 0): say what each side was doing.
+            for client in clients:
+                os.killpg(client.pid, signal.SIGKILL)
+            outputs = [client.communicate(timeout=10)[0] for client in clients]
+            raise AssertionError(f"{exc}\n--- the server's games: {server.get('/api/games')}\n--- its log:\n"
+                                 f"{server.text()}\n--- alice:\n{outputs[0]}\n--- bob:\n{outputs[1]}") from None
         server.kill()
         server = Server(tmp_path, *flags, db=server.db, log_name="server-2.log")
         said = [client.communicate(timeout=120)[0] for client in clients]
