@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "you against an agent, in the terminal or in a browser (docs/play.md)"),
     "replay": ("referee.replay.cli", "RECORD.json",
                "a recorded game, step by step or as an HTML page (docs/replay.md)"),
+    "analyse": ("referee.analysis.cli", "RECORD",
+                "where a recorded game was won and lost, judged by a bundled engine (docs/analysis.md)"),
     "search": ("referee.search.cli", "[BOARD]", "solve or grade Part A's single-player puzzle (docs/search.md)"),
     "autograde": ("referee.marking.cli", "ACTION",
                   "the Gradescope autograders and the cohort report: partA, partB, init, report (docs/marking.md)"),
