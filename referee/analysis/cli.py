@@ -90,10 +90,7 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted (the positions judged so far are kept in the cache)", file=sys.stderr)
         return ExitStatus.INTERRUPTED
-    except (SourceError, AnalysisError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return ExitStatus.USAGE
-    except OSError as exc:
+    except (SourceError, AnalysisError, OSError) as exc:  # OSError: the cache's file cannot be written
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitStatus.USAGE
     print(summary(analysis))
