@@ -19,7 +19,9 @@ from referee.tournament.config import load_config
 from referee.tournament.lineup import build_lineup
 from referee.tournament.schedule import TournamentPlan, schedule
 
-from .commands import TINY_INFEXION as TINY, command, records, run, same_tables, wait_for_lines, write_config
+from .commands import TINY as CACHEX
+from .commands import TINY_INFEXION as TINY
+from .commands import command, records, run, same_tables, wait_for_lines, write_config
 from .procs import MARK, marked_processes
 from .setups import make_project
 
@@ -30,8 +32,9 @@ from tests.helpers import ROOT, wait_until
 if importlib.util.find_spec("distributed") is None:
     pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
 
-#: r3 lives in the project's tests/ folder: a worker started elsewhere cannot import it.
-PROJECT_ONLY = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.alice")
+#: r3 lives in the project's tests/ folder: a worker started elsewhere cannot import it.  Cachex n = 4: short games
+#: (these tests are about where the games are played, not how long).
+PROJECT_ONLY = CACHEX.replace("agents/random_agent", "tests.tournament.fixtures.submissions.alice")
 
 
 def played_locally(tmp_path_factory, name: str, config: str) -> Path:
@@ -48,9 +51,10 @@ def reference(tmp_path_factory) -> Path:
     return played_locally(tmp_path_factory, "reference", PROJECT_ONLY)
 
 
-#: PROJECT_ONLY with 12 games: an interruption after the first leaves ten or
-#: more to play, so however slow the machine, the run cannot have finished.
-LONGER = PROJECT_ONLY.replace("games_per_pair: 2", "games_per_pair: 4")
+#: PROJECT_ONLY with 12 games of Infexion (hundreds of actions each): an interruption after the first leaves
+#: ten or more to play, so however slow the machine, the run cannot have finished.
+LONGER = TINY.replace("agents/random_agent", "tests.tournament.fixtures.submissions.alice").replace(
+    "games_per_pair: 2", "games_per_pair: 4")
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +118,7 @@ def playing_agents(mark: str) -> list[tuple[int, int]]:
 
 
 def test_a_worker_killed_during_a_game_loses_no_game_and_records_none_twice(tmp_path):
-    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 6"))  # 18 games
+    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 4"))  # 12 games
     reference = run(config, "-o", str(tmp_path / "local"), "--workers", "2", "-q")
     assert reference.returncode == 0, reference.stderr
     out = tmp_path / "dask"
@@ -144,11 +148,11 @@ def test_a_worker_killed_during_a_game_loses_no_game_and_records_none_twice(tmp_
     stdout, stderr = proc.communicate(timeout=180)
     assert killed is not None, "no game was seen running"
     worker, hash_seed, recorded_then = killed
-    assert recorded_then < 18  # killed mid-tournament
+    assert recorded_then < 12  # killed mid-tournament
     assert proc.returncode == 0, stderr
     assert "failed in the referee" not in stderr and "Traceback" not in stderr
     games = records(out)
-    assert game_indices(out) == Counter(range(18))  # every game, each once
+    assert game_indices(out) == Counter(range(12))  # every game, each once
     # The game that was being played when its worker died was played again, from its start.
     lost = [r for r in games if hash_seed in ((r.seed * 2) % 2**32, (r.seed * 2 + 1) % 2**32)]
     assert len(lost) == 1 and lost[0].reason in ("elimination", "turn_limit")
@@ -455,7 +459,7 @@ def test_without_dask_the_local_executor_runs_and_dask_asks_for_the_extra(tmp_pa
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError(\"No module named 'distributed'\")\n")
     env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
-    config = write_config(tmp_path, TINY.replace("games_per_pair: 2", "games_per_pair: 2\nworkers: 1"))
+    config = write_config(tmp_path, CACHEX.replace("games_per_pair: 2", "games_per_pair: 2\nworkers: 1"))
     proc = run(config, "-o", str(tmp_path / "local"), "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     proc = run(config, "-o", str(tmp_path / "dask"), "--executor", "dask", env=env)
