@@ -51,7 +51,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Byte-compile the referee and the bundled agents once, before any test.
+    """Byte-compile the referee, the bundled agents and the tests' own agents once, before any test.
 
     The suite starts well over a thousand Python processes (agents, sealed or
     not, and the commands).  Where nothing writes ``__pycache__`` — a fresh
@@ -64,7 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return
     root = Path(__file__).resolve().parent.parent
-    for package in ("referee", "agents"):
+    # tests/: the fixture agents the suite's agent processes import; benchmarks/: the attack run's clients.
+    for package in ("referee", "agents", "tests", "benchmarks"):
         compileall.compile_dir(root / package, quiet=1)
 
 
