@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..games.base import BLUE, CHANCE, RED, Game, GameState
+from ..games.base import CHANCE, RED, Game, GameState
 
 #: The engines an analysis can use.
 ENGINES = ("mcts", "minimax")
@@ -163,6 +163,6 @@ def _minimax(
 
 
 __all__ = [
-    "BLUE", "CHANCE_SAMPLES", "DEFAULT_DEPTH", "DEFAULT_ITERATIONS", "ENGINES", "EngineSettings", "Evaluation",
-    "RED", "evaluate", "position_digest",
+    "CHANCE_SAMPLES", "DEFAULT_DEPTH", "DEFAULT_ITERATIONS", "ENGINES", "EngineSettings", "Evaluation", "evaluate",
+    "position_digest",
 ]

@@ -67,11 +67,6 @@ class Analysis:
     #: Why the record's last position is not the end the rules gave (an agent's failure ended the game).
     cut_short: str | None = None
 
-    @property
-    def loser(self) -> str | None:
-        winner = self.record.winner
-        return None if winner is None else "BLUE" if winner == "RED" else "RED"
-
     def red_curve(self) -> list[tuple[int, float]]:
         """(actions played, Red's chance of winning) before each decision and at the end: the graph's points.
 
@@ -116,8 +111,7 @@ def analyse(
     cut_short = None
     if record.reason in AGENT_FAILURE_REASONS or not states[len(record.actions)].is_over:
         cut_short = record.message or record.reason
-    loser = None if record.winner is None else "BLUE" if record.winner == "RED" else "RED"
-    return Analysis(record, settings, tuple(judged), final, turning_point(judged, loser), cut_short)
+    return Analysis(record, settings, tuple(judged), final, turning_point(judged, record.loser), cut_short)
 
 
 def _engine_lines(found: Sequence[Decision], states: dict[int, GameState], seen: dict[int, Evaluation],
