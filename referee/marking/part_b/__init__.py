@@ -28,6 +28,11 @@ Tests:
 Each check also needs the agent to have played at least one action: one that
 never got an action out has shown nothing.
 
+The feedback of a game lost by the rules names its turning point in one
+sentence (:mod:`.turning`): the first such game told for each opponent is
+analysed by the referee's MCTS (:mod:`referee.analysis`) once every game is
+over, within a time budget; an analysis that fails leaves the sentence out.
+
 A submission that does not load plays no game: every test gets 0 and the
 load test says why.  The leaderboard gets the submission's Elo: the joint
 Bradley-Terry fit of all the games (:func:`referee.tournament.ratings.bradley_terry`),
@@ -61,6 +66,10 @@ else :data:`DEFAULT_SCHEME`)::
       plays_legally: 1
       time_limit: 1
       space_limit: 1
+    turning_points:           # the turning point of lost games, in their feedback (these are the defaults)
+      games: 1                # games lost by the rules analysed per opponent, the first told (0: none)
+      iterations: 400         # MCTS simulations a position
+      seconds: 60             # wall-clock budget of all the analyses together
 
 A time-limited reference agent is made with its options (for the bundled
 agents, ``max_move_time``, or ``depth`` for minimax): the limits are the same for both
@@ -71,21 +80,23 @@ from __future__ import annotations
 # The modules, in the order a submission goes through them; their public names are importable from here.
 from .scheme import (
     BAND_FIELDS, CHECKS, DEFAULT_SCHEME, OPPONENT_FIELDS, SCHEME_FILE, SUBMISSION_NAME, TOP_FIELDS, Band, Opponent,
-    Scheme, SchemeError, load_scheme, parse_scheme,
+    Scheme, SchemeError, TurningPoints, load_scheme, parse_scheme,
 )
 from .submission import Found, Unplayed, find_agent, nested_note, unplayed
 from .games import Game, gauntlet, match_settings, opponent_problems, play_games, write_games
 from .marks import (
     DETAILED_GAMES, SHOWN_GAMES, UNLAWFUL, UNLAWFUL_OR_LIMIT, VERDICT_WORDS, Marking, check_tests, headline,
-    opponent_test, play_again, stories, story, submission_elo,
+    not_won, opponent_test, play_again, stories, story, submission_elo,
 )
+from .turning import lost_by_the_rules, turning_points
 from .command import PROG, games_file_for, main, mark, sandbox_state
 
 __all__ = [
     "BAND_FIELDS", "CHECKS", "DEFAULT_SCHEME", "DETAILED_GAMES", "OPPONENT_FIELDS",
     "PROG", "SCHEME_FILE", "SHOWN_GAMES", "SUBMISSION_NAME", "TOP_FIELDS", "UNLAWFUL", "UNLAWFUL_OR_LIMIT",
-    "VERDICT_WORDS", "Band", "Found", "Game", "Marking", "Opponent", "Scheme", "SchemeError", "Unplayed",
-    "check_tests", "find_agent", "games_file_for", "gauntlet", "headline", "load_scheme", "main", "mark",
-    "match_settings", "nested_note", "opponent_problems", "opponent_test", "parse_scheme", "play_again",
-    "play_games", "sandbox_state", "stories", "story", "submission_elo", "unplayed", "write_games",
+    "VERDICT_WORDS", "Band", "Found", "Game", "Marking", "Opponent", "Scheme", "SchemeError", "TurningPoints",
+    "Unplayed", "check_tests", "find_agent", "games_file_for", "gauntlet", "headline", "load_scheme",
+    "lost_by_the_rules", "main", "mark", "match_settings", "nested_note", "not_won", "opponent_problems",
+    "opponent_test", "parse_scheme", "play_again", "play_games", "sandbox_state", "stories", "story",
+    "submission_elo", "turning_points", "unplayed", "write_games",
 ]

@@ -18,6 +18,7 @@ from .games import gauntlet, match_settings, opponent_problems, play_games, writ
 from .marks import Marking, check_tests, marks_text, opponent_test, submission_elo
 from .scheme import SCHEME_FILE, SUBMISSION_NAME, Scheme, SchemeError, load_scheme
 from .submission import Unplayed, find_agent, nested_note, unplayed
+from .turning import turning_points
 from ...exit_status import ExitStatus
 
 PROG = "python -m referee autograde partB"
@@ -45,12 +46,16 @@ def mark(
         if load_error is not None:
             why = Unplayed("your agent could not be loaded", paragraphs(nested_note(found), code_block(load_error)))
     games = gauntlet(scheme)
+    turning: dict[int, str] = {}
+    analysed: dict[str, Any] | None = None
     if why is None and found.folder is not None:
         games = play_games(scheme, found.folder, workers)
         write_games(games, games_file)
+        # Every game is over: the analysis reads records only, on the cores the games used.
+        turning, analysed = turning_points(scheme, games, workers)
     else:
         games_file.unlink(missing_ok=True)  # an earlier run's games would not be this submission's
-    marking = Marking(scheme, found, games, why)
+    marking = Marking(scheme, found, games, why, turning)
     tests = [opponent_test(marking, opponent) for opponent in scheme.opponents] + check_tests(marking)
     limits = ", ".join(filter(None, [
         f"{marks_text(scheme.limits.time_limit)} CPU seconds" if scheme.limits.time_limit else "",
@@ -78,6 +83,8 @@ def mark(
     extra: dict[str, Any] = {"sandbox": state}
     if why is None:
         extra["sandbox_layers"] = sandbox.to_json()
+    if analysed is not None and analysed["games"]:
+        extra["turning_points"] = analysed
     if users:
         extra["users"] = [dict(user) for user in users]
     return AutograderResults(

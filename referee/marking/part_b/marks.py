@@ -1,7 +1,8 @@
 """Marking the games: one test per opponent, the three checks, the Elo, each told in Markdown for the student."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ...limits import limits_text
 from ...records import memory_text
@@ -61,6 +62,8 @@ class Marking:
     found: Found
     games: list[Game]
     unplayed: Unplayed | None = None
+    #: A paragraph on the turning point of each analysed lost game, by game index (:mod:`.turning`).
+    turning: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def run_from(self) -> str:
@@ -111,7 +114,7 @@ def story(marking: Marking, game: Game, moves: bool) -> str:
     record = game.record
     if record is None:
         return headline(marking, game)
-    parts = [headline(marking, game), error_text(record.error.get(game.color))]
+    parts = [headline(marking, game), error_text(record.error.get(game.color)), marking.turning.get(game.index)]
     replayed = replay(record)
     if moves:
         parts.append(f"The moves (you are {game.color}):\n\n" + code_block(moves_text(replayed.turns)))
@@ -130,6 +133,13 @@ def stories(marking: Marking, games: list[Game], detailed: int = DETAILED_GAMES)
         told.append(f"... and {len(rest)} more: game{'s' if len(rest) > 1 else ''} "
                     + ", ".join(str(game.index) for game in rest) + ".")
     return paragraphs(*told)
+
+
+def not_won(games: list[Game], opponent: Opponent) -> list[Game]:
+    """The games against ``opponent`` that were not won, in the order they are told: those the agent lost by a
+    fault of its own first (they are the ones to fix), then by index."""
+    mine = [game for game in games if game.opponent is opponent and game.points < 1]
+    return sorted(mine, key=lambda game: (game.lost_by not in UNLAWFUL_OR_LIMIT, game.index))
 
 
 def opponent_test(marking: Marking, opponent: Opponent) -> TestResult:
@@ -164,10 +174,7 @@ def opponent_test(marking: Marking, opponent: Opponent) -> TestResult:
                                            for band in opponent.bands) + ".")
     else:
         lines.append("The marks are in proportion to the score (a win 1, a draw 1/2).")
-    # The games your agent lost by a fault of its own come first: they are the ones to fix.
-    not_won = sorted((game for game in mine if game.points < 1), key=lambda g: (g.lost_by not in UNLAWFUL_OR_LIMIT,
-                                                                                 g.index))
-    lines.append(stories(marking, not_won))
+    lines.append(stories(marking, not_won(marking.games, opponent)))
     return result(opponent.marks * fraction, paragraphs(*lines))
 
 

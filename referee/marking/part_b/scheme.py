@@ -48,10 +48,11 @@ checks: {plays_legally: 1, time_limit: 1, space_limit: 1}
 
 TOP_FIELDS = (
     "game", "game_options", "agent", "nested_agent", "time_limit", "space_limit", "call_timeout",
-    "games_per_opponent", "seed", "sandbox", "visibility", "opponents", "checks",
+    "games_per_opponent", "seed", "sandbox", "visibility", "opponents", "checks", "turning_points",
 )
 OPPONENT_FIELDS = ("name", "spec", "options", "marks", "bands", "time_limit", "space_limit")
 BAND_FIELDS = ("min_score", "fraction")
+TURNING_FIELDS = ("games", "iterations", "seconds")
 CHECKS = {
     "plays_legally": "Loads and plays legally",
     "time_limit": "Never exceeds the time limit",
@@ -94,6 +95,18 @@ class Opponent:
 
 
 @dataclass(frozen=True)
+class TurningPoints:
+    """How the turning points of lost games are found for their feedback (docs/marking.md, "The turning point")."""
+
+    #: Games lost by the rules analysed per opponent, the first told (0: none).
+    games: int = 1
+    #: The engine's effort: MCTS simulations a position (``python -m referee analyse --iterations``).
+    iterations: int = 400
+    #: Wall-clock seconds for all of one submission's analyses: a game not analysed by then says nothing.
+    seconds: float = 60.0
+
+
+@dataclass(frozen=True)
 class Scheme:
     path: str
     game: str
@@ -110,6 +123,7 @@ class Scheme:
     nested_agent: bool = True
     #: "file:line: field" for each top-level field, for messages after loading.
     places: Mapping[str, str] = field(default_factory=dict)
+    turning_points: TurningPoints = field(default_factory=TurningPoints)
 
     def where(self, name: str) -> str:
         """``file:line: field`` of a top-level field, for a problem found after loading."""
@@ -175,6 +189,33 @@ def _bands(reader: _Reader, path: tuple[Any, ...], value: Any) -> tuple[Band, ..
             reader.number(here + ("fraction",), item.get("fraction", 0), 0, 1),
         ))
     return tuple(sorted(bands, key=lambda band: -band.min_score))
+
+
+def _whole(reader: _Reader, path: tuple[Any, ...], value: Any, low: int, default: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        reader.fail(path, f"must be a whole number of {low} or more, not {shown(value)}")
+        return default
+    return value
+
+
+def _turning_points(reader: _Reader, value: Any) -> TurningPoints:
+    default = TurningPoints()
+    if value is None:
+        return default
+    if not isinstance(value, dict):
+        reader.fail(("turning_points",), f"must be a mapping of {', '.join(TURNING_FIELDS)}, not {shown(value)}")
+        return default
+    reader.fields(("turning_points",), value, TURNING_FIELDS)
+    seconds = value.get("seconds", default.seconds)
+    if not gradescope.is_number(seconds) or not seconds > 0:
+        reader.fail(("turning_points", "seconds"), f"must be a number of seconds above 0, not {shown(seconds)}")
+        seconds = default.seconds
+    return TurningPoints(
+        games=_whole(reader, ("turning_points", "games"), value.get("games", default.games), 0, default.games),
+        iterations=_whole(reader, ("turning_points", "iterations"), value.get("iterations", default.iterations), 1,
+                          default.iterations),
+        seconds=float(seconds),
+    )
 
 
 def _opponent(reader: _Reader, index: int, item: Any, submission: Path | None) -> Opponent | None:
@@ -310,6 +351,7 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
     else:
         reader.fields(("checks",), checks_data, tuple(CHECKS))
         checks = {name: reader.number(("checks", name), checks_data.get(name, 1)) for name in CHECKS}
+    turning_points = _turning_points(reader, data.get("turning_points"))
 
     if reader.problems:
         raise SchemeError(*in_file_order(reader.problems, path))
@@ -317,6 +359,7 @@ def parse_scheme(text: str, path: str, submission: Path | None = None) -> Scheme
         path=path, game=game, game_options=dict(game_options), agent=agent, limits=Limits(**limits),
         games_per_opponent=games, seed=seed, sandbox=sandbox, visibility=visibility, opponents=tuple(opponents),
         checks=checks, nested_agent=nested_agent, places={name: doc.where(name) for name in TOP_FIELDS},
+        turning_points=turning_points,
     )
 
 
