@@ -13,6 +13,7 @@ import html
 import json
 import math
 import re
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -103,22 +104,42 @@ def replay_data(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def replay_html(record: GameRecord, title: str | None = None) -> str:
-    """The whole page for one game."""
+@dataclass(frozen=True)
+class PageAddition:
+    """What a page built on the replay adds to it (the analysis page): HTML above the board and at the top of the
+    side column, its CSS, and a script run after the replay's, in the same scope (it may read ``D`` and call
+    ``show``; the replay tells ``document`` of each step it shows with a ``replay-step`` event)."""
+
+    above: str = ""
+    aside: str = ""
+    style: str = ""
+    script: str = ""
+
+
+#: The placeholders of ``assets/replay.html``.
+_PLACEHOLDER = re.compile(r"__(LEGEND|FIGURES|PANELS|TITLE|STYLE|SCRIPT|DATA|ABOVE|ASIDE)__")
+
+
+def replay_html(record: GameRecord, title: str | None = None, addition: PageAddition | None = None) -> str:
+    """The whole page for one game; ``addition``: what a page built on the replay adds."""
     data = replay_data(record)
     heading = title or f"{record.game}: {record.name_of('RED')} vs {record.name_of('BLUE')}"
     panels = "status" in data
     timed = any(limit is not None for limit in data["clock"]["limit"])
-    return (
-        # The game's own parts first, so that nothing a record holds (a title) is taken for a placeholder.
-        _asset("replay.html").replace("__LEGEND__", legend_html(data.get("legend"), data.get("board_key", [])))
-        .replace("__FIGURES__", figures_html(data.get("score_names", []), turn=panels, timed=timed))
-        .replace("__PANELS__", _PANELS if panels else "")
-        .replace("__TITLE__", html.escape(heading))
-        .replace("__STYLE__", board_style())
-        .replace("__SCRIPT__", board_script() + _asset("replay.js"))
-        .replace("__DATA__", script_json(data))
-    )
+    extra = addition or PageAddition()
+    parts = {
+        "LEGEND": legend_html(data.get("legend"), data.get("board_key", [])),
+        "FIGURES": figures_html(data.get("score_names", []), turn=panels, timed=timed),
+        "PANELS": _PANELS if panels else "",
+        "TITLE": html.escape(heading),
+        "STYLE": board_style() + extra.style,
+        "SCRIPT": board_script() + _asset("replay.js") + extra.script,
+        "DATA": script_json(data),
+        "ABOVE": extra.above,
+        "ASIDE": extra.aside,
+    }
+    # One pass over the skeleton: nothing a part holds (a title, a record's text) is taken for a placeholder.
+    return _PLACEHOLDER.sub(lambda match: parts[match[1]], _asset("replay.html"))
 
 
 #: The legend of games whose frames give none (Infexion's wording).

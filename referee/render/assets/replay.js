@@ -76,6 +76,8 @@ function show(n) {
   moves.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === step - 1));
   const cur = moves.children[step - 1];
   if (cur) cur.scrollIntoView({block: "nearest"});
+  // Pages built on the replay (the analysis page) follow the step shown.
+  document.dispatchEvent(new CustomEvent("replay-step", {detail: step}));
 }
 
 function seconds(s) { return s === null || s === undefined ? "\u2014" : s.toFixed(s < 10 ? 2 : 1) + " s"; }
