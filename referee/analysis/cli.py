@@ -1,18 +1,22 @@
-"""``python -m referee analyse RECORD``: where a game was won and lost, judged by a bundled engine."""
+"""``python -m referee analyse RECORD [--html FILE]``: where a game was won and lost, judged by a bundled engine."""
 from __future__ import annotations
 
 import os
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from tqdm import tqdm
 
 from ..arguments import ArgumentParser
 from ..exit_status import ExitStatus
+from ..games.frames import ReplayError
 from ..records import GameRecord, RecordError
+from ..render.frames import has_viewer
 from ..replay.cli import SourceError, read_record
 from .engine import DEFAULT_DEPTH, DEFAULT_ITERATIONS, ENGINES, EngineSettings
+from .html_page import write_html
 from .runner import AnalysisError, Cache, analyse, default_cache
 from .text import summary
 
@@ -61,7 +65,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-cache", action="store_true",
                         help=f"judge every position again (by default evaluations are kept in {default_cache()} "
                         "and a second run of the same game at the same settings is instant)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--html", metavar="FILE", default=None,
+                        help="also write the analysis as a web page: the replay with the graph (click it to go to a "
+                        "position), the marked decisions and the engine's decision drawn on the board")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bar (with --html: only the page, no summary in the terminal)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -77,8 +85,14 @@ def main(argv: list[str]) -> int:
         parser.print_usage(sys.stderr)
         print(f"{PROG}: error: --workers must be at least 1, not {workers}", file=sys.stderr)
         return ExitStatus.USAGE
+    problem = args.html and html_path_problem(args.html)
+    if problem:  # said now, not after the analysis's minute
+        print(f"{PROG}: error: cannot write {args.html}: {problem}", file=sys.stderr)
+        return ExitStatus.USAGE
     try:
         record = read_source(args.record, args.game_index)
+        if args.html and not has_viewer(record.game):
+            raise ReplayError(f"no web page for the game {record.game!r}: its registration names no replay frames")
         cache = Cache(None if args.no_cache else default_cache())
         with tqdm(desc="analysing", unit="position", disable=args.quiet, file=sys.stderr, leave=False) as bar:
 
@@ -90,11 +104,36 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted (the positions judged so far are kept in the cache)", file=sys.stderr)
         return ExitStatus.INTERRUPTED
-    except (SourceError, AnalysisError, OSError) as exc:  # OSError: the cache's file cannot be written
+    except (SourceError, AnalysisError, ReplayError, OSError) as exc:  # OSError: the cache's file cannot be written
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitStatus.USAGE
-    print(summary(analysis))
+    if not (args.quiet and args.html):
+        print(summary(analysis), flush=True)
+    if args.html:
+        try:
+            write_html(analysis, args.html)
+        except ReplayError as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return ExitStatus.USAGE
+        except OSError as exc:
+            print(f"{PROG}: error: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            return ExitStatus.USAGE
+        if not args.quiet:
+            print(f"wrote {args.html}", file=sys.stderr)
     return ExitStatus.OK
+
+
+def html_path_problem(out: str) -> str | None:
+    """Why the page cannot be written to ``out`` (checked before the analysis), or None."""
+    path = Path(out)
+    folder = path.parent
+    if path.is_dir():
+        return "it is a folder"
+    if not folder.is_dir():
+        return f"no folder {folder}"
+    if not os.access(folder, os.W_OK) or path.exists() and not os.access(path, os.W_OK):
+        return "permission denied"
+    return None
 
 
 __all__ = ["main", "read_source"]
