@@ -18,6 +18,13 @@ tournament's report gives instead the command that writes any one replay on
 demand (``python -m referee replay games.jsonl --game-index N --html ...``).
 Existing replay files are kept (game N of a folder is always the same game),
 so a resumed run only adds the new games'.
+
+Each game with a winner offers its analysis (where it was won and lost,
+docs/analysis.md): the command that writes it, ``python -m referee analyse
+games.jsonl --game-index N --html game-N.html``, folded under the game's
+"analyse"; the report never analyses a game itself (a whole game takes
+tens of seconds).  Commands name ``games.jsonl`` as the run was given it
+(:func:`~.tables.shown_path`).
 """
 from __future__ import annotations
 
@@ -38,8 +45,8 @@ from .aggregate import Results
 from .journal import GamesFile
 from .sprt import SprtSettings
 from .tables import (
-    HOW_PLAYED_TITLE, LEFT_OUT_NOTE, RESUME, TEXT_COLUMNS, LeftOut, Table, Unfinished, all_tables, left_out_table,
-    sandbox_warning, summary_lines,
+    ANALYSIS_NOTE, HOW_PLAYED_TITLE, LEFT_OUT_NOTE, RESUME, TEXT_COLUMNS, LeftOut, Table, Unfinished, all_tables,
+    analyse_command, left_out_table, sandbox_warning, shown_path, summary_lines,
 )
 
 REPLAY_LIMIT = 500
@@ -163,6 +170,8 @@ class GameRow:
     replay: str | None
     #: The failing agent's error message (:func:`failure_text`), "" when neither failed.
     why: str = ""
+    #: A winner after at least one action: a game with a turning point to analyse.
+    decided: bool = False
 
 
 def _write_replay(record: GameRecord, index: int, replays: Path) -> str | None:
@@ -201,7 +210,7 @@ def game_rows(records: Iterable[GameRecord], folder: Path, with_replays: bool) -
             link = _write_replay(record, index, replays)
         rows.append(
             GameRow(index, record.name_of("RED"), record.name_of("BLUE"), _result_text(record), record.reason,
-                    record.turns, link, failure_text(record))
+                    record.turns, link, failure_text(record), record.winner is not None and bool(record.actions))
         )
         # Keep only the rows that can still be listed: memory stays bounded for huge files.
         if len(rows) > 2 * LISTED_GAMES:
@@ -244,6 +253,14 @@ def _reason_html(row: GameRow) -> str:
     return f'{_cell(row.reason)} <span class="why" title="{_cell(row.why)}">{_cell(_shortened(row.why))}</span>'
 
 
+def _analyse_html(row: GameRow, games_file: str) -> str:
+    """A decided game's analysis command, folded (a click shows it, a second selects it whole for copying)."""
+    if not row.decided:
+        return ""
+    command = analyse_command(games_file, row.index)
+    return f'<details class="analyse"><summary>analyse</summary><code>{_cell(command)}</code></details>'
+
+
 def report_html(
     results: Results,
     rows: list[GameRow],
@@ -265,7 +282,7 @@ def report_html(
         lines.append(
             f'<tr><td>{row.index}</td><td class="text">{_cell(row.red)}</td><td class="text">{_cell(row.blue)}</td>'
             f'<td class="text">{_cell(row.result)}</td><td class="text">{_reason_html(row)}</td><td>{row.turns}</td>'
-            f"<td>{replay}</td></tr>"
+            f'<td class="text">{replay}{_analyse_html(row, games_file)}</td></tr>'
         )
     notes = []
     if total_games > len(rows):
@@ -278,6 +295,11 @@ def report_html(
             "Replays are written on demand: "
             f"<code>python -m referee replay {html.escape(games_file)} --game-index N --html game-N.html</code> "
             "(N: the game column below)"
+        )
+    if any(row.decided for row in rows):
+        notes.append(
+            f'<span id="analysis-note">{_cell(ANALYSIS_NOTE)} <code>{_cell(analyse_command(games_file, "N"))}</code> '
+            "(N: the game column below; each game with a winner gives its own under <em>analyse</em>)</span>"
         )
     note = "".join(f"<p>{n}</p>" for n in notes)
     rounds = f'<h2>{_cell(tables["rounds"].title)}</h2>{_table_html(tables["rounds"])}' if "rounds" in tables else ""
@@ -343,6 +365,6 @@ def write_report(
     with_replays = sum(1 for _ in games.records()) <= REPLAY_LIMIT
     rows, total = game_rows(games.records(), folder, with_replays)
     path = folder / "report.html"
-    page = report_html(results, rows, total, title, str(games.path), sprt, left_out, played, unfinished)
+    page = report_html(results, rows, total, title, shown_path(games.path), sprt, left_out, played, unfinished)
     path.write_text(page, encoding="utf-8")
     return [path]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from tabulate import tabulate
 from ..agent_text import csv_cell, inert_line, markdown_cell
 from ..records import memory_text
 from .aggregate import AgentTotals, Results
+from .journal import GAMES_FILE
 from .sprt import ELO_MODEL, SprtSettings
 
 #: Above this many agents the crosstable is only written to files, not printed.
@@ -371,6 +373,33 @@ def render(results: Results, sprt: SprtSettings | None = None, left_out: Sequenc
 
 
 HOW_PLAYED_TITLE = "How it was played"
+ANALYSIS_TITLE = "A game's analysis"
+#: Said before the analysis's command: where the path it names is read from, and what it gives.
+ANALYSIS_NOTE = ("Where a game was won and lost, judged by the referee's engine (docs/analysis.md); run from the "
+                 "folder the tournament was started in:")
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as a report's commands name it: as the run was given it (from the folder it was started in), an
+    absolute path inside that folder made relative to it, so that a report names no machine's folders needlessly."""
+    if not path.is_absolute():
+        return str(path)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except (ValueError, OSError):  # elsewhere (or no working folder any more): the path as given
+        return str(path)
+
+
+def analyse_command(games_file: str, index: int | str) -> str:
+    """The command that analyses game ``index`` of ``games_file`` into a page of its own."""
+    return f"python -m referee analyse {shlex.quote(games_file)} --game-index {index} --html game-{index}.html"
+
+
+def analysis_markdown(folder: Path) -> list[str]:
+    """The command that analyses any one game of the tournament in ``folder``, at the end of ``results.md``."""
+    command = analyse_command(shown_path(folder / GAMES_FILE), "N")
+    return [f"## {ANALYSIS_TITLE}", "", f"{ANALYSIS_NOTE} {_code(command)} (N: the game's index, as report.html "
+                                        "lists the games)."]
 
 
 def how_played_markdown(played: Sequence[tuple[str, str]]) -> list[str]:
@@ -428,6 +457,8 @@ def write_files(
                 [n, index, f"{llr:.4f}", f"{lower:.4f}", f"{upper:.4f}"] for n, index, llr in results.sprt_trajectory
             )
         written.append(path)
+    if results.games:
+        markdown += ["", *analysis_markdown(folder)]
     path = folder / "results.md"
     path.write_text("\n".join(markdown) + "\n", encoding="utf-8")
     written.append(path)

@@ -344,3 +344,18 @@ def test_a_300_agent_report_sorts_and_searches(browser, tmp_path):
     assert elos == sorted(elos, reverse=True) and elos[0] > elos[-1]
     assert problems == []
     page.close()
+
+
+def test_a_decided_games_analysis_command_unfolds_under_analyse(browser, tournament):
+    out, records = tournament
+    decided = sorted(r.game_index for r in records if r.winner is not None and r.actions)
+    assert decided  # gamma plays illegally on its first action: its games are won, by the other's actions
+    page, problems, _ = open_page(browser, out / "report.html")
+    row = page.locator("#games tbody tr", has=page.locator("td:first-child", has_text=str(decided[0])))
+    command = row.locator("details.analyse code")
+    assert not command.is_visible()  # folded: the list stays a list
+    row.locator("details.analyse summary").click()
+    assert command.is_visible() and command.inner_text() == (
+        f"python -m referee analyse {out / 'games.jsonl'} --game-index {decided[0]} --html game-{decided[0]}.html")
+    assert problems == []
+    page.close()
