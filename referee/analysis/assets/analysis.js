@@ -53,10 +53,13 @@
     node("line", {class: "turning", x1: gx(turning.start), x2: gx(turning.start), y1: TOP, y2: H - BOTTOM}, graph);
   }
   const cursor = node("line", {class: "cursor", y1: TOP, y2: H - BOTTOM}, graph);
+  // The dots as big as the game leaves room for: a long game's would hide its curve.
+  const room = (W - LEFT - RIGHT) / Math.max(1, A.points.length - 1);
+  const small = Math.min(2.5, Math.max(1.2, room * 0.4)), big = Math.min(4.5, Math.max(2.2, room * 0.8));
   const dots = A.points.map(([at, red]) => {
     const d = byStart.get(at);
     const kind = d ? ` ${d.severity || ""}${d.turning ? " turning" : ""}` : "";
-    const dot = node("circle", {class: "point" + kind, cx: gx(at), cy: gy(red), r: d ? 4.5 : 2.5, "data-step": at}, graph);
+    const dot = node("circle", {class: "point" + kind, cx: gx(at), cy: gy(red), r: d ? big : small, "data-step": at}, graph);
     node("title", {}, dot, `after ${at} actions: Red ${pct(red)}` + (d ? `; ${d.color} to decide` : ""));
     return dot;
   });
