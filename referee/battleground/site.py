@@ -23,7 +23,7 @@ from .protocol import PLAY_PATH, PROTOCOL_VERSION, encode
 from .seats import LiveGame, Player, ServerSettings
 from .standings import Standings
 from .store import Store
-from .web import Answer, answer, game_target
+from .web import Answer, answer, game_target, with_origin
 
 
 
@@ -146,7 +146,8 @@ class SiteFront:
             return json_response(self.stats())
         else:
             try:
-                reply = await self.page(path)
+                # The page names the server as this request did (the cache keeps every reader's page the same).
+                reply = with_origin(await self.page(path), request.headers.get("Host"))
             except Exception:  # noqa: BLE001  a page's bug must not take the server down
                 log.exception("internal error answering %s", path[:200])
                 reply = Answer(500, "text/plain; charset=utf-8", b"internal error\n")

@@ -36,6 +36,11 @@ _HTML = "text/html; charset=utf-8"
 _JSON = "application/json; charset=utf-8"
 # A game id is a SQLite integer: at most 18 digits keeps it in range and never reaches int()'s digit limit.
 _ID = re.compile(r"[0-9]{1,18}")
+#: Where a page names the server's own address: :func:`with_origin` puts in the address each request named.  No
+#: text a player chose can spell it: every such text is escaped (``<`` is ``&lt;``; in a script's JSON, ``\u003c``).
+ORIGIN_MARK = '<span class="origin">http://HOST:PORT</span>'
+#: A Host header worth repeating to a reader: a name or an address (IPv6 in brackets), and a port.
+_HOST = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 
 
 class Site(Protocol):
@@ -82,6 +87,20 @@ def answer(site: Site, method: str, target: str) -> Answer:
     if method.upper() == "HEAD":
         return Answer(reply.status, reply.content_type, b"", reply.headers)
     return reply
+
+
+def with_origin(reply: Answer, host: str | None) -> Answer:
+    """``reply`` naming the server as ``host`` (the request's ``Host``: the address the reader used) where a page
+    names it; a missing or malformed ``Host`` leaves ``http://HOST:PORT`` for the reader to fill in.
+
+    Done for each request, after the page cache: a cached page holds the mark, never one reader's ``Host``."""
+    mark = ORIGIN_MARK.encode()
+    if not reply.content_type.startswith("text/html") or mark not in reply.body:
+        return reply
+    if not host or not _HOST.fullmatch(host):
+        return reply
+    body = reply.body.replace(mark, f'<span class="origin">http://{html.escape(host)}</span>'.encode())
+    return Answer(reply.status, reply.content_type, body, reply.headers)
 
 
 # -- routing ----------------------------------------------------------------------------------------------
@@ -350,6 +369,9 @@ def _game_page(site: Site, game_id: int, summary: dict[str, Any]) -> str:
   <p id="problem" role="alert" hidden></p>
   <p id="end" hidden><a id="replay" href="/games/{game_id}/replay">its HTML replay</a>
     &middot; <a id="download" href="/games/{game_id}/record" download>download the record</a></p>
+  <p id="analysis"{' hidden' if summary.get('status') == 'running' else ''}>Where was it won and lost? Analyse it on
+    your own machine (this server's processors keep the clocks of the games being played):
+    <code id="analyse">python -m referee analyse {ORIGIN_MARK}/api/games/{game_id} --html game-{game_id}.html</code></p>
 </header>
 <main>
   <section id="board-area">

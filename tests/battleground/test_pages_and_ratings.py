@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import socket
 import sqlite3
 import urllib.error
@@ -19,7 +21,7 @@ import pytest
 
 from referee.battleground.store import Store
 from tests.battleground.sides import Honest, RawSide, Server, finished_row, raw_connect, unharmed
-from tests.helpers import wait_until
+from tests.helpers import run_referee, wait_until
 
 pytest.importorskip("websockets.sync.client")
 
@@ -101,6 +103,31 @@ def test_a_games_pages_are_built_once_in_a_worker_that_holds_none_of_the_servers
     # A game that does not exist, or a part that does not: a 404 as before, the server unharmed.
     assert _status(site, "/games/999999/replay") == 404
     assert _status(site, f"/api/games/{game_id}/nothing") == 404
+
+
+def _read(page: str) -> str:
+    """A page's text as a reader reads it: its tags dropped."""
+    return re.sub(r"<[^>]+>", "", page)
+
+
+def test_a_game_page_gives_the_command_that_analyses_it_from_the_readers_machine(site: Server, tmp_path: Path):
+    """The server spends no processor time on analyses (its processors keep the games' clocks): a game's page gives
+    the command, naming the server as the reader reached it, and the command run elsewhere analyses that game."""
+    game_id = _short_game(site, "analysis")
+    command = f"python -m referee analyse http://{site.address}/api/games/{game_id} --html game-{game_id}.html"
+    assert command in _read(site.page(f"/games/{game_id}"))
+    # The same page (from the cache) to a reader who named the server otherwise: that name.
+    other = urllib.request.Request(f"http://{site.address}/games/{game_id}", headers={"Host": f"localhost:{site.port}"})
+    with urllib.request.urlopen(other, timeout=30) as reply:
+        assert f"analyse http://localhost:{site.port}/api/games/{game_id} " in _read(reply.read().decode())
+    argv = shlex.split(command)
+    assert argv[:3] == ["python", "-m", "referee"] and argv[-2:] == ["--html", f"game-{game_id}.html"]
+    # Run as printed, cheaply (its page is the analysis's own business, tests/analysis): the game it analysed.
+    done = run_referee(*argv[3:-2], "--iterations", "20", "--workers", "1", "--no-cache", "-q", cwd=tmp_path,
+                       env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("Analysis of infexion: RED analysis-") and first.endswith("(7 actions)"), first
 
 
 def test_an_address_past_its_request_budget_is_told_to_slow_down(tmp_path: Path):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from referee.battleground.web import CSP, Answer, answer
+from referee.battleground.web import CSP, ORIGIN_MARK, Answer, answer, with_origin
 from referee.match import AgentEntry, MatchSettings, play_match
 from referee.records import GameRecord
 
@@ -142,6 +142,30 @@ def test_pages_escape_what_players_chose(played):
     assert "1520 \u00b1 140" in front and "\u2014" in front  # an unrated player's rating is a dash
     player = get(site, "/players/%3Cscript%3Ealert(1)%3C%2Fscript%3E").body.decode()
     assert 'href="/games/1"' in player and 'href="/games/2"' in player
+
+
+def test_a_game_page_offers_its_analysis_at_the_address_the_reader_used(played):
+    """The server analyses nothing (its processors keep the games' clocks): the page gives the command that analyses
+    the game on the reader's machine, naming this server as the request did; a Host that is not an address is not
+    repeated to the reader."""
+    site = make_site(played)
+    command = f"python -m referee analyse {ORIGIN_MARK}/api/games/1 --html game-1.html"
+    page = get(site, "/games/1")
+    assert '<p id="analysis">' in page.body.decode() and command in page.body.decode()
+    assert '<p id="analysis" hidden>' in get(site, f"/games/{RUNNING}").body.decode()  # shown once it is over
+    said = with_origin(page, "battleground.example:7030").body.decode()
+    assert ("python -m referee analyse <span class=\"origin\">http://battleground.example:7030</span>/api/games/1 "
+            "--html game-1.html") in said
+    assert with_origin(page, "[::1]:7030").body.decode().count("http://[::1]:7030</span>/api/games/1") == 1
+    for host in (None, "", 'x"><script>alert(1)</script>', "evil.example/phish?", "a b"):
+        assert with_origin(page, host) == page, host
+    # Only a page's own mark is filled in: a player's name that spells it is escaped, and JSON is left alone.
+    record = get(site, "/api/games/1")
+    assert with_origin(record, "battleground.example:7030") == record
+    named = dataclasses.replace(played[0], red_name=ORIGIN_MARK)
+    site = make_site((named, played[1], played[2]))
+    site.summaries[1]["red"] = ORIGIN_MARK
+    assert with_origin(get(site, "/games/1"), "h:1").body.decode().count("http://h:1") == 1
 
 
 def test_replay_and_record_download(played):

@@ -60,6 +60,7 @@ function describe(record, status) {
   }
   document.getElementById("status").textContent = text;
   document.getElementById("end").hidden = status === "running";
+  document.getElementById("analysis").hidden = status === "running";
   document.body.dataset.status = status;
 }
 
