@@ -160,6 +160,13 @@ opponents:
 # Marks for the checks every game is part of: the agent loads and only plays
 # legal actions; it never exceeds the time limit; nor the memory limit.
 checks: {plays_legally: 1, time_limit: 1, space_limit: 1}
+
+# The feedback of a game lost by the rules names its turning point, found by
+# the referee's MCTS once every game is over: the first such game told for
+# each opponent (games; 0: none), at `iterations` simulations a position,
+# all analyses within `seconds` of wall clock (add them to Gradescope's
+# timeout). A failed analysis only leaves the sentence out.
+turning_points: {games: 1, iterations: 400, seconds: 60}
 """
 
 README = """\

@@ -88,7 +88,8 @@ class Agent(Random):
         raise ValueError("my first move is a bug")
 """
 
-#: Short games: random opponents, two games each, small limits.
+#: Short games: random opponents, two games each, small limits.  No turning points: analysing a lost game of
+#: random play (hundreds of actions) would take up to the whole budget, a minute (test_part_b_turning.py).
 SCHEME = """\
 game: infexion
 time_limit: {time_limit}
@@ -103,6 +104,7 @@ opponents:
       - {{min_score: 0.75, fraction: 1.0}}
       - {{min_score: 0.5, fraction: 0.5}}
 checks: {{plays_legally: 1, time_limit: 2, space_limit: 3}}
+turning_points: {{games: 0}}
 """
 
 
@@ -404,6 +406,7 @@ seed: {seed}
 opponents:
   - {{name: {name}, spec: {spec}, marks: 4, options: {agent_options}}}
 checks: {{plays_legally: 1, time_limit: 2, space_limit: 3}}
+turning_points: {{games: 0}}
 """
 #: What the decoy referee/ of a submission says when it is imported.
 DECOY = "the submission's own referee/ package was imported, not the installed referee"
