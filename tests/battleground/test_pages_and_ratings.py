@@ -122,12 +122,13 @@ def test_a_game_page_gives_the_command_that_analyses_it_from_the_readers_machine
         assert f"analyse http://localhost:{site.port}/api/games/{game_id} " in _read(reply.read().decode())
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "referee"] and argv[-2:] == ["--html", f"game-{game_id}.html"]
-    # Run as printed, cheaply (its page is the analysis's own business, tests/analysis): the game it analysed.
-    done = run_referee(*argv[3:-2], "--iterations", "20", "--workers", "1", "--no-cache", "-q", cwd=tmp_path,
+    # Run as printed, made cheap: the game it analysed, and its page where it said (the page is test_html.py's).
+    done = run_referee(*argv[3:], "--iterations", "20", "--workers", "1", "--no-cache", cwd=tmp_path,
                        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)}, timeout=120)
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     assert first.startswith("Analysis of infexion: RED analysis-") and first.endswith("(7 actions)"), first
+    assert (tmp_path / f"game-{game_id}.html").read_text().startswith("<!DOCTYPE html>")
 
 
 def test_an_address_past_its_request_budget_is_told_to_slow_down(tmp_path: Path):

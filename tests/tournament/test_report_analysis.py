@@ -72,13 +72,14 @@ def test_the_command_analyses_that_game_from_where_the_tournament_was_started(st
     assert argv[:3] == ["python", "-m", "referee"] and argv[-2:] == ["--html", "game-1.html"]
     record = next(r for r in map(GameRecord.from_json, (out / "games.jsonl").read_text().splitlines())
                   if r.game_index == 1)
-    # The printed command, cheap (a few simulations, one process, no cache); the page it writes is the HTML
-    # analysis's own business (tests/analysis): here the terminal's summary says which game was analysed.
-    done = run_referee(*argv[3:-2], "--iterations", "20", "--workers", "1", "--no-cache", "-q", cwd=started,
+    # The printed command, made cheap (a few simulations, one process, no cache): the summary says which game it
+    # analysed, and the page is written where it said (what the page holds is tests/analysis/test_html.py's).
+    done = run_referee(*argv[3:], "--iterations", "20", "--workers", "1", "--no-cache", cwd=started,
                        env={**os.environ, "XDG_CACHE_HOME": str(started / "cache")}, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"Analysis of cachex: RED {record.name_of('RED')} v BLUE {record.name_of('BLUE')}: "
                                   f"{record.message} ({len(record.actions)} actions)")
+    assert (started / "game-1.html").read_text().startswith("<!DOCTYPE html>")
 
 
 def test_a_game_without_a_winner_or_an_action_offers_no_analysis():
