@@ -184,6 +184,38 @@ class InfinitronState(InfinitronPosition):
             chosen.append(free.pop(uniform_index(rng, len(free))))
         return (FISH_MARKET, *sorted(chosen))
 
+    def chance_outcomes(self, drawn: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], float]]:
+        """The chaos roll as data: the next draw's outcomes, each with its exact probability (they sum to 1).
+
+        With nothing ``drawn``: ``NO_EVENT`` (11/12), each ``ASTEROID(cell)`` (1/24 shared evenly by the
+        asteroid cells) and the fish market (1/24): the same distribution :meth:`sample_chance` draws from.
+        A market's cells are a uniform set of six free cells, too many sets to list (hundreds of millions
+        on an open board), so they are drawn one at a time as :meth:`sample_chance` draws them: while cells
+        remain to draw, the market's outcome is the roll so far, ``(FISH_MARKET, cells drawn...)``, and
+        ``chance_outcomes(that roll)`` lists the next cell's outcomes, equally likely.  Only a roll that
+        :meth:`chance_complete` accepts is applied.
+        """
+        if not self.chance_pending:
+            raise ValueError("no chaos roll is due: current_player is not CHANCE")
+        if not drawn:
+            cells = self.setup.asteroid_cells
+            event = 1 / (2 * CHAOS_ODDS)
+            market = (FISH_MARKET,) if len(self._fish_cells()) > FISH_TOKENS else (FISH_MARKET, *self._fish_cells())
+            return [
+                (NO_EVENT_ACTION, 1 - 1 / CHAOS_ODDS),
+                *[((ASTEROID, c), event / len(cells)) for c in cells],
+                (market, event),
+            ]
+        if drawn[0] != FISH_MARKET or self.chance_complete(drawn):
+            raise ValueError(f"{action_to_str(drawn)} is not a fish market with cells still to draw")
+        chosen = set(drawn[1:])
+        left = [c for c in self._fish_cells() if c not in chosen]
+        return [((FISH_MARKET, *sorted((*drawn[1:], c))), 1 / len(left)) for c in left]
+
+    def chance_complete(self, roll: tuple[int, ...]) -> bool:
+        """Whether a roll from :meth:`chance_outcomes` is whole (a fish market with all its cells drawn)."""
+        return roll[0] != FISH_MARKET or len(roll) - 1 == min(FISH_TOKENS, len(self._fish_cells()))
+
     # -- changes ------------------------------------------------------------
 
     def undo(self) -> None:
