@@ -185,18 +185,25 @@ class CachexEncoding(Encoding):
         self.n: int = game.options["n"]
         self.num_actions = self.n * self.n + 1
         self.observation_shape = (7, self.n, self.n)
+        #: The engine's action (``r * 16 + q``, or STEAL) -> its integer; -1 off this board.
+        self._index = [-1] * (STEAL + 1)
+        for r in range(self.n):
+            for q in range(self.n):
+                self._index[r * STRIDE + q] = r * self.n + q
+        self._index[STEAL] = self.n * self.n
 
     def index(self, state: GameState, action: Action) -> int:
-        if action == STEAL:
-            return self.n * self.n
-        r, q = divmod(cast(int, action), STRIDE)
-        return r * self.n + q
+        return self._index[cast(int, action)]
 
     def decode(self, state: GameState, index: int) -> Action | None:
         n = self.n
         if index == n * n:
             return STEAL
         return (index // n) * STRIDE + index % n if 0 <= index < n * n else None
+
+    def legal_indices(self, state: GameState) -> list[int]:
+        # The engine lists its cells in board order and STEAL last, which the integers keep: no sort needed.
+        return list(map(self._index.__getitem__, state.legal_actions()))
 
     def observation(self, state: GameState, player: int) -> list[float]:
         n = self.n
