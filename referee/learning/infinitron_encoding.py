@@ -33,10 +33,8 @@ from referee.games.infinitron.engine import (
     CELL_COUNT,
     CELLS,
     CLAIM,
-    DEFINE,
     DESTROYED,
     DISTANCE,
-    END,
     END_TURN_ACTION,
     FISH_MARKET,
     HEAL1,
@@ -75,7 +73,6 @@ def _pairs(nearest: int, farthest: int) -> tuple[tuple[tuple[int, int], ...], di
 MOVE_PAIRS, MOVE_PAIR = _pairs(1, 1)
 ATTACK_PAIRS, ATTACK_PAIR = _pairs(1, 5)
 ABILITY_PAIRS, ABILITY_PAIR = _pairs(0, 2)
-DEFINE_INDEX: dict[tuple[int, ...], int] = {d: k for k, d in enumerate(ALL_DEFINES)}
 
 #: Where each command's integers start.  CLAIM comes last: its size depends on the number of cities.
 END_INDEX = 0
@@ -109,6 +106,20 @@ TEMPLATE_FEATURES = 7
 PLANES = TEMPLATE_PLANES + 2 * MAX_TEMPLATES * TEMPLATE_FEATURES
 
 
+def _plain_command(index: int) -> tuple[int, ...]:
+    """The command of an integer outside the unit commands' blocks (it names no unit, so needs no position)."""
+    if index == END_INDEX:
+        return END_TURN_ACTION
+    if index < BUILD_BASE:
+        return ALL_DEFINES[index - DEFINE_BASE]
+    if index < MOVE_BASE:
+        return (BUILD, *divmod(index - BUILD_BASE, CELL_COUNT))
+    if index >= CLAIM_BASE:
+        return (CLAIM, *divmod(index - CLAIM_BASE, CELL_COUNT))
+    kind, cell = divmod(index - TERRAIN_BASE, CELL_COUNT)
+    return (TERRAIN, TERRAIN_KINDS[kind], cell)
+
+
 def _cell_text(cell: int) -> str:
     return "({}, {})".format(*CELLS[cell])
 
@@ -136,45 +147,35 @@ class InfinitronEncoding(Encoding):
         self.max_game_length = self.setup.max_turns * (MAX_COMMANDS + 1)
         if not self.setup.chaos:
             self.num_chance_outcomes = 0
+        #: The integer of every command that names no unit (END_TURN, DEFINE, BUILD, TERRAIN, CLAIM): one lookup
+        #: each, where thousands of DEFINEs are legal at once.
+        self._fixed: dict[tuple[int, ...], int] = {}
+        for i in [*range(MOVE_BASE), *range(TERRAIN_BASE, self.num_actions)]:
+            self._fixed[_plain_command(i)] = i
 
     # -- players' actions -----------------------------------------------------
 
     def index(self, state: GameState, action: Action) -> int:
         a = cast(tuple[int, ...], action)
-        kind = a[0]
-        if kind == END:
-            return END_INDEX
-        if kind == DEFINE:
-            if a not in DEFINE_INDEX:
-                raise ValueError(f"{state.action_to_str(a)} has no index (armoured or not a valid template)")
-            return DEFINE_BASE + DEFINE_INDEX[a]
-        if kind == BUILD:
-            return BUILD_BASE + a[1] * CELL_COUNT + a[2]
-        if kind == TERRAIN:
-            return TERRAIN_BASE + TERRAIN_KINDS.index(a[1]) * CELL_COUNT + a[2]
-        if kind == CLAIM:
-            return CLAIM_BASE + a[1] * CELL_COUNT + a[2]
+        found = self._fixed.get(a)
+        if found is not None:
+            return found
         s = cast(InfinitronState, state)
-        source = s.units[s.turn & 1][a[1]][0]
+        kind = a[0]
         for command, base, _, pair in UNIT_COMMANDS:
             if kind == command:
-                return base + pair[source * CELL_COUNT + a[2]]
-        raise ValueError(f"{state.action_to_str(a)} is not a player's command")
+                return base + pair[s.units[s.turn & 1][a[1]][0] * CELL_COUNT + a[2]]
+        raise ValueError(f"{state.action_to_str(a)} has no integer (armoured, or not a player's command)")
+
+    def legal_indices(self, state: GameState) -> list[int]:
+        fixed, index = self._fixed, self.index
+        return sorted([fixed[a] if a in fixed else index(state, a) for a in state.legal_actions()])
 
     def decode(self, state: GameState, index: int) -> Action | None:
         if not 0 <= index < self.num_actions:
             return None
-        if index == END_INDEX:
-            return END_TURN_ACTION
-        if index < BUILD_BASE:
-            return ALL_DEFINES[index - DEFINE_BASE]
-        if index < MOVE_BASE:
-            return (BUILD, *divmod(index - BUILD_BASE, CELL_COUNT))
-        if index >= CLAIM_BASE:
-            return (CLAIM, *divmod(index - CLAIM_BASE, CELL_COUNT))
-        if index >= TERRAIN_BASE:
-            kind, cell = divmod(index - TERRAIN_BASE, CELL_COUNT)
-            return (TERRAIN, TERRAIN_KINDS[kind], cell)
+        if not MOVE_BASE <= index < TERRAIN_BASE:
+            return _plain_command(index)
         s = cast(InfinitronState, state)
         for command, base, pairs, _ in reversed(UNIT_COMMANDS):
             if index >= base:
