@@ -17,8 +17,10 @@ from typing import Any, cast
 
 from referee.games import load_game
 from referee.games.base import BLUE, RED, Game, GameOptionError, GameState
+from referee.games.cachex.state import CachexState
 from referee.games.cachex.tables import MAX_ACTIONS as CACHEX_MAX_ACTIONS
 from referee.games.cachex.tables import STEAL, STRIDE
+from referee.games.infexion.state import InfexionState
 from referee.games.infexion.tables import ACTION_COUNT as INFEXION_ACTIONS
 from referee.games.infexion.tables import BLUE_FLAG, BOARD_N, CELLS, MAX_CELL_POWER, MAX_TURNS
 
@@ -154,7 +156,7 @@ class InfexionEncoding(Encoding):
     def observation(self, state: GameState, player: int) -> list[float]:
         out = planes(14, CELLS)
         mine = BLUE_FLAG if player == BLUE else 0
-        for cell, v in enumerate(state.board):  # type: ignore[attr-defined]
+        for cell, v in enumerate(cast(InfexionState, state).board):
             if v:
                 plane = (v & 7) - 1 + (0 if v & BLUE_FLAG == mine else MAX_CELL_POWER)
                 out[plane * CELLS + cell] = 1.0
@@ -209,7 +211,7 @@ class CachexEncoding(Encoding):
         n = self.n
         cells = n * n
         out = planes(7, cells)
-        board = state.board  # type: ignore[attr-defined]
+        board = cast(CachexState, state).board
         mine, theirs = player + 1, 2 - player
         for r in range(n):
             row = board[r * STRIDE : r * STRIDE + n]
