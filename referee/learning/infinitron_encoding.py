@@ -52,7 +52,7 @@ from referee.games.infinitron.engine import (
 )
 from referee.games.infinitron.geometry import RADIUS
 
-from .encoding import Action, Encoding, planes
+from .base import Action, Encoding, planes
 
 #: The board drawn on a square grid for the observation: cell ``(r, q)`` at row ``r + 5``, column ``q + 5``.
 SIDE = 2 * RADIUS + 1
