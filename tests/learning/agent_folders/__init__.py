@@ -1,0 +1,1 @@
+"""Agent folders the learning environments' tests play against (``workdir`` = this folder)."""
