@@ -63,12 +63,14 @@ def _infexion_observer() -> Observer:
                 tables[player, :, plane, byte] = 1.0
         tables[player, 1, 12] = 1.0
 
+    views = [[tables[player, to_move] for to_move in (0, 1)] for player in (RED, BLUE)]
+
     def observe(state: GameState, player: int) -> np.ndarray:
         board = np.frombuffer(cast(InfexionState, state).board, dtype=np.uint8)
-        to_move = not state.is_over and state.current_player == player
-        out = tables[player, int(to_move)].take(board, axis=1)
+        out = views[player][not state.is_over and state.current_player == player].take(board, 1)
         out[13] = state.move_count / MAX_TURNS
-        return out.reshape(14, 7, 7)
+        out.shape = (14, 7, 7)  # in place: the gathered array is new and contiguous
+        return out
 
     return observe
 
@@ -88,15 +90,15 @@ def _cachex_observer(n: int) -> Observer:
         tables[player, :, :, 3] = 1.0 if player == RED else 0.0
         tables[player, 1, :, 4] = 1.0
         tables[player, :, 1, 5] = 1.0
+    views = [[[tables[player, to_move, steal] for steal in (0, 1)] for to_move in (0, 1)] for player in (RED, BLUE)]
     size = n * STRIDE
 
     def observe(state: GameState, player: int) -> np.ndarray:
         board = np.frombuffer(cast(CachexState, state).board, dtype=np.uint8, count=size)
-        rows = board.reshape(n, STRIDE)[:, :n]
         over = state.is_over
         turn = state.move_count
-        to_move = not over and state.current_player == player
-        out = tables[player, int(to_move), int(not over and turn == 1)].take(rows, axis=1)
+        view = views[player][not over and state.current_player == player][not over and turn == 1]
+        out = view.take(board.reshape(n, STRIDE)[:, :n], 1)
         out[6] = turn / CACHEX_MAX_ACTIONS
         return out
 

@@ -103,6 +103,7 @@ class GameEnv(AECEnv):
         self._no_mask = np.zeros(self.encoding.num_actions, dtype=np.int8)
         self._observe = observer(self.encoding)
         self._has_chance = self.encoding.num_chance_outcomes > 0
+        self._num_actions = self.encoding.num_actions
         self.reset()
 
     # The spaces are the same objects on every call: seeding one seeds what later calls return.
@@ -163,12 +164,15 @@ class GameEnv(AECEnv):
         # reward of the agent acting is reset here: last() gives what it got since it last acted.
         self._cumulative_rewards[agent] = 0.0
         state = self.game_state
-        legal = self._legal
-        # Once the position's legal indices are listed (its mask was observed), they say whether it is legal.
-        if legal is None:
-            engine_action = self._checked(state, action)
-        else:
+        # Once the position's legal indices are listed (its mask observed), they say whether it is legal.
+        mask, legal = self._legal_mask, self._legal
+        if mask is not None:
+            legal_here = 0 <= action < self._num_actions and mask[action]
+            engine_action = self.encoding.decode(state, action) if legal_here else None
+        elif legal is not None:
             engine_action = self.encoding.decode(state, action) if action in legal else None
+        else:
+            engine_action = self._checked(state, action)
         if engine_action is None:
             self._end(winner=1 - PLAYER[agent], reason=ILLEGAL, truncated=False)
             self.infos[agent][ILLEGAL] = action
