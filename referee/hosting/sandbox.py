@@ -223,9 +223,34 @@ def _left_out() -> set[str]:
     return {layer.strip() for layer in os.environ.get(WITHOUT_ENV, "").split(",") if layer.strip()}
 
 
-@cache
+_probed: Capabilities | None = None
+
+
 def probe() -> Capabilities:
-    """What this machine offers (checked once per process)."""
+    """What this machine offers (checked once per process, or told by the process that started it)."""
+    global _probed
+    if _probed is None:
+        _probed = _probe()
+    return _probed
+
+
+def probed() -> Capabilities | None:
+    """What :func:`probe` found in this process, if it has run: for a helper process to :func:`adopt`."""
+    return _probed
+
+
+def adopt(capabilities: Capabilities | None) -> None:
+    """Take what the process that started this one found, instead of probing again.
+
+    The probe runs bubblewrap twice and a Python under a seccomp filter, 35-100 ms; a tournament's game workers
+    and agent checks are started by a process that has already probed the same machine.
+    """
+    global _probed
+    if _probed is None and capabilities is not None:
+        _probed = capabilities
+
+
+def _probe() -> Capabilities:
     missing = []
     bwrap = None
     filtered = False

@@ -27,6 +27,7 @@ from multiprocessing.connection import wait
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
+from ..hosting.sandbox import Capabilities, adopt, probed
 from ..match import AgentEntry, MatchSettings
 from ..records import GameRecord
 from ..termination import die_with_parent
@@ -117,9 +118,11 @@ def _on_sigterm(signum: int, frame: object) -> None:
     os._exit(0)
 
 
-def start_helper(parent_pid: int, on_stop: Callable[[int, Any], object]) -> None:
+def start_helper(parent_pid: int, on_stop: Callable[[int, Any], object], machine: Capabilities | None = None) -> None:
     """Set up a process the tournament started (a game worker, an agent check): ``on_stop`` on SIGTERM and
-    SIGHUP, Ctrl-C left to the tournament process, and SIGTERM when that process dies."""
+    SIGHUP, Ctrl-C left to the tournament process, and SIGTERM when that process dies; ``machine`` is what the
+    tournament's own probe of the sandbox found (not probed again)."""
+    adopt(machine)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament process's to handle
     signal.signal(signal.SIGTERM, on_stop)
     # A hung-up terminal sends SIGHUP to the whole job, helpers included: stop as for SIGTERM.
@@ -127,9 +130,9 @@ def start_helper(parent_pid: int, on_stop: Callable[[int, Any], object]) -> None
     die_with_parent(parent_pid)
 
 
-def _worker_main(conn, play: PlayFunction, parent_pid: int) -> None:
+def _worker_main(conn, play: PlayFunction, parent_pid: int, machine: Capabilities | None) -> None:
     global _in_game
-    start_helper(parent_pid, _on_sigterm)
+    start_helper(parent_pid, _on_sigterm, machine)
     while True:
         try:
             job = conn.recv()
@@ -159,7 +162,8 @@ class _Worker:
     def __init__(self, context, play: PlayFunction, number: int):
         self.conn, child = context.Pipe()
         self.process = context.Process(
-            target=_worker_main, args=(child, play, os.getpid()), name=f"tournament-worker-{number}", daemon=True
+            target=_worker_main, args=(child, play, os.getpid(), probed()), name=f"tournament-worker-{number}",
+            daemon=True,
         )
         self.process.start()
         child.close()

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from tqdm import tqdm
 
 from ..agent_text import inert_line
-from ..hosting.sandbox import SandboxUnavailable, resolve
+from ..hosting.sandbox import Capabilities, SandboxUnavailable, probed, resolve
 from ..limits import own_limits
 from ..match import AgentEntry, MatchSettings, check_agent
 from .agent_code import code_hashes
@@ -142,9 +142,9 @@ def _stop(signum: int, frame: object) -> None:
     raise _Stopped()
 
 
-def _helper_main(conn: Connection, parent_pid: int) -> None:
+def _helper_main(conn: Connection, parent_pid: int, machine: Capabilities | None) -> None:
     """A helper process: check the agents it is sent, one at a time, until told to stop."""
-    start_helper(parent_pid, _stop)
+    start_helper(parent_pid, _stop, machine)
     try:
         while True:
             try:
@@ -167,7 +167,9 @@ class _Helper:
 
     def __init__(self, context: Any):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_helper_main, args=(child, os.getpid()), name="agent-check", daemon=True)
+        self.process = context.Process(
+            target=_helper_main, args=(child, os.getpid(), probed()), name="agent-check", daemon=True
+        )
         self.process.start()
         child.close()
         self.number: int | None = None  # the candidate it is checking
