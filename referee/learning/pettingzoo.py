@@ -95,8 +95,6 @@ class GameEnv(AECEnv):
         self._observation_spaces = {agent: self._observation_space for agent in AGENTS}
         self._action_spaces = {agent: self._action_space for agent in AGENTS}
         self._rng = random.Random()
-        self._shape = self.encoding.observation_shape
-        self.game_state: GameState = self.encoding.new_state()
         # The legal indices of the position, listed once however often it is observed (None: not yet).
         self._legal: list[int] | None = None
         self._legal_mask: np.ndarray | None = None
@@ -104,7 +102,7 @@ class GameEnv(AECEnv):
         self._observe = observer(self.encoding)
         self._has_chance = self.encoding.num_chance_outcomes > 0
         self._num_actions = self.encoding.num_actions
-        self.reset()
+        self._new_game()  # usable at once (a render "human" waits for reset)
 
     # The spaces are the same objects on every call: seeding one seeds what later calls return.
     def observation_space(self, agent: str) -> spaces.Space:
@@ -117,7 +115,12 @@ class GameEnv(AECEnv):
         """A new game; ``seed`` seeds chance (without it the RNG goes on from where it was)."""
         if seed is not None:
             self._rng = random.Random(seed)
-        self.game_state = self.encoding.new_state()
+        self._new_game()
+        if self.render_mode == "human":
+            self.render()
+
+    def _new_game(self) -> None:
+        self.game_state: GameState = self.encoding.new_state()
         self._legal = self._legal_mask = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -127,8 +130,6 @@ class GameEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self._resolve_chance()
         self.agent_selection = AGENTS[self.game_state.current_player]
-        if self.render_mode == "human":
-            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation dict: its planes and the legal indices' mask (zeros unless it is to act)."""
