@@ -98,6 +98,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._opponent_class = agent_class(opponent, workdir)
         self._opponent_options = dict(opponent_options or {})
         self._opponent: Any = None
+        self._kwargs: dict[str, Any] = {}
         self._chance = random.Random()
         self.game_state = self.encoding.new_state()
         self._done = True
@@ -120,12 +121,12 @@ class SingleAgentEnv(gymnasium.Env):
         self.game_state = self.encoding.new_state()
         self._done = False
         self._resolve_chance()
-        reason = self._opponent_plays()
-        if reason is not None:  # the opponent's very first action was not legal
-            self._done = True
+        if self._opponent_plays() is not None:
+            # An episode cannot end at reset: an opponent that cannot open is a broken setting, not a win.
+            raise RuntimeError(f"the opponent ({self._opponent_class.__name__}) played no legal first action")
         if self.render_mode == "human":
             self.render()
-        return self._observation(), self._info(reason)
+        return self._observation(), self._info(None)
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         """Play index ``action``, then the opponent until it is this side's turn again or the game is over."""

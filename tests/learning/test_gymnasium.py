@@ -113,6 +113,9 @@ def test_an_opponent_class_is_given_the_referees_keyword_arguments_and_loses_whe
     assert (reward, terminated, truncated, info["reason"]) == (1.0, True, False, "opponent_illegal_action")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(1)
+    # As Red it would open the game: no episode can start.
+    with pytest.raises(RuntimeError, match="Garbage.*no legal first action"):
+        SingleAgentEnv("cachex", opponent=Garbage, play_as="blue", n=4).reset(seed=0)
 
 
 def test_an_illegal_index_loses_and_a_non_index_is_a_bug():
