@@ -26,6 +26,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "a recorded game, step by step or as an HTML page (docs/replay.md)"),
     "analyse": ("referee.analysis.cli", "RECORD",
                 "where a recorded game was won and lost, judged by a bundled engine (docs/analysis.md)"),
+    "learning-agent": ("referee.learning.cli", "FOLDER",
+                       "an agent folder of a policy trained in the learning environments, or of OpenSpiel's MCTS "
+                       "(docs/learning.md)"),
     "search": ("referee.search.cli", "[BOARD]", "solve or grade Part A's single-player puzzle (docs/search.md)"),
     "autograde": ("referee.marking.cli", "ACTION",
                   "the Gradescope autograders and the cohort report: partA, partB, init, report (docs/marking.md)"),

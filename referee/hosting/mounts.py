@@ -29,6 +29,16 @@ AGENT_SIDE = (
     "hosting/__init__.py",
     "hosting/agent_host.py",
     "hosting/wire.py",
+    # An agent folder made of a learned policy or an OpenSpiel bot (docs/learning.md) plays through these: the
+    # agent base, the encodings, the policy's file format and the games as OpenSpiel games.  Not the
+    # environments, which drive agents rather than being one.
+    "learning/__init__.py",
+    "learning/agent.py",
+    "learning/base.py",
+    "learning/encoding.py",
+    "learning/infinitron_encoding.py",
+    "learning/openspiel.py",
+    "learning/policy.py",
 )
 #: The bundled agents (a library every agent may build on, read-only).
 BUNDLED_AGENTS = ("__init__.py", "common", "random_agent", "greedy", "minimax", "mcts")
