@@ -29,6 +29,7 @@ import contextlib
 import ctypes
 import dataclasses
 import json
+import logging
 import os
 import shutil
 import socket
@@ -289,8 +290,12 @@ class DaskExecutor(Executor):
             return
         try:
             if self.scheduler == LOCAL_SCHEDULER:
+                # Our own cluster's log is not the user's to read: what goes wrong in a game comes back as its
+                # result, and a worker's heartbeat that meets the cluster closing (a run stopped at once, on a
+                # busy machine) logged a traceback onto the command's output.
                 self._cluster = distributed.LocalCluster(
-                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                    silence_logs=logging.CRITICAL,
                 )
                 self.client = distributed.Client(self._cluster, timeout=self.connect_timeout)
                 self.client.register_plugin(IgnoreCtrlC())
