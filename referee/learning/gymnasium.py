@@ -38,7 +38,7 @@ from referee.games.agent_kwargs import REFEREE_KWARGS
 from referee.games.base import CHANCE, whole_number
 
 from .encoding import encoding
-from .pettingzoo import AGENTS, ILLEGAL, LIMIT_REASON, draw_chance, observation_space
+from .pettingzoo import AGENTS, ILLEGAL, LIMIT_REASON, draw_chance, observation_space, rendered
 
 #: The reason in the info when the opponent's action was not legal (the learner wins).
 OPPONENT_ILLEGAL = "opponent_illegal_action"
@@ -200,14 +200,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self) -> str | None:
         """The engine's text board: returned (``"ansi"``) or printed (``"human"``)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (SingleAgentEnv(..., render_mode='ansi'))")
-            return None
-        text = self.game_state.render()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return rendered(self.game_state, self.render_mode, "SingleAgentEnv")
 
 
 def register() -> None:

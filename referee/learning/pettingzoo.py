@@ -57,6 +57,18 @@ def observation_space(coding: Encoding) -> spaces.Dict:
     })
 
 
+def rendered(state: GameState, mode: str | None, env: str) -> str | None:
+    """An environment's ``render()``: the engine's text board, returned (``"ansi"``) or printed (``"human"``)."""
+    if mode is None:
+        gymnasium.logger.warn(f"render() called without a render_mode ({env}(..., render_mode='ansi'))")
+        return None
+    text = state.render()
+    if mode == "ansi":
+        return text
+    print(text)
+    return None
+
+
 def draw_chance(coding: Encoding, state: GameState, rng: random.Random) -> Any:
     """Chance's engine action in ``state`` (a chance node), drawn by its outcomes' probabilities with ``rng``.
 
@@ -219,14 +231,7 @@ class GameEnv(AECEnv):
 
     def render(self) -> str | None:
         """The engine's text board: returned (``"ansi"``) or printed (``"human"``)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (GameEnv(..., render_mode='ansi'))")
-            return None
-        text = self.game_state.render()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return rendered(self.game_state, self.render_mode, "GameEnv")
 
     def close(self) -> None:
         """Nothing to release: the board is text."""
