@@ -171,3 +171,16 @@ def test_a_policy_round_trips_through_its_file_and_chooses_among_the_legal(tmp_p
     with np.load(tmp_path / "p.npz") as data:
         assert sorted(data.files) == ["activation", "b0", "b1", "b2", "game", "options", "w0", "w1", "w2"]
         assert json.loads(str(data["options"])) == {"n": 4}
+
+
+def test_a_sealed_agent_is_shown_the_learning_modules_it_plays_through_not_the_environments(tmp_path):
+    from referee.hosting.mounts import REFEREE_ROOT, bwrap_command
+
+    args = bwrap_command("bwrap", ["true"], tmp_path, "agents.random_agent")
+    shown = {args[i + 2] for i, arg in enumerate(args) if arg == "--ro-bind"}
+    learning = REFEREE_ROOT / "learning"
+    for module in ("__init__", "agent", "base", "encoding", "infinitron_encoding", "openspiel", "policy"):
+        assert str(learning / f"{module}.py") in shown
+    for module in ("pettingzoo", "gymnasium", "arrays", "cli"):
+        assert str(learning / f"{module}.py") not in shown
+    assert str(learning) not in shown
