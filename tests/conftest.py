@@ -81,6 +81,9 @@ SLOWEST_FIRST = (
     "games/test_conformance.py",  # 12
     "render/test_replay_cli.py",  # 11
     "analysis/test_html.py",  # 10
+    "learning/test_learned_agent_doc.py",  # 8
+    "learning/test_openspiel.py",  # 6
+    "learning/test_learning_agent.py",  # 5
 )
 
 
