@@ -94,6 +94,10 @@ def _replayed(game: str, options: dict[str, Any], played: tuple[int, ...]) -> Po
     return position
 
 
+# OpenSpiel asks for the player to move several times an action: its ids as plain ints, converted once.
+_TERMINAL, _CHANCE = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
+
+
 class RefereeState(pyspiel.State):
     """An OpenSpiel state over a referee engine's state."""
 
@@ -104,9 +108,9 @@ class RefereeState(pyspiel.State):
     def current_player(self) -> int:
         state = self.position.state
         if state.is_over:
-            return int(pyspiel.PlayerId.TERMINAL)
+            return _TERMINAL
         player = state.current_player
-        return int(pyspiel.PlayerId.CHANCE) if player == CHANCE else player
+        return _CHANCE if player == CHANCE else player
 
     def _legal_actions(self, player: int) -> list[int]:
         position = self.position
