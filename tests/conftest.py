@@ -34,25 +34,19 @@ os.environ["REFEREE_PASS_ENV"] = "REFEREE_TEST_PIDS,REFEREE_TEST_FLAG,REFEREE_TO
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """The suite on one worker more than the cores, each module's tests on one worker (its shared fixtures —
-    servers, tournaments, the browser — start once), unless the command says otherwise (``-n 0``, ``-n 2``,
-    ``-p no:xdist``).
-
-    One more worker than cores because the tests mostly wait: with one worker per core the CPU was busy 59 % of
-    a clean clone's run (agents' processes, sockets and clocks are waited on); with one more, on 2 cores, the
-    same 2,875 tests took 414 s instead of 519 s, all passing (2026-11-29).
+    """The suite on one worker per core, each module's tests on one worker (its shared fixtures — servers,
+    tournaments, the browser — start once), unless the command says otherwise (``-n 0``, ``-p no:xdist``).
 
     Asked here rather than in pyproject.toml's ``addopts``: those apply to every pytest run in the clone, and
     a student's own tests (docs/first-agent.md) run under a plain ``pip install -e .``, without pytest-xdist,
     where ``-n`` is an unknown option.  Only the suite's runs load this file before the command line is acted
     on (pytest calls this hook of the conftest files of the paths it was given), and this runs before
-    xdist's own hook, which would act on ``-n``.
+    xdist's own hook, which turns ``auto`` into a number of workers.
     """
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
     if getattr(config.option, "numprocesses", 0) is None and config.option.dist == "no":
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        config.option.numprocesses = cores + 1
+        config.option.numprocesses = "auto"
         config.option.dist = "loadscope"
         config.option.loadscopereorder = False  # the order of pytest_collection_modifyitems below
 
