@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-np = pytest.importorskip("numpy")
-gymnasium = pytest.importorskip("gymnasium")
+import numpy as np
+import gymnasium
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 

@@ -21,8 +21,8 @@ import pytest
 from tests.helpers import ROOT
 from tests.sandboxing import require_sandbox
 
-pytest.importorskip("gymnasium")
-pytest.importorskip("pyspiel")
+import gymnasium  # noqa: F401
+import pyspiel  # noqa: F401
 
 PAGE = ROOT / "docs" / "learning.md"
 TITLE = "From an environment to a tournament"

@@ -3,13 +3,12 @@ the folder the adaptor made, sealed, as it hosts any student's agent, and it pla
 """
 from __future__ import annotations
 
-import pytest
 
 from tests.battleground.sides import Client, Server, running
 from tests.sandboxing import require_sandbox
 
-pytest.importorskip("websockets.sync.client")
-pytest.importorskip("numpy")
+import websockets.sync.client  # noqa: F401
+import numpy  # noqa: F401
 
 
 def test_the_learned_agent_plays_a_colour_swapped_pair_sealed_on_the_battleground(tmp_path):

@@ -24,7 +24,7 @@ from referee.records import GameRecord
 from tests.helpers import run_referee
 from tests.sandboxing import require_sandbox
 
-pytest.importorskip("pyspiel")
+import pyspiel  # noqa: F401
 
 #: Each game's options on the command line, and the reasons its games end by its rules.
 GAMES = {

@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import play_recorded
 from tests.sandboxing import require_sandbox
 
-pytest.importorskip("numpy")
+import numpy  # noqa: F401
 
 CROWDED = "tests.learning.agent_folders.crowded"
 

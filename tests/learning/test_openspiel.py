@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-np = pytest.importorskip("numpy")
+import pyspiel
+import numpy as np
 
 from open_spiel.python.algorithms import mcts  # noqa: E402
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots  # noqa: E402

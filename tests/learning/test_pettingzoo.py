@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-np = pytest.importorskip("numpy")
-pettingzoo_test = pytest.importorskip("pettingzoo.test")
+import numpy as np
+from pettingzoo import test as pettingzoo_test
 
 from referee.games.base import CHANCE  # noqa: E402
 from referee.learning.arrays import observer  # noqa: E402
