@@ -3,12 +3,11 @@ the folder the adaptor made, sealed, as it hosts any student's agent, and it pla
 """
 from __future__ import annotations
 
+import numpy  # noqa: F401  the agent's, and the battleground extra's client: both in the dev extra
+import websockets.sync.client  # noqa: F401
 
 from tests.battleground.sides import Client, Server, running
 from tests.sandboxing import require_sandbox
-
-import websockets.sync.client  # noqa: F401
-import numpy  # noqa: F401
 
 
 def test_the_learned_agent_plays_a_colour_swapped_pair_sealed_on_the_battleground(tmp_path):
