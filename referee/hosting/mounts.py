@@ -30,10 +30,11 @@ AGENT_SIDE = (
     "hosting/agent_host.py",
     "hosting/wire.py",
     # An agent folder made of a learned policy or an OpenSpiel bot (docs/learning.md) plays through these: the
-    # agent base, the encodings, the policy's file format and the games as OpenSpiel games.  Not the
-    # environments, which drive agents rather than being one.
+    # agent base, the encodings (and their numpy arrays), the policy's file format and the games as OpenSpiel
+    # games.  Not the environments, which drive agents rather than being one.
     "learning/__init__.py",
     "learning/agent.py",
+    "learning/arrays.py",
     "learning/base.py",
     "learning/encoding.py",
     "learning/infinitron_encoding.py",

@@ -1,11 +1,15 @@
-"""The encodings' observations as numpy arrays, for the environments that observe after every action.
+"""The encodings' observations and action masks as numpy arrays, for the environments that observe after
+every action.
 
 :meth:`~referee.learning.encoding.Encoding.observation` is pure Python and the one definition of the planes;
 building Cachex's 343 or Infexion's 686 floats that way costs several times what the engine's action
 did.  For those two games the same planes are made here with a few array operations on the engine's board
 (a byte a cell): a table lookup gives each cell's one-hot planes, then the whole-board planes are filled.
-tests/learning/test_pettingzoo.py checks them equal to the encoding's on random positions of both players.
-Other games (Infinitron) take the encoding's list as it is.
+Their action masks are made the same way, from the engine's own tables of what a cell allows
+(``FREE_CELL``, ``ACTIONS_BY_CELL``), instead of listing the legal actions, mapping them to indices and
+setting those in an array: three times the time.
+tests/learning/test_pettingzoo.py checks both equal to the encoding's on random positions of both players.
+Other games (Infinitron) take the encoding's lists as they are.
 """
 from __future__ import annotations
 
@@ -15,16 +19,29 @@ from typing import cast
 import numpy as np
 
 from referee.games.base import BLUE, RED, GameState
-from referee.games.cachex.state import CachexState
+from referee.games.cachex.tables import FREE_CELL, STRIDE
 from referee.games.cachex.tables import MAX_ACTIONS as CACHEX_MAX_ACTIONS
-from referee.games.cachex.tables import STRIDE
 from referee.games.infexion.state import InfexionState
-from referee.games.infexion.tables import BLUE_FLAG, MAX_CELL_POWER, MAX_TURNS
+from referee.games.infexion.tables import (
+    ACTIONS_BY_CELL,
+    BLUE_FLAG,
+    BOARD_N,
+    CELLS,
+    MAX_CELL_POWER,
+    MAX_TOTAL_POWER,
+    MAX_TURNS,
+    SPREAD_BASE,
+)
 
 from .encoding import CachexEncoding, Encoding, InfexionEncoding
 
 #: ``(state, player) -> the observation``: float32, ``observation_shape``, a new array every call.
 Observer = Callable[[GameState, int], np.ndarray]
+#: ``state -> the mask of the legal indices of the player to move``: int8, 1 for a legal index (all 0 once
+#: the game is over), ``(num_actions,)``, a new array every call.
+Masker = Callable[[GameState], np.ndarray]
+#: ``state -> the legal indices of the player to move``, ascending, a new list every call.
+Lister = Callable[[GameState], list[int]]
 
 
 def bounds(coding: Encoding) -> tuple[float, float]:
@@ -49,6 +66,27 @@ def observer(coding: Encoding) -> Observer:
     return from_list
 
 
+def _board_arrays(view: Callable[[np.ndarray], np.ndarray]) -> Callable[[GameState], np.ndarray]:
+    """``state -> view(its board's bytes as a uint8 array)``, made once per board, not once per call.
+
+    The array is the board itself, not a copy: the engines change a board (a ``bytearray``) in place, so the
+    array follows the game as it is played, and ``np.frombuffer`` (which costs what the rest of an observation
+    does) runs once a game.  A state given a new board object gets a new array.  Holding the array keeps the
+    last board seen alive, and (numpy holds its buffer) refuses to resize it: the engines never do.
+    """
+    seen: object = None
+    made = np.zeros(0, dtype=np.uint8)
+
+    def arrays(state: GameState) -> np.ndarray:
+        nonlocal seen, made
+        board = state.board  # type: ignore[attr-defined]
+        if board is not seen:
+            seen, made = board, view(np.frombuffer(board, dtype=np.uint8))
+        return made
+
+    return arrays
+
+
 def _infexion_observer() -> Observer:
     """Infexion's 14 planes: each cell's byte (power in the low 3 bits, ``BLUE_FLAG``) looked up in a table."""
     # TABLES[player][to_move]: a cell's 13 first planes by its byte, (planes, 256): the observer's stack of
@@ -64,12 +102,11 @@ def _infexion_observer() -> Observer:
         tables[player, 1, 12] = 1.0
 
     views = [[tables[player, to_move] for to_move in (0, 1)] for player in (RED, BLUE)]
+    cells_of = _board_arrays(lambda board: board.reshape(BOARD_N, BOARD_N))
 
     def observe(state: GameState, player: int) -> np.ndarray:
-        board = np.frombuffer(cast(InfexionState, state).board, dtype=np.uint8)
-        out = views[player][not state.is_over and state.current_player == player].take(board, 1)
+        out = views[player][not state.is_over and state.current_player == player].take(cells_of(state), 1)
         out[13] = state.move_count / MAX_TURNS
-        out.shape = (14, 7, 7)  # in place: the gathered array is new and contiguous
         return out
 
     return observe
@@ -91,15 +128,97 @@ def _cachex_observer(n: int) -> Observer:
         tables[player, 1, :, 4] = 1.0
         tables[player, :, 1, 5] = 1.0
     views = [[[tables[player, to_move, steal] for steal in (0, 1)] for to_move in (0, 1)] for player in (RED, BLUE)]
-    size = n * STRIDE
+    cells_of = _board_arrays(lambda board: board[: n * STRIDE].reshape(n, STRIDE)[:, :n])
 
     def observe(state: GameState, player: int) -> np.ndarray:
-        board = np.frombuffer(cast(CachexState, state).board, dtype=np.uint8, count=size)
         over = state.is_over
         turn = state.move_count
         view = views[player][not over and state.current_player == player][not over and turn == 1]
-        out = view.take(board.reshape(n, STRIDE)[:, :n], 1)
+        out = view.take(cells_of(state), 1)
         out[6] = turn / CACHEX_MAX_ACTIONS
         return out
 
     return observe
+
+
+def masker(coding: Encoding) -> Masker:
+    """The fastest way to the mask of the legal indices of ``coding``'s game."""
+    listed = _listed_masker(coding)
+    if isinstance(coding, InfexionEncoding):
+        return _infexion_masker()
+    if isinstance(coding, CachexEncoding):
+        return _cachex_masker(coding.n, listed)
+    return listed
+
+
+def lister(coding: Encoding) -> Lister:
+    """The fastest way to the encoding's ``legal_indices`` of ``coding``'s game: Infexion's read off the mask
+    made from the board (sorting the engine's actions into indices costs more), others the encoding's own."""
+    if not isinstance(coding, InfexionEncoding):
+        return coding.legal_indices
+    mask_of = masker(coding)
+
+    def legal(state: GameState) -> list[int]:
+        return cast(list[int], mask_of(state).nonzero()[0].tolist())
+
+    return legal
+
+
+def _listed_masker(coding: Encoding) -> Masker:
+    """The mask from the encoding's list of legal indices (any game)."""
+    size = coding.num_actions
+
+    def mask(state: GameState) -> np.ndarray:
+        out = np.zeros(size, dtype=np.int8)
+        if not state.is_over:
+            out.put(coding.legal_indices(state), 1)
+        return out
+
+    return mask
+
+
+def _cachex_masker(n: int, listed: Masker) -> Masker:
+    """Cachex from its third action on: the board's empty cells (``FREE_CELL``, as the engine lists them).
+
+    The game's first two actions (the centre refused, STEAL offered) and its end take the encoding's list.
+    """
+    # Each index's byte on the board (``r * STRIDE + q``); STEAL's, last, is row 0's padding byte past the
+    # board's edge (``n < STRIDE``), never free: STEAL is closed from the third action on.
+    gather = np.array([r * STRIDE + q for r in range(n) for q in range(n)] + [n], dtype=np.intp)
+    free = np.frombuffer(FREE_CELL, dtype=np.int8)
+    board_of = _board_arrays(lambda board: board)
+
+    def mask(state: GameState) -> np.ndarray:
+        if state.move_count < 2 or state.is_over:
+            return listed(state)
+        return free.take(board_of(state).take(gather))
+
+    return mask
+
+
+def _infexion_masker() -> Masker:
+    """Infexion: each cell's byte looked up in a table of what it allows, made from the engine's
+    ``ACTIONS_BY_CELL`` (by the mover and whether SPAWN is open), then put in the indices' order."""
+    # TABLES[(mover, spawn_ok)][byte]: (SPAWN here, SPREAD here in direction 0..5), read from cell 0's entry
+    # (the torus makes every cell alike).  Taking it by the board gives (cell, 7) cell by cell; ORDER puts
+    # that in the encoding's order: the 49 SPAWNs, then each cell's 6 SPREADs.
+    tables: dict[tuple[int, bool], np.ndarray] = {}
+    for key, per_cell in ACTIONS_BY_CELL.items():
+        table = np.zeros((len(per_cell[0]), 7), dtype=np.int8)
+        for byte, actions in enumerate(per_cell[0]):
+            for action in actions:
+                table[byte, 0 if action < SPREAD_BASE else action - SPREAD_BASE + 1] = 1
+        tables[key] = table
+    order = np.array([cell * 7 for cell in range(CELLS)]
+                     + [cell * 7 + 1 + d for cell in range(CELLS) for d in range(6)], dtype=np.intp)
+    over = np.zeros(len(order), dtype=np.int8)
+    cells_of = _board_arrays(lambda board: board.reshape(BOARD_N, BOARD_N))
+
+    def mask(state: GameState) -> np.ndarray:
+        if state.is_over:
+            return over.copy()
+        infexion = cast(InfexionState, state)
+        table = tables[(infexion.turn & 1, infexion.red_power + infexion.blue_power < MAX_TOTAL_POWER)]
+        return table.take(cells_of(state), 0).ravel().take(order)
+
+    return mask

@@ -32,6 +32,10 @@ class Encoding(ABC):
     observation_shape: tuple[int, ...]
     #: The most player actions a game can take (OpenSpiel's max_game_length); chance draws not counted.
     max_game_length: int
+    #: Where an index names the same engine action in every position (Infexion, Cachex): that action by
+    #: index, for callers that decode every action (``decode`` gives the same); None where it does not
+    #: (Infinitron names a unit by its cell).
+    decoded: list[Action] | None = None
 
     def __init__(self, game: Game):
         self.game = game

@@ -35,7 +35,7 @@ from pettingzoo import AECEnv
 
 from referee.games.base import CHANCE, GameState, whole_number
 
-from .arrays import bounds, observer
+from .arrays import bounds, masker, observer
 from .encoding import Encoding, encoding
 
 #: The agents' names, by the engine's player number (0 Red, 1 Blue).
@@ -112,8 +112,10 @@ class GameEnv(AECEnv):
         self._legal_mask: np.ndarray | None = None
         self._no_mask = np.zeros(self.encoding.num_actions, dtype=np.int8)
         self._observe = observer(self.encoding)
+        self._make_mask = masker(self.encoding)
         self._has_chance = self.encoding.num_chance_outcomes > 0
         self._num_actions = self.encoding.num_actions
+        self._decoded = self.encoding.decoded
         self._new_game()  # usable at once (a render "human" waits for reset)
 
     # The spaces are the same objects on every call: seeding one seeds what later calls return.
@@ -139,15 +141,20 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
+        self._over = False
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self._resolve_chance()
         self.agent_selection = AGENTS[self.game_state.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation dict: its planes and the legal indices' mask (zeros unless it is to act)."""
-        player = PLAYER[agent]
-        mask = self._mask() if agent == self.agent_selection and agent in self.agents else self._no_mask
-        return {"observation": self._observe(self.game_state, player), "action_mask": mask.copy()}
+        # Once the game is over the mask is the empty one (``_end``), whoever is still to step out.
+        mask = self._legal_mask
+        if agent != self.agent_selection:
+            mask = self._no_mask
+        elif mask is None:
+            mask = self._legal_mask = self._make_mask(self.game_state)
+        return {"observation": self._observe(self.game_state, PLAYER[agent]), "action_mask": mask.copy()}
 
     def legal_indices(self) -> list[int]:
         """The legal indices of the agent to act (empty once the game is over), listed once per position."""
@@ -155,17 +162,10 @@ class GameEnv(AECEnv):
             self._legal = [] if self.game_state.is_over else self.encoding.legal_indices(self.game_state)
         return self._legal
 
-    def _mask(self) -> np.ndarray:
-        """The mask of the legal indices, made once per position (observers get copies)."""
-        if self._legal_mask is None:
-            self._legal_mask = mask = np.zeros(self.encoding.num_actions, dtype=np.int8)
-            mask.put(self.legal_indices(), 1)
-        return self._legal_mask
-
     def step(self, action: Any) -> None:
         """``agent_selection`` plays the action of index ``action`` (None once it is done: it leaves)."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over:  # both agents are terminated or truncated: each steps out with None
             self._was_dead_step(action)
             return
         if type(action) is not int:
@@ -180,8 +180,11 @@ class GameEnv(AECEnv):
         # Once the position's legal indices are listed (its mask observed), they say whether it is legal.
         mask, legal = self._legal_mask, self._legal
         if mask is not None:
-            legal_here = 0 <= action < self._num_actions and mask[action]
-            engine_action = self.encoding.decode(state, action) if legal_here else None
+            if 0 <= action < self._num_actions and mask[action]:
+                decoded = self._decoded
+                engine_action = decoded[action] if decoded is not None else self.encoding.decode(state, action)
+            else:
+                engine_action = None
         elif legal is not None:
             engine_action = self.encoding.decode(state, action) if action in legal else None
         else:
@@ -220,6 +223,7 @@ class GameEnv(AECEnv):
         if winner is not None:
             self.rewards[AGENTS[winner]] = 1.0
             self.rewards[AGENTS[1 - winner]] = -1.0
+        self._over = True
         for agent in self.agents:
             self.terminations[agent] = not truncated
             self.truncations[agent] = truncated

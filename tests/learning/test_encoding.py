@@ -60,7 +60,7 @@ def test_every_legal_action_has_one_integer_that_round_trips(game, options):
             continue
         legal = state.legal_actions()
         indices = enc.legal_indices(state)
-        assert indices == sorted(set(indices)) and len(indices) == len(legal)
+        assert indices == sorted(set(indices)) and indices == sorted(enc.index(state, a) for a in legal)
         assert all(0 <= i < enc.num_actions for i in indices)
         for action in legal:
             i = enc.index(state, action)

@@ -12,7 +12,8 @@ import numpy as np
 from pettingzoo import test as pettingzoo_test
 
 from referee.games.base import CHANCE  # noqa: E402
-from referee.learning.arrays import observer  # noqa: E402
+from referee.games.infexion.state import InfexionState  # noqa: E402
+from referee.learning.arrays import lister, masker, observer  # noqa: E402
 from referee.learning.encoding import encoding  # noqa: E402
 from referee.learning.pettingzoo import AGENTS, GameEnv, cachex_env, env, infexion_env, infinitron_env  # noqa: E402
 
@@ -108,6 +109,53 @@ def test_the_array_observations_are_the_encodings(game, options):
             if state.is_over:
                 break
             state.apply(state.random_action(rng))
+
+
+@pytest.mark.parametrize(("game", "options"), [("cachex", {"n": 3}), ("cachex", {"n": 7}), ("cachex", {"n": 15}),
+                                               ("infexion", {})])
+def test_the_array_masks_and_lists_are_the_encodings_legal_indices(game, options):
+    # Made from the board's bytes, not from the engine's list: every position of random games, from the first
+    # action (Cachex's centre refused, STEAL offered) to the end (nothing legal).
+    coding = encoding(game, **options)
+    mask_of, list_of = masker(coding), lister(coding)
+    rng = random.Random(11)
+    positions = 0
+    for _ in range(4):
+        state = coding.new_state()
+        while True:
+            expected = [] if state.is_over else coding.legal_indices(state)
+            mask = mask_of(state)
+            assert mask.dtype == np.int8 and mask.shape == (coding.num_actions,)
+            assert np.flatnonzero(mask).tolist() == expected == list_of(state)
+            positions += 1
+            if state.is_over:
+                break
+            state.apply(state.random_action(rng))
+    assert positions > 4 * 5  # at least a few actions a game
+
+
+def test_infexion_masks_no_spawn_once_the_board_holds_49_power():
+    coding = encoding("infexion")
+    # 8 stacks of 6 and one of 1: 49 power, 40 empty cells, none of them open to SPAWN; Red spreads its 5.
+    cells = {(r, q): (r % 2, 6) for r, q in [(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2), (3, 0), (3, 2)]}
+    state = InfexionState({**cells, (5, 5): (1, 1)})
+    mask = masker(coding)(state)
+    assert not mask[:49].any()
+    assert np.flatnonzero(mask).tolist() == coding.legal_indices(state) == lister(coding)(state)
+    assert mask.sum() == 4 * 6  # Red's four stacks, six directions each
+
+
+def test_an_observation_follows_a_board_replaced_by_a_new_one():
+    # The arrays are views of the board kept from call to call: a state given a new board must be read anew.
+    coding = encoding("cachex", n=5)
+    observe = observer(coding)
+    state = coding.new_state()
+    state.apply(state.legal_actions()[3])
+    observe(state, 0)
+    state.board = bytearray(state.board)  # the same position on a new bytearray, then played on
+    state.apply(state.legal_actions()[7])
+    expected = np.array(coding.observation(state, 0), dtype=np.float32).reshape(coding.observation_shape)
+    assert np.array_equal(observe(state, 0), expected)
 
 
 def final_rewards(game_env: GameEnv, seed: int) -> dict[str, float]:
