@@ -98,7 +98,6 @@ def openspiel_game(spiel_game: object, rng: random.Random, games: int = 10) -> R
 
 def pettingzoo_env(env: object, rng: random.Random, games: int = 10) -> Run:
     """A PettingZoo AEC environment driven as a learner drives it: last() with the observation, then step."""
-    import numpy as np
 
     def run() -> tuple[int, int]:
         actions = 0
@@ -109,7 +108,7 @@ def pettingzoo_env(env: object, rng: random.Random, games: int = 10) -> Run:
                 if termination or truncation:
                     env.step(None)  # type: ignore[attr-defined]
                     continue
-                legal = np.flatnonzero(observation["action_mask"])
+                legal = observation["action_mask"].nonzero()[0]
                 env.step(int(legal[int(rng.random() * len(legal))]))  # type: ignore[attr-defined]
                 actions += 1
         return actions, games
@@ -138,7 +137,6 @@ def pettingzoo_steps(env: object, rng: random.Random) -> Run:
 
 def gymnasium_env(env: object, rng: random.Random) -> Run:
     """The Gymnasium environment against agents.random_agent: both sides' actions."""
-    import numpy as np
 
     def run() -> tuple[int, int]:
         actions = 0
@@ -146,7 +144,7 @@ def gymnasium_env(env: object, rng: random.Random) -> Run:
             observation, _ = env.reset()  # type: ignore[attr-defined]
             done = False
             while not done:
-                legal = np.flatnonzero(observation["action_mask"])
+                legal = observation["action_mask"].nonzero()[0]
                 observation, _, terminated, truncated, _ = env.step(  # type: ignore[attr-defined]
                     int(legal[int(rng.random() * len(legal))]))
                 done = terminated or truncated

@@ -22,6 +22,7 @@ from referee.games.base import CHANCE, GameState
 from referee.games.cachex.tables import DEFAULT_N
 from referee.games.infinitron.rules import DEFAULT_RULES, MAX_TURNS
 
+from .arrays import Lister, lister
 from .encoding import Encoding, encoding
 
 #: OpenSpiel's name of each game -> the referee's name and the parameters OpenSpiel may set, with defaults.
@@ -38,6 +39,16 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
 _LONG_NAMES = {"infexion": "Infexion", "cachex": "Cachex", "infinitron": "Infinitron Skirmish"}
 
 _encodings: dict[str, Encoding] = {}
+#: Each encoding's fastest list of legal indices (:func:`.arrays.lister`), by the encoding's id: encodings
+#: are made once per process and kept (``_encodings``).
+_listers: dict[int, Lister] = {}
+
+
+def _legal_lister(enc: Encoding) -> Lister:
+    found = _listers.get(id(enc))
+    if found is None:
+        found = _listers[id(enc)] = lister(enc)
+    return found
 
 
 def _encoding(game: str, options: dict[str, Any]) -> Encoding:
@@ -52,10 +63,11 @@ class Position:
     """An OpenSpiel state's whole content: the engine's state, the chance draws of the event being drawn,
     and the OpenSpiel actions played (what a serialised state is read back from)."""
 
-    __slots__ = ("encoding", "state", "drawn", "played")
+    __slots__ = ("encoding", "legal", "state", "drawn", "played")
 
     def __init__(self, enc: Encoding):
         self.encoding = enc
+        self.legal = _legal_lister(enc)
         self.state: GameState = enc.new_state()
         self.drawn: list[int] = []
         self.played: list[int] = []
@@ -76,7 +88,7 @@ class Position:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Position:
         other = Position.__new__(Position)
-        other.encoding = self.encoding  # immutable and shared
+        other.encoding, other.legal = self.encoding, self.legal  # immutable and shared
         other.state = self.state.copy_without_history()  # OpenSpiel never undoes a Python state
         other.drawn = list(self.drawn)
         other.played = list(self.played)
@@ -114,7 +126,35 @@ class RefereeState(pyspiel.State):
 
     def _legal_actions(self, player: int) -> list[int]:
         position = self.position
-        return position.encoding.legal_indices(position.state)
+        return position.legal(position.state)
+
+    # Python callers (OpenSpiel's Python MCTS, evaluate_bots, a learner's loop) reach the three methods below
+    # here, without the C++ round trip: its LegalActions() asks Python for the player to move five times and
+    # converts the list to a C++ vector and back, twice the time of the list itself (benchmarks/learning_speed).
+    # C++ callers still go through OpenSpiel's own methods; tests/learning/test_openspiel.py checks both agree.
+    def is_chance_node(self) -> bool:
+        state = self.position.state
+        return state.current_player == CHANCE and not state.is_over
+
+    def is_player_node(self) -> bool:
+        state = self.position.state
+        return state.current_player != CHANCE and not state.is_over
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (default: the one to move), as OpenSpiel's ``LegalActions`` gives
+        them: [] at the end or for the player not to move, the chance outcomes at a chance node."""
+        position = self.position
+        state = position.state
+        if state.is_over:
+            return []
+        to_move = state.current_player
+        if to_move == CHANCE:
+            return [outcome for outcome, _ in position.encoding.chance_outcomes(state, position.drawn)]
+        if player is None or player == to_move:
+            return position.legal(state)
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         position = self.position

@@ -35,6 +35,34 @@ def test_openspiels_random_simulation_checks_pass_with_serialisation(game, optio
     pyspiel.random_sim_test(spiel_game, num_sims=1, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize(("game", "options"), SETTINGS, ids=lambda x: str(x))
+def test_the_states_python_shortcuts_answer_as_openspiels_own_methods(game, options):
+    # legal_actions, is_chance_node and is_player_node are answered in Python for Python callers: each must
+    # say what OpenSpiel's C++ methods (reached through pyspiel.State) say, chance nodes and the end included.
+    spiel_game = load(game, **options)
+    rng = np.random.default_rng(4)
+    kinds = set()
+    for _ in range(3):
+        state = spiel_game.new_initial_state()
+        while True:
+            kinds.add("terminal" if state.is_terminal() else "chance" if state.is_chance_node() else "player")
+            assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+            assert state.is_player_node() == pyspiel.State.is_player_node(state)
+            assert state.legal_actions() == pyspiel.State.legal_actions(state)
+            for player in (0, 1, 2, -1, -4):
+                try:
+                    expected = pyspiel.State.legal_actions(state, player)
+                except pyspiel.SpielError as error:
+                    with pytest.raises(pyspiel.SpielError, match=str(error)):
+                        state.legal_actions(player)
+                else:
+                    assert state.legal_actions(player) == expected
+            if state.is_terminal():
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert kinds >= {"terminal", "player"} and ("chance" in kinds) == options.get("chaos", False)
+
+
 def test_each_games_type_and_sizes():
     chance = pyspiel.GameType.ChanceMode
     for game, options, actions, outcomes, shape, length in [
