@@ -15,6 +15,7 @@ import datetime as _dt
 import hashlib
 import random
 import secrets
+import traceback
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Mapping
@@ -175,7 +176,10 @@ class GameCore:
         except NotationError as exc:
             raise AgentProtocolError(f"unreadable action: {exc}") from None
         except Exception as exc:  # noqa: BLE001  any text the parser cannot take is the sender's to answer for
-            raise AgentProtocolError(f"unreadable action ({type(exc).__name__})") from None
+            # but a parser that raises anything but NotationError has a bug of its own: its traceback goes into
+            # the record (``error.traceback``), so that whoever runs the games can see and fix it.
+            raise AgentProtocolError(f"unreadable action ({type(exc).__name__})",
+                                     traceback=traceback.format_exc()) from None
         try:
             state.apply_checked(action)
         except IllegalActionError as exc:

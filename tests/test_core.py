@@ -62,6 +62,32 @@ def test_a_bad_answer_is_refused_without_changing_the_position():
     assert (core.state.render(), list(core.actions)) == before and core.mover == 1
 
 
+def test_a_parser_that_breaks_forfeits_the_sender_and_records_the_parsers_traceback():
+    class BrokenParser:
+        """The game's state but for its parser, which has a bug of its own (not a NotationError)."""
+
+        def __init__(self, state):
+            self.state = state
+
+        def __getattr__(self, name):
+            return getattr(self.state, name)
+
+        def parse_action(self, text):
+            return broken_parser(text)
+
+    def broken_parser(text):
+        return ("SPAWN",)[len(text)]
+
+    core = GameCore(load_game("infexion"), SEATS)
+    core.state = BrokenParser(core.state)
+    with pytest.raises(AgentProtocolError, match=r"unreadable action \(IndexError\)") as caught:
+        core.submit(0, "SPAWN(3, 3)")
+    assert "broken_parser" in caught.value.traceback and "IndexError" in caught.value.traceback
+    core.failed(0, caught.value)
+    error = core.record(duration=0.1).error["RED"]
+    assert error["kind"] == "protocol_error" and "broken_parser" in error["traceback"]
+
+
 def test_a_forfeit_ends_the_game_once_with_the_seat_label_and_its_error():
     seats = (SeatInfo("alice", label="RED (alice)"), SeatInfo("bob", label="BLUE (bob)"))
     core = GameCore(load_game("infexion"), seats)
