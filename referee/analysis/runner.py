@@ -29,19 +29,49 @@ def default_cache() -> Path:
     return Path(base) / CACHE_NAME
 
 
-class Cache:
-    """Evaluations by position and settings (:func:`~.engine.position_digest`), kept in a JSON-lines file."""
+#: The most evaluations the cache's file keeps: about 120 bytes each (a 343-action Infexion game leaves some 700),
+#: so about 25 MB, read in under a second at each start.  Past it, the newest half is kept.
+CACHE_LIMIT = 200_000
 
-    def __init__(self, path: Path | None):
+
+class Cache:
+    """Evaluations by position and settings (:func:`~.engine.position_digest`), kept in a JSON-lines file.
+
+    The file only grows as positions are judged; when it is read holding more than ``limit`` evaluations it is
+    rewritten with the newest ``limit // 2`` (the last lines: a position judged again is written again), so
+    that years of analyses do not make every start slower.
+    """
+
+    def __init__(self, path: Path | None, limit: int = CACHE_LIMIT):
         self.path = path
         self.known: dict[str, Evaluation] = {}
-        if path is not None and path.is_file():
-            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-                try:
-                    item = json.loads(line)
-                    self.known[item["key"]] = Evaluation.from_dict(item)
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn or foreign line: that position is judged again
+        if path is None or not path.is_file():
+            return
+        lines: dict[str, str] = {}  # key -> its newest line, in the order last written
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                item = json.loads(line)
+                evaluation = Evaluation.from_dict(item)
+                key = item["key"]
+            except (ValueError, KeyError, TypeError):
+                continue  # a torn or foreign line: that position is judged again
+            lines.pop(key, None)
+            lines[key] = line
+            self.known[key] = evaluation
+        if len(lines) > limit:
+            kept = list(lines)[-(limit // 2):]
+            self.known = {key: self.known[key] for key in kept}
+            self._rewrite(path, [lines[key] for key in kept])
+
+    @staticmethod
+    def _rewrite(path: Path, lines: list[str]) -> None:
+        """The file replaced at once by ``lines`` (an analysis appending meanwhile loses its lines, not the file)."""
+        spare = path.with_name(f".{path.name}.{os.getpid()}")
+        try:
+            spare.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            os.replace(spare, path)
+        except OSError:
+            spare.unlink(missing_ok=True)  # a cache that cannot be trimmed still serves; the next start tries again
 
     def get(self, key: str) -> Evaluation | None:
         return self.known.get(key)

@@ -64,6 +64,25 @@ def test_a_second_run_reads_every_position_from_the_cache(records, tmp_path):
     assert len((tmp_path / "referee" / "analysis.jsonl").read_text().splitlines()) > len(kept)
 
 
+def test_a_cache_past_its_limit_keeps_its_newest_half_and_reads_the_same(tmp_path):
+    from referee.analysis.engine import Evaluation
+
+    path = tmp_path / "analysis.jsonl"
+    cache = Cache(path, limit=10)
+    for i in range(12):
+        cache.put(f"k{i}", Evaluation(i / 100, f"A{i}"))
+    cache.put("k3", Evaluation(0.5, "again"))  # judged again: the newest line is the one kept
+    with path.open("a") as file:
+        file.write('{"key": "torn", "red"\n')
+    assert len(path.read_text().splitlines()) == 14  # appending never trims
+    reread = Cache(path, limit=10)  # 12 evaluations: past the limit, the newest 5 are kept
+    assert list(reread.known) == ["k8", "k9", "k10", "k11", "k3"]
+    assert reread.get("k3") == Evaluation(0.5, "again") and reread.get("k0") is None
+    assert [json.loads(line)["key"] for line in path.read_text().splitlines()] == list(reread.known)
+    assert Cache(path, limit=10).known == reread.known  # under the limit now: read as it is
+    assert [p.name for p in tmp_path.iterdir()] == ["analysis.jsonl"]  # no spare file left behind
+
+
 def test_the_same_settings_judge_a_position_the_same_way_and_a_won_position_is_known(records):
     game = load_game("cachex", n=4)
     state = game.new_state()
