@@ -9,6 +9,7 @@ repository.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import stat
 import sys
@@ -303,8 +304,24 @@ def copy_package(target: Path) -> Path:
         if source is None:
             raise FileNotFoundError(f"cannot find the {name!r} package to copy into the autograder")
         shutil.copytree(source, target / name, ignore=ignore)
-    (target / "pyproject.toml").write_text(_pyproject(), encoding="utf-8")
+    (target / "pyproject.toml").write_text(_pyproject(_package_data(target)), encoding="utf-8")
     return target
+
+
+def _package_data(root: Path) -> dict[str, list[str]]:
+    """Every file of the copied packages that is not Python (web pages' assets, a model, ``py.typed``), by the
+    package it belongs to: setup.sh's ``pip install`` (not editable) installs only what the pyproject names."""
+    data: dict[str, list[str]] = {}
+    for name in PACKAGES:
+        for path in sorted((root / name).rglob("*")):
+            if not path.is_file() or path.suffix in (".py", ".pyc", ".pyo"):
+                continue
+            package = path.parent
+            while not (package / "__init__.py").is_file():
+                package = package.parent
+            dotted = ".".join(package.relative_to(root).parts)
+            data.setdefault(dotted, []).append(path.relative_to(package).as_posix())
+    return data
 
 
 def _package_folder(name: str) -> Path | None:
@@ -317,7 +334,7 @@ def _package_folder(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _pyproject() -> str:
+def _pyproject(package_data: dict[str, list[str]]) -> str:
     try:
         version = metadata.version("referee")
     except metadata.PackageNotFoundError:
@@ -336,11 +353,13 @@ dependencies = ["pyyaml>=6", "tqdm>=4.60", "tabulate>=0.9"]
 
 [tool.setuptools.packages.find]
 include = {_toml_list(f"{name}*" for name in PACKAGES)}
-"""
+
+[tool.setuptools.package-data]
+""" + "".join(f'"{package}" = {_toml_list(files)}\n' for package, files in package_data.items())
 
 
 def _toml_list(items: Iterable[str]) -> str:
-    return "[" + ", ".join(f'"{item}"' for item in items) + "]"
+    return "[" + ", ".join(json.dumps(item) for item in items) + "]"  # a JSON string is a TOML basic string
 
 
 def main(argv: list[str]) -> int:

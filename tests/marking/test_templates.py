@@ -280,6 +280,12 @@ def test_setup_sh_can_pip_install_the_shipped_copy(folders, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (target / "referee" / "marking" / "cli.py").is_file()
     assert (target / "agents" / "minimax" / "__init__.py").is_file()
+    # Not only the Python: every other file of this checkout's packages too (the web pages' skeletons, CSS and
+    # scripts that feedback and replays are made of, the learned agent's model, py.typed).
+    data = sorted(path.relative_to(ROOT).as_posix() for name in templates.PACKAGES for path in (ROOT / name).rglob("*")
+                  if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts)
+    assert "referee/render/assets/replay.html" in data and "agents/learned_cachex4/model.npz" in data
+    assert [name for name in data if not (target / name).is_file()] == []
     metadata = next(target.glob("referee-*.dist-info")) / "METADATA"
     # Older setuptools write "pyyaml (>=6)", newer "pyyaml>=6".
     requires = sorted(
