@@ -386,7 +386,7 @@ def mark_board(board: Board, run: ProgramRun, time_limit: float, reproduce: str,
     lines.append(f"The board ({board.file.name}):\n{shown}")
     lines.append(f"To run it yourself, save the board as {board.file.name} and, in your submission folder, run:\n"
                  f"    {reproduce} < {board.file.name}\n"
-                 f"or check its answer with this package: python -m referee search --grade {shlex.quote(reproduce)} "
+                 f"or check its answer with this package: python -I -m referee search --grade {shlex.quote(reproduce)} "
                  f"{board.file.name}")
     return TestResult(board.name, score, board.marks, "\n".join(lines), board.visibility)
 

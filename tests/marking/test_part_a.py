@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,6 +94,27 @@ def test_illegal_action_gets_nothing_and_says_which_and_why(tmp_path, capsys):
     assert "your 1st action, SPREAD 0 0 0 1, is not legal (cell (0, 0) is empty)" in test["output"]
     assert "as read from your output:\n    1. SPREAD 0 0 0 1\n" in test["output"]
     assert "Total: 0/4" in out
+
+
+def test_the_feedbacks_commands_run_in_the_submission_folder_even_beside_a_referee_package(tmp_path, capsys):
+    # The course's template folders carry a referee/ of their own: the feedback's check must still run ours.
+    sub = printing(tmp_path, LONGER)
+    (sub / "referee").mkdir()
+    (sub / "referee" / "__init__.py").write_text("")
+    (sub / "referee" / "__main__.py").write_text("print('the course referee, not this one')\n")
+    data, _ = autograde(capsys, sub, scheme(tmp_path, TINY_SCHEME), tmp_path)
+    output = data["tests"][0]["output"]
+    reproduce = re.search(r"^    (.+) < tiny\.csv$", output, re.M)[1]
+    check = re.search(r"^or check its answer with this package: (.+)$", output, re.M)[1]
+    (sub / "tiny.csv").write_text(TINY)
+    python = shlex.quote(sys.executable)
+    ran = subprocess.run(f"{reproduce.replace('python', python, 1)} < tiny.csv", shell=True, cwd=sub,
+                         capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split("\n")[:2] == LONGER
+    graded = subprocess.run(check.replace("python", python, 1), shell=True, cwd=sub, capture_output=True, text=True,
+                            timeout=120)
+    assert "the course referee" not in graded.stdout + graded.stderr
+    assert graded.returncode == 0 and "tiny.csv" in graded.stdout, graded.stdout + graded.stderr
 
 
 def test_blue_tokens_left_gets_nothing_and_says_how_many(tmp_path, capsys):
