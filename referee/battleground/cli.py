@@ -149,11 +149,17 @@ def serve_parser(game: str = DEFAULT_GAME) -> ArgumentParser:
                         "(default 200)")
     parser.add_argument("--burst", type=non_negative("the burst"), default=400.0, metavar="N",
                         help="unasked messages a client may send at once before --rate applies (default 400)")
+    _add_game_options(parser, game)
+    return parser
+
+
+def _add_game_options(parser: ArgumentParser, game: str) -> None:
+    """The game's own options (``-n`` of cachex...), in a group of their own, as every command gives them."""
     try:
         registration(game).add_arguments(parser.add_argument_group(f"{game} options"))
     except (GameOptionError, argparse.ArgumentError):
-        pass
-    return parser
+        pass  # a broken plug-in (or flags clashing with the command's): its options are then refused as
+        # unknown, and a broken game is said so when its options are read
 
 
 def serve_main(argv: list[str]) -> int:
@@ -214,31 +220,80 @@ def serve_main(argv: list[str]) -> int:
     return stoppable(run, "* battleground: stopped ({how}); running games are recorded as aborted at the next start")
 
 
-def tokens_main(argv: list[str]) -> int:
-    parser = ArgumentParser(prog="python -m referee serve tokens",
-                            description="Print each roster name's token (CSV: name, student_id, token).")
+def tokens_parser(game: str = DEFAULT_GAME) -> ArgumentParser:
+    """The parser of ``serve tokens``: the roster, the database, and the game and its options as ``serve`` takes
+    them (they make a new database; an existing one has its own)."""
+    parser = ArgumentParser(
+        prog="python -m referee serve tokens",
+        description="Print each roster name's token (CSV: name, student_id, token) from the server's database. "
+        "A database made already keeps its game and options; a new one is made for the --game and options given, "
+        "as serve takes them.",
+    )
     parser.add_argument("roster", metavar="ROSTER.csv",
                         help="the roster: a CSV file with a name column (and optionally student_id)")
     parser.add_argument("--db", default="battleground.sqlite",
                         help="the server's database (default battleground.sqlite)")
-    parser.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
-                        help=f"the server's game, as given to serve (default {DEFAULT_GAME})")
-    args = parser.parse_args(argv)
+    # No default: whether --game was given decides whether an existing database's setup is checked against it.
+    parser.add_argument("--game", default=None, choices=game_names(),
+                        help=f"the server's game, as given to serve (default: the database's own; {DEFAULT_GAME} "
+                        "for a new database)")
+    _add_game_options(parser, game)
+    return parser
+
+
+def _options_given(game: str, args: argparse.Namespace) -> bool:
+    """Whether the command line sets any of the game's own options (a flag absent is False, a value None)."""
+    try:
+        options = registration(game).options
+    except GameOptionError:
+        return False
+    return any(getattr(args, option.name, None) not in (None, False) for option in options)
+
+
+def tokens_main(argv: list[str]) -> int:
+    """``serve tokens``: the roster's tokens, from the database's secret (CSV on standard output)."""
+    game = chosen_game(argv, DEFAULT_GAME)
+    parser = tokens_parser(game if game in game_names() else DEFAULT_GAME)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), said already
+        return int(exc.code or 0)
     try:
         roster = read_roster(args.roster)
     except ValueError as exc:
         return usage_error(parser, str(exc))
-    from .store import Store, StoreError
+    from .store import Store, StoreError, kept_setup, other_setup, roster_token, setup_json
 
+    game = args.game or DEFAULT_GAME
+    asked = args.game is not None or _options_given(game, args)
     try:
-        store = Store(args.db, args.game, {})
+        kept = kept_setup(args.db)
     except StoreError as exc:
         return usage_error(parser, str(exc))
+    if kept is not None and not asked:
+        secret = kept.secret
+    else:
+        try:
+            # Read as serve reads them: the setup written or compared is the one serve keeps for this command line.
+            options = command_line_options(game, args, None)
+        except GameOptionError as exc:
+            return usage_error(parser, str(exc))
+        if kept is not None:
+            if setup_json(game, options) != kept.setup:
+                return usage_error(parser, f"{other_setup(args.db, kept.setup, setup_json(game, options))} (or give "
+                                   "no --game: serve tokens then uses the database's own game and options)")
+            secret = kept.secret
+        else:
+            try:
+                store = Store(args.db, game, options)
+            except StoreError as exc:
+                return usage_error(parser, str(exc))
+            secret = store.secret
+            store.close()
     writer = csv.writer(sys.stdout)
     writer.writerow(["name", "student_id", "token"])
     for name, student_id in roster.items():
-        writer.writerow([name, student_id or "", store.roster_token(name)])
-    store.close()
+        writer.writerow([name, student_id or "", roster_token(secret, name)])
     return ExitStatus.OK
 
 

@@ -117,10 +117,10 @@ class Store:
             raise StoreError(f"{path}: not a battleground database ({exc})") from None
         self._add_name_keys()
         self.secret = self._meta("secret") or self._set_meta("secret", secrets.token_hex(32))
-        setup = json.dumps({"game": game, "game_options": dict(game_options)}, sort_keys=True)
+        setup = setup_json(game, game_options)
         known = self._meta("game") or self._set_meta("game", setup)
         if known != setup:
-            raise StoreError(f"{path} holds the games of {known}, not of {setup}: use another --db")
+            raise other_setup(path, known, setup)
 
     def _add_name_keys(self) -> None:
         """Each player's :func:`~.protocol.name_key`, kept beside its name (added to a database made without it)."""
@@ -189,7 +189,7 @@ class Store:
 
     def roster_token(self, name: str) -> str:
         """The token of ``name`` on a roster: the same every time for this database (an HMAC of its secret)."""
-        return hmac.new(self.secret.encode(), f"roster:{name}".encode(), hashlib.sha256).hexdigest()[:32]
+        return roster_token(self.secret, name)
 
     def player(self, name: str) -> sqlite3.Row | None:
         cursor = self.reads.cursor()
@@ -311,6 +311,62 @@ class Store:
             seen.update(self.reads.execute(f"SELECT name, last_seen FROM players WHERE name IN ({marks})",
                                            chunk).fetchall())
         return seen
+
+
+def setup_json(game: str, game_options: Mapping[str, Any]) -> str:
+    """The setup a database is made for, as its ``meta`` table keeps it: the game and its options (JSON)."""
+    return json.dumps({"game": game, "game_options": dict(game_options)}, sort_keys=True)
+
+
+def other_setup(path: str | Path, known: str, setup: str) -> StoreError:
+    """The refusal of a database made for the setup ``known`` when ``setup`` was asked for."""
+    return StoreError(f"{path} holds the games of {known}, not of {setup}: use another --db")
+
+
+@dataclass(frozen=True)
+class KeptSetup:
+    """What an existing database was made for (its setup, as :func:`setup_json` writes it) and its secret."""
+
+    setup: str
+    secret: str
+
+
+def kept_setup(path: str | Path) -> KeptSetup | None:
+    """The setup and secret of the database at ``path``, read without writing to it.
+
+    None when there is none yet: no file, an empty file (SQLite's empty database), or a battleground database
+    not yet made for a setup; :class:`Store` makes those its own.  StoreError for a file that is not a
+    battleground database.  Only reads: ``serve tokens`` on a database in use, or on the wrong file, must change
+    nothing (opening a :class:`Store` would add its tables and switch the file to WAL first).
+    """
+    path = Path(path)
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        return None
+    try:
+        # A plain connection rather than mode=ro: read-only, SQLite would leave -wal and -shm files behind;
+        # this one removes them on close, as it found the directory, and query_only makes it write nothing.
+        db = sqlite3.connect(str(path), isolation_level=None)
+        try:
+            db.execute("PRAGMA query_only = ON")
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            kept = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('game', 'secret')").fetchall()
+                        if "meta" in tables else [])
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not a battleground database ({exc})") from None
+    if not tables:
+        return None
+    if not {"meta", "players", "games"} <= tables:
+        raise StoreError(f"{path}: not a battleground database (its tables: {', '.join(sorted(tables))})")
+    if "game" not in kept or "secret" not in kept:
+        return None
+    return KeptSetup(kept["game"], kept["secret"])
+
+
+def roster_token(secret: str, name: str) -> str:
+    """The token of ``name`` on the roster of a database whose secret is ``secret`` (an HMAC of it)."""
+    return hmac.new(secret.encode(), f"roster:{name}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def _aborted_record(started: str | None, moves: Sequence[tuple[str | None, str, float, float]],

@@ -9,7 +9,9 @@ read directly: it is what survives the server, and the record of truth.
   or resumed by a new client process within it (also while the opponent is
   the one thinking).
 * Garbage, oversized and out-of-place messages: refused, never the server's end.
-* A roster's tokens; a server killed with SIGKILL and restarted on its database.
+* A roster's tokens (and ``serve tokens`` on a database made for a game's options,
+  run on the real files without a server); a server killed with SIGKILL and
+  restarted on its database.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import itertools
 import json
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -26,12 +29,15 @@ from pathlib import Path
 
 import pytest
 
+from referee.battleground.cli import serve_parser, tokens_main
+from referee.battleground.store import Store, StoreError
 from referee.core import utc_now
+from referee.games import command_line_options
 from referee.records import GameRecord
 from tests.battleground.sides import (
     Client, RawSide, Server, closed_after, finished_row, hello, raw_connect, receive, replay, running,
 )
-from tests.helpers import ROOT, wait_until
+from tests.helpers import ROOT, run_referee, wait_until
 
 pytest.importorskip("websockets.sync.client")
 
@@ -415,6 +421,103 @@ def test_a_roster_lets_its_names_play_with_their_tokens_only(tmp_path: Path):
         [row] = server.rows()
         assert row["status"] == "finished" and {row["red"], row["blue"]} == {"mia", "ned"}
         assert server.player_names() == {"mia", "ned"}
+
+
+def served_store(db: Path, *flags: str) -> Store:
+    """The store ``serve FLAGS --db DB`` opens: its options read by serve's own parser, as serve_main reads them."""
+    args = serve_parser(flags[flags.index("--game") + 1]).parse_args([*flags, "--db", str(db)])
+    return Store(args.db, args.game, command_line_options(args.game, args, None))
+
+
+def printed_tokens(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, str]:
+    """``serve tokens ARGV``, run in this process: name -> token (it must succeed)."""
+    assert tokens_main(list(argv)) == 0, capsys.readouterr().err
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "name,student_id,token"
+    return {name: token for name, _, token in (line.split(",") for line in lines[1:])}
+
+
+def files_of(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file in ``folder`` with its bytes and mode: what a refused command must leave as it was."""
+    return {f.name: (f.read_bytes(), f.stat().st_mode) for f in sorted(folder.iterdir()) if f.is_file()}
+
+
+@pytest.fixture
+def roster(tmp_path: Path) -> Path:
+    path = tmp_path / "roster.csv"
+    path.write_text("name,student_id\nmia,1001\nned,\n")
+    return path
+
+
+def test_tokens_of_a_database_served_with_options_need_no_game_and_are_the_servers(tmp_path, roster, capsys):
+    """Before: ``serve tokens`` opened every database as the default game's without options, so a server run with
+    ``--game cachex -n 5`` could not have its tokens printed ("holds the games of ...")."""
+    db = tmp_path / "bg.sqlite"
+    store = served_store(db, "--game", "cachex", "-n", "5")
+    served = {name: store.roster_token(name) for name in ("mia", "ned")}
+    store.close()
+    assert printed_tokens(capsys, str(roster), "--db", str(db)) == served
+    # The same setup spelled out on the command line is the database's: accepted.
+    assert printed_tokens(capsys, str(roster), "--db", str(db), "--game", "cachex", "--size", "5") == served
+    infinitron = tmp_path / "infinitron.sqlite"
+    store = served_store(infinitron, "--game", "infinitron", "--chaos", "--rules", "1.1")
+    assert printed_tokens(capsys, str(roster), "--db", str(infinitron)) == {
+        name: store.roster_token(name) for name in ("mia", "ned")}
+    store.close()
+
+
+def test_tokens_printed_first_make_the_database_the_server_then_accepts(tmp_path, roster, capsys):
+    """Before: tokens printed before the first serve made the database the default game's, and ``serve --game
+    cachex -n 5`` then refused it."""
+    db = tmp_path / "bg.sqlite"
+    printed = printed_tokens(capsys, str(roster), "--db", str(db), "--game", "cachex", "-n", "5")
+    store = served_store(db, "--game", "cachex", "-n", "5")
+    assert {name: store.roster_token(name) for name in printed} == printed
+    store.close()
+    with pytest.raises(StoreError, match="holds the games of"):
+        served_store(db, "--game", "cachex")  # made for -n 5: another size is another database
+    assert printed_tokens(capsys, str(roster), "--db", str(db)) == printed  # and the same tokens every time
+
+
+def test_a_conflicting_game_or_option_is_refused_in_one_line_and_the_database_left_as_it_was(tmp_path, roster):
+    db = tmp_path / "bg.sqlite"
+    served_store(db, "--game", "cachex", "-n", "5").close()
+    before = files_of(tmp_path)
+    for conflict in (["--game", "cachex"], ["--game", "cachex", "-n", "6"], ["--game", "infexion"]):
+        refused = run_referee("serve", "tokens", str(roster), "--db", str(db), *conflict, timeout=30)
+        assert refused.returncode == 2 and refused.stdout == "", (conflict, refused.stdout, refused.stderr)
+        assert "Traceback" not in refused.stderr, refused.stderr
+        said = refused.stderr.splitlines()[-1]
+        assert said.startswith("python -m referee serve tokens: error: ") and "holds the games of" in said, said
+        assert '"n": 5' in said, said  # what the database was made for, so the user can give it (or nothing)
+        assert files_of(tmp_path) == before, conflict
+
+
+def test_bad_input_is_said_in_one_line_and_changes_no_file(tmp_path, roster, capsys):
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database, but someone's notes\n" * 200)
+    foreign = tmp_path / "other.sqlite"
+    with sqlite3.connect(foreign) as other:
+        other.execute("CREATE TABLE marks (student TEXT, mark REAL)")
+    other.close()
+    db = tmp_path / "bg.sqlite"
+    served_store(db, "--game", "cachex", "-n", "5").close()
+    before = files_of(tmp_path)
+    for argv, error in [
+        ([str(roster), "--db", str(tmp_path / "new.sqlite"), "--game", "chess"], "invalid choice: 'chess'"),
+        ([str(roster), "--db", str(tmp_path / "new.sqlite"), "--game", "cachex", "-n", "99"], "not 99"),
+        ([str(roster), "--db", str(tmp_path / "new.sqlite"), "--game", "cachex", "-n", "five"], "invalid int"),
+        ([str(roster), "--db", str(db), "--game", "cachex", "-n", "2"], "not 2"),
+        ([str(roster), "--db", str(text)], "not a battleground database"),
+        ([str(roster), "--db", str(foreign), "--game", "infexion"], "not a battleground database (its tables: marks)"),
+        ([str(tmp_path / "missing.csv"), "--db", str(tmp_path / "new.sqlite")], "cannot read the roster"),
+        ([str(text), "--db", str(db)], "the roster needs a 'name' column"),
+    ]:
+        assert tokens_main(argv) == 2, argv
+        out, err = capsys.readouterr()
+        assert out == "" and "Traceback" not in err, (argv, err)
+        assert err.splitlines()[-1].startswith("python -m referee serve tokens: error: ") and error in err, (argv, err)
+        assert files_of(tmp_path) == before, argv  # no new database made, none changed
 
 
 # -- 6. the server killed mid-game ------------------------------------------------------------------------------
