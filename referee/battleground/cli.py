@@ -6,6 +6,7 @@ import asyncio
 import csv
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..arguments import ArgumentParser, chosen_game, non_negative, usage_error, whole_number
@@ -162,15 +163,26 @@ def _add_game_options(parser: ArgumentParser, game: str) -> None:
         # unknown, and a broken game is said so when its options are read
 
 
+def _parsed(
+    argv: list[str], make: Callable[[str], ArgumentParser]
+) -> tuple[ArgumentParser, argparse.Namespace] | int:
+    """The parser ``make`` gives for the game the command line names (its options among the flags), and the
+    arguments it read; or the exit status once argparse has said its piece (--help: 0, a usage error: 2)."""
+    game = chosen_game(argv, DEFAULT_GAME)
+    parser = make(game if game in game_names() else DEFAULT_GAME)
+    try:
+        return parser, parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
 def serve_main(argv: list[str]) -> int:
     if argv[:1] == ["tokens"]:
         return tokens_main(argv[1:])
-    game = chosen_game(argv, DEFAULT_GAME)
-    parser = serve_parser(game if game in game_names() else DEFAULT_GAME)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), said already
-        return int(exc.code or 0)
+    parsed = _parsed(argv, serve_parser)
+    if isinstance(parsed, int):
+        return parsed
+    parser, args = parsed
     if _websockets_missing():
         return ExitStatus.USAGE
     try:
@@ -252,12 +264,10 @@ def _options_given(game: str, args: argparse.Namespace) -> bool:
 
 def tokens_main(argv: list[str]) -> int:
     """``serve tokens``: the roster's tokens, from the database's secret (CSV on standard output)."""
-    game = chosen_game(argv, DEFAULT_GAME)
-    parser = tokens_parser(game if game in game_names() else DEFAULT_GAME)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), said already
-        return int(exc.code or 0)
+    parsed = _parsed(argv, tokens_parser)
+    if isinstance(parsed, int):
+        return parsed
+    parser, args = parsed
     try:
         roster = read_roster(args.roster)
     except ValueError as exc:
