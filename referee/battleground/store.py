@@ -101,7 +101,13 @@ class Store:
     """The database: written from one thread at a time (the server's writer), read from any."""
 
     def __init__(self, path: str | Path, game: str, game_options: Mapping[str, Any]):
-        _owner_only(Path(path))
+        path = Path(path)
+        if not path.parent.is_dir():
+            raise StoreError(f"{path}: the folder {path.parent} does not exist")
+        # Read first, write after: a --db naming someone's other file (SQLite or not) is refused as it was found,
+        # not given the server's tables, WAL and owner-only mode before SQLite or the setup check says so.
+        kept_setup(path)
+        _owner_only(path)
         try:
             # Written from the server's writer thread (.progress.Writer), one write at a time; read on the
             # event loop through a connection of its own (WAL: a read never waits for a write).

@@ -520,6 +520,25 @@ def test_bad_input_is_said_in_one_line_and_changes_no_file(tmp_path, roster, cap
         assert files_of(tmp_path) == before, argv  # no new database made, none changed
 
 
+def test_serve_refuses_a_file_that_is_not_its_database_as_it_found_it(tmp_path):
+    # What serve opens (Store): someone's other SQLite file or notes named by --db are not made the server's.
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database, but someone's notes\n" * 200)
+    foreign = tmp_path / "other.sqlite"
+    with sqlite3.connect(foreign) as other:
+        other.execute("CREATE TABLE marks (student TEXT, mark REAL)")
+    other.close()
+    before = files_of(tmp_path)
+    for path, said in [(text, "not a battleground database"), (foreign, "its tables: marks"),
+                       (tmp_path / "no-such-folder" / "bg.sqlite", "does not exist")]:
+        with pytest.raises(StoreError, match=re.escape(said)):
+            Store(path, "infexion", {})
+        assert files_of(tmp_path) == before, path
+    done = run_referee("serve", "--db", str(foreign), "--port", "0", timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "its tables: marks" in done.stderr
+    assert files_of(tmp_path) == before
+
+
 # -- 6. the server killed mid-game ------------------------------------------------------------------------------
 
 
