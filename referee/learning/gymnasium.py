@@ -37,6 +37,7 @@ from referee.games import load_game, registration
 from referee.games.agent_kwargs import REFEREE_KWARGS
 from referee.games.base import CHANCE, whole_number
 
+from .arrays import masker, observer
 from .encoding import encoding
 from .pettingzoo import AGENTS, ILLEGAL, LIMIT_REASON, draw_chance, observation_space, rendered
 
@@ -102,6 +103,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._chance = random.Random()
         self.game_state = self.encoding.new_state()
         self._done = True
+        self._observe = observer(self.encoding)
+        self._make_mask = masker(self.encoding)
 
     def _referee_kwargs(self, seed: int) -> dict[str, Any]:
         """The keyword arguments the referee gives an agent in every call (``referee.match.call_kwargs``): here
@@ -126,7 +129,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"the opponent ({self._opponent_class.__name__}) played no legal first action")
         if self.render_mode == "human":
             self.render()
-        return self._observation(), self._info(None)
+        return self._outputs(None)
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         """Play index ``action``, then the opponent until it is this side's turn again or the game is over."""
@@ -149,14 +152,14 @@ class SingleAgentEnv(gymnasium.Env):
             return self._finish(outcome.winner, outcome.reason, truncated=outcome.reason == LIMIT_REASON)
         if self.render_mode == "human":
             self.render()
-        return self._observation(), 0.0, False, False, self._info(None)
+        observation, info = self._outputs(None)
+        return observation, 0.0, False, False, info
 
     def action_masks(self) -> np.ndarray:
-        """1 for each legal index now (sb3-contrib's ``MaskablePPO`` calls this)."""
-        mask = np.zeros(self.encoding.num_actions, dtype=np.int8)
-        if not self._done and not self.game_state.is_over:
-            mask[self.encoding.legal_indices(self.game_state)] = 1
-        return mask
+        """1 for each legal index now (sb3-contrib's ``MaskablePPO`` calls this); a new array every call."""
+        if self._done:
+            return np.zeros(self.encoding.num_actions, dtype=np.int8)
+        return self._make_mask(self.game_state)  # all 0 once the game is over
 
     def _apply(self, action: Any, mover: int) -> None:
         """Apply an action, tell the opponent (as the referee tells both agents), then let chance act."""
@@ -186,17 +189,16 @@ class SingleAgentEnv(gymnasium.Env):
         reward = 0.0 if winner is None else 1.0 if winner == self.me else -1.0
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, not truncated, truncated, self._info(reason)
+        observation, info = self._outputs(reason)
+        return observation, reward, not truncated, truncated, info
 
-    def _observation(self) -> dict[str, np.ndarray]:
-        planes = np.array(self.encoding.observation(self.game_state, self.me), dtype=np.float32)
-        return {"observation": planes.reshape(self.encoding.observation_shape), "action_mask": self.action_masks()}
-
-    def _info(self, reason: str | None) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self.action_masks()}
+    def _outputs(self, reason: str | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The observation (planes and mask) and the info (a copy of the mask; the game's end's reason)."""
+        mask = self.action_masks()
+        info: dict[str, Any] = {"action_mask": mask.copy()}
         if reason is not None:
             info["reason"] = reason
-        return info
+        return {"observation": self._observe(self.game_state, self.me), "action_mask": mask}, info
 
     def render(self) -> str | None:
         """The engine's text board: returned (``"ansi"``) or printed (``"human"``)."""
