@@ -7,8 +7,11 @@ winner; nothing an agent does makes :func:`play_match` raise.
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import difflib
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,6 +240,94 @@ def call_kwargs(game: Game, settings: MatchSettings, entry: AgentEntry, agent: H
     }
 
 
+#: PyThreadState_SetAsyncExc(thread id, exception type, or None to clear a pending one).
+_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+#: Guards every InterruptibleGames' state: interrupt() runs in another thread.
+_interrupt_lock = threading.Lock()
+#: The InterruptibleGames of each thread that has one.
+_this_thread = threading.local()
+
+
+class InterruptibleGames:
+    """The games this thread plays until :meth:`end`, which another thread may stop at once (:meth:`interrupt`).
+
+    For a thread that cannot be signalled (a Dask worker's task): the exception is
+    raised in it asynchronously, wherever it is, as a signal would be, except
+    while it starts an agent's process: there it waits until the process is
+    recorded in its match (:class:`_AgentStarting`), so that nothing the game
+    started is unknown to it.  It can still cut :func:`play_match`'s clean-up
+    short: once caught, :meth:`close_all` kills whatever the games started.
+    """
+
+    def __init__(self) -> None:
+        self._thread = ctypes.c_ulong(threading.get_ident())
+        self._matches: list[_Match] = []
+        self._starting = 0  # agents being started: 0 or 1
+        self._sent: type[BaseException] | None = None  # sent asynchronously, maybe not raised yet
+        self._deferred: type[BaseException] | None = None  # to raise once the agent has started
+        self.interrupted = False
+        _this_thread.games = self
+
+    def interrupt(self, exception: type[BaseException]) -> None:
+        """From another thread: raise ``exception`` in this one as soon as it is not starting an agent."""
+        with _interrupt_lock:
+            self.interrupted = True
+            if self._starting:
+                self._deferred = exception
+            else:
+                # CPython 3.11 can hand it to a thread this one is just starting instead: games start none.
+                self._sent = exception
+                _set_async_exc(self._thread, ctypes.py_object(exception))
+
+    def close_all(self) -> None:
+        """Kill every agent the games started (closing one that play_match closed does nothing)."""
+        for match in self._matches:
+            for agent in match.agents:
+                if agent is not None:
+                    with contextlib.suppress(Exception):  # each on its own: the next may still be running
+                        agent.close()
+
+    def end(self) -> bool:
+        """In this thread, once done: no exception of :meth:`interrupt` is raised after this; whether it was sent."""
+        with _interrupt_lock:
+            if self._sent is not None:
+                _set_async_exc(self._thread, None)  # not raised yet: dropped (None is NULL, which clears)
+            self._sent = self._deferred = None
+            _this_thread.games = None
+            return self.interrupted
+
+
+class _AgentStarting:
+    """Holds back an interruption of this thread's games while an agent's process starts (see InterruptibleGames).
+
+    Started but not yet recorded (``Popen`` returning), or recorded but not
+    yet in its cgroup, the process would be left running.
+    """
+
+    def __enter__(self) -> None:
+        games: InterruptibleGames | None = getattr(_this_thread, "games", None)
+        self.games = games
+        if games is None:
+            return
+        with _interrupt_lock:
+            games._starting += 1
+            if games._sent is not None:  # sent, and maybe not raised yet: raise it after the start instead
+                _set_async_exc(games._thread, None)
+                games._deferred, games._sent = games._sent, None
+
+    def __exit__(self, *exc_info: object) -> None:
+        games = self.games
+        if games is None:
+            return
+        with _interrupt_lock:
+            games._starting -= 1
+            deferred = None if games._starting else games._deferred
+            if deferred is not None:
+                games._deferred = None
+        if deferred is not None:
+            raise deferred
+
+
 class _Match:
     """The referee's driver: two hosted agents as the core's seats, asked in turn."""
 
@@ -251,6 +342,9 @@ class _Match:
         self.game = game
         self.agents: list[HostedAgent | None] = []  # None: its spec could not be read
         self.sandbox: Sandbox = resolve(settings.sandbox)
+        games: InterruptibleGames | None = getattr(_this_thread, "games", None)
+        if games is not None:  # before any agent is made: each is in self.agents before it starts
+            games._matches.append(self)
 
     def agent(self, color: int) -> HostedAgent:
         """The hosted agent of ``color``; only called once it was made (its spec could be read)."""
@@ -320,7 +414,8 @@ class _Match:
         # Red first, as the protocol says.
         for agent in self.agents:
             if agent is not None:
-                agent.start()
+                with _AgentStarting():
+                    agent.start()
         for color, agent in enumerate(self.agents):
             if agent is None:
                 continue

@@ -426,6 +426,14 @@ class HostedAgent:
             self._update_cgroup_peak(group)
         except (OSError, ValueError):
             pass
+        # The process joins its cgroup only once its shell runs (enter_cgroup_command): closed just after
+        # start(), it is not there yet, and would go on to start the agent.  Its own process group holds it
+        # (start_new_session); not yet reaped (returncode None), so that group cannot be anyone else's.
+        if self._process.returncode is None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except OSError:
+                pass
         group.kill_all()
         self._release()
         group.remove()

@@ -14,7 +14,10 @@ top:
 * **stopping**: Dask cannot interrupt a running task, so the tasks themselves
   cooperate.  A task that starts after a stop plays nothing, and an abandoned
   game is interrupted in its worker thread, which runs ``play``'s own
-  clean-up (killing the agents), as SIGTERM does in a local worker;
+  clean-up (killing the agents), as SIGTERM does in a local worker.  The
+  exception is held back while an agent's process starts, and can land
+  anywhere else, even inside that clean-up: the task then closes every agent
+  the game started once more (``InterruptibleGames``);
 * **agent checks on the workers**: agents are imported from each worker's
   working directory (or from its copy of the agents shipped by the
   tournament, :meth:`DaskExecutor.ship_agents`), so before the first game
@@ -26,7 +29,6 @@ Importing this module imports Dask; the local executor never does.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import dataclasses
 import json
 import logging
@@ -50,7 +52,7 @@ except ImportError as exc:  # an optional extra: say how to get it
 from tqdm import tqdm
 
 from ..hosting.sandbox import SandboxUnavailable, resolve
-from ..match import AgentEntry, MatchSettings, check_agent
+from ..match import AgentEntry, InterruptibleGames, MatchSettings, check_agent
 from .config import LOCAL_SCHEDULER
 from .executor import MAX_DEATHS_IN_A_ROW, ClusterError, Executor, Finished, PlayFunction
 from .schedule import Job, TournamentPlan
@@ -82,7 +84,7 @@ SHIPPED_HINT = (
 
 _lock = threading.Lock()
 _stopped_runs: set[str] = set()  # kept: a task of an ended run must never start a game
-_playing: dict[int, str] = {}  # thread ident -> run token of the game it plays
+_playing: dict[InterruptibleGames, str] = {}  # a task's thread -> run token of the game it plays
 _loadable: set[tuple[str, str]] = set()  # (executor token, agent key) checked here
 _shipped: dict[str, str] = {}  # ShipAgents plugin name -> the folder it unpacked the agents into here
 
@@ -159,21 +161,31 @@ def _play_on_worker(
         if problem is not None:
             where = job.settings.agent_dir or os.getcwd()
             return UNLOADABLE, f"agent {entry.display_name!r} ({entry.spec}) cannot be loaded in {where}: {problem}"
-    ident = threading.get_ident()
+    games = InterruptibleGames()  # what _stop_run abandons
     try:
         with _lock:
             if run in _stopped_runs:  # stopped while the agents were being checked
                 return SKIPPED, None
-            _playing[ident] = run
+            _playing[games] = run
+        outcome: tuple[str, Any]
         try:
-            return PLAYED, play(job.red, job.blue, job.settings)
-        except Exception:
-            return FAILED, traceback.format_exc()
+            try:
+                outcome = PLAYED, play(job.red, job.blue, job.settings)
+            except Exception:
+                outcome = FAILED, traceback.format_exc()
         finally:
             with _lock:
-                _playing.pop(ident, None)
+                _playing.pop(games, None)
+        if games.end():  # abandoned as the game ended: the exception, not raised yet, is dropped
+            return ABANDONED, None
+        return outcome
     except _Abandoned:
+        # It may have landed inside play's own clean-up and cut it short
+        # (killing one agent of two, say): close every agent the game started, again.
+        games.close_all()
         return ABANDONED, None
+    finally:
+        games.end()  # never raised in Dask's code, after this task
 
 
 def _stop_run(run: str, abandon: bool) -> int:
@@ -185,12 +197,12 @@ def _stop_run(run: str, abandon: bool) -> int:
     with _lock:
         _stopped_runs.add(run)
         if abandon:
-            for ident, owner in list(_playing.items()):
+            for games, owner in list(_playing.items()):
                 if owner == run:
-                    # Deregistered while the lock is held, so a thread is sent
-                    # at most one exception, and only while it plays this game.
-                    del _playing[ident]
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Abandoned))
+                    # Deregistered while the lock is held, so a thread is sent at most one
+                    # exception, and only during this game's task (which drops it if not raised yet).
+                    del _playing[games]
+                    games.interrupt(_Abandoned)
                     abandoned += 1
     return abandoned
 

@@ -1,10 +1,12 @@
 """The Dask executor on a real two-worker LocalCluster: every game once, bounded, retried, stopped."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
 import signal
+import subprocess
 import threading
 import time
 import uuid
@@ -17,7 +19,7 @@ from referee.records import GameRecord
 from referee.tournament.schedule import TournamentPlan, schedule
 
 from . import fakes
-from .procs import MARK, marked_processes
+from .procs import MARK, marked_processes, wait_until_gone
 
 # Dask is imported by the tests that use it, not when they are collected: a run of
 # other tests does not load it into the pytest process.
@@ -25,6 +27,7 @@ if importlib.util.find_spec("distributed") is None:
     pytest.skip('needs Dask: pip install -e ".[cluster]"', allow_module_level=True)
 
 from tests.helpers import ROOT, wait_until
+RANDOM = "agents.random_agent"
 MODULE_MARK = uuid.uuid4().hex
 
 
@@ -57,9 +60,9 @@ def executor(cluster):
         yield dask
 
 
-def plan(n: int = 3, games_per_pair: int = 2, agents=None) -> TournamentPlan:
+def plan(n: int = 3, games_per_pair: int = 2, agents=None, sandbox: str = "auto") -> TournamentPlan:
     agents = agents or tuple(AgentEntry(f"pkg.a{i}", f"a{i}") for i in range(n))
-    return TournamentPlan(name="t", agents=agents, games_per_pair=games_per_pair)
+    return TournamentPlan(name="t", agents=agents, games_per_pair=games_per_pair, sandbox=sandbox)
 
 
 def play_logged(log: str, seconds: float, red: AgentEntry, blue: AgentEntry, settings: MatchSettings) -> GameRecord:
@@ -197,6 +200,73 @@ def test_discard_abandons_real_games_and_kills_their_agents(executor):
     assert list(executor.run(play_match, schedule(plan(agents=agents)))) == []
     wait_until(lambda: not agent_processes(), 10, "the abandoned games' agents to end", interval=0.1)
     assert agent_processes() == []  # the sleeper would have slept on for a minute
+
+
+# _Abandoned is raised in a game's thread asynchronously: at whatever bytecode the thread runs then.
+# These play a game in a thread of the test's own, as a Dask worker's task would (no cluster), and have
+# _stop_run send the exception at the instants where it once left agents running.
+
+
+def play_on_worker_in_a_thread(job, run: str, monkeypatch) -> tuple[str, object]:
+    """``_play_on_worker(play_match, job)`` in a thread, as a task would; its outcome once abandoned.
+
+    Its processes carry a mark of their own: any left at the end are killed (the test still fails), not
+    left running for a minute.
+    """
+    from referee.tournament.dask_executor import _play_on_worker
+
+    mark, outcome = uuid.uuid4().hex, []
+    monkeypatch.setenv(MARK, mark)  # the agents inherit it (REFEREE_PASS_ENV, tests/conftest.py)
+    thread = threading.Thread(target=lambda: outcome.append(_play_on_worker(play_match, job, run, "checks", ())))
+    try:
+        thread.start()
+        thread.join(60)
+        assert not thread.is_alive() and outcome
+        return outcome[0]
+    finally:
+        left = wait_until_gone(mark)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):  # ended since
+                os.kill(pid, signal.SIGKILL)
+        assert left == []  # every process of the abandoned game ended
+
+
+# Unsealed, the process is found by its session; sealed, by its cgroup, which it joins only once its shell runs.
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
+def test_a_game_abandoned_just_as_an_agent_started_leaves_no_agent_running(monkeypatch, sandbox):
+    from referee.tournament.dask_executor import ABANDONED, _stop_run
+
+    real_popen, run = subprocess.Popen, uuid.uuid4().hex
+
+    def popen_then_abandon(command, *args, **kwargs):
+        proc = real_popen(command, *args, **kwargs)
+        if "referee.hosting.agent_host" in command:  # the agent's process is running, not yet recorded
+            _stop_run(run, abandon=True)
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen_then_abandon)
+    monkeypatch.chdir(ROOT)
+    agents = (AgentEntry("tests.tournament.fixtures.agents.sleeper", "sleeper"), AgentEntry(RANDOM, "random"))
+    job = next(iter(schedule(plan(agents=agents, sandbox=sandbox))))
+    assert play_on_worker_in_a_thread(job, run, monkeypatch) == (ABANDONED, None)
+
+
+def test_a_game_abandoned_as_its_clean_up_begins_has_its_agents_killed(monkeypatch):
+    import referee.match
+    from referee.tournament.dask_executor import ABANDONED, _stop_run
+
+    real_signals_held, run = referee.match.signals_held, uuid.uuid4().hex
+
+    def abandon_then_hold_signals():
+        _stop_run(run, abandon=True)  # lands before play_match's clean-up has killed anything
+        return real_signals_held()
+
+    monkeypatch.setattr(referee.match, "signals_held", abandon_then_hold_signals)
+    monkeypatch.chdir(ROOT)
+    # Red raises on its first move: the game ends at once, with both agents' processes still running.
+    agents = (AgentEntry("tests.tournament.fixtures.agents.raises", "raises"), AgentEntry(RANDOM, "random"))
+    job = next(iter(schedule(plan(agents=agents))))
+    assert play_on_worker_in_a_thread(job, run, monkeypatch) == (ABANDONED, None)
 
 
 def test_workers_that_keep_dying_stop_the_run():
