@@ -222,6 +222,8 @@ class HostedAgent:
         self._sandbox_init: int | None = None  # bwrap's init in the agent's PID namespace
         self._awake = True
         self.proc: subprocess.Popen[bytes] | None = None
+        # The referee's ends of the pipes (-1: none open): made by start(), closed once by _close_pipes().
+        self._cmd_w = self._reply_r = self._out_r = self._stack_r = -1
         self.monitor: ProcessMonitor | None = None
         self.cpu_base = 0.0
         self.mem_base = 0
@@ -376,6 +378,7 @@ class HostedAgent:
                 # process was forked into its cgroup but before it was known here.
                 self.cgroup.kill_all()
                 self.cgroup.remove()
+            self._close_pipes()  # start() made them, then failed: a server's start failures must not leak fds
             self._release_user()
             return
         try:
@@ -446,15 +449,21 @@ class HostedAgent:
         if self._sandbox_init is not None:
             reap_orphan(self._sandbox_init)
             self._sandbox_init = None
-        for fd in (self._cmd_w, self._reply_r, self._out_r, self._stack_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._close_pipes()
         if self.monitor is not None:
             self.monitor.close()
         self.proc = None
         self._release_user()
+
+    def _close_pipes(self) -> None:
+        """Close the referee's ends of the pipes, once: a number closed twice may be another file's by then."""
+        for fd in (self._cmd_w, self._reply_r, self._out_r, self._stack_r):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._cmd_w = self._reply_r = self._out_r = self._stack_r = -1
 
     def _release_user(self) -> None:
         if self.user is not None:

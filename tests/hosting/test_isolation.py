@@ -347,6 +347,26 @@ def test_referee_survives_being_run_inside_a_daemonic_pool_worker(tmp_path):
     assert "turn_limit" in proc.stdout or "elimination" in proc.stdout
 
 
+def test_an_agent_that_cannot_be_started_leaves_no_file_descriptor_open(tmp_path):
+    # A long-lived referee (the battleground, a Dask worker) closes each agent whatever happened: one whose
+    # process could not even start (here its folder is gone) must not keep the pipes made for it.
+    from referee.hosting.process import HostedAgent
+    from referee.limits import Limits
+
+    def open_fds() -> set[str]:
+        return set(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for _ in range(3):
+        agent = HostedAgent("RED", "agents.random_agent", "Agent", "infexion", {}, Limits(),
+                            cwd=str(tmp_path / "gone"))
+        with pytest.raises(OSError):
+            agent.start()
+        agent.close()
+        agent.close()  # again: nothing closed twice
+    assert open_fds() - before == set()
+
+
 def test_usage_errors_exit_2_with_a_message(tmp_path):
     for args, fragment in [
         (["agents/random_agent"], "required"),
