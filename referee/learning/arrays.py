@@ -72,16 +72,18 @@ def _board_arrays(view: Callable[[np.ndarray], np.ndarray]) -> Callable[[GameSta
     The array is the board itself, not a copy: the engines change a board (a ``bytearray``) in place, so the
     array follows the game as it is played, and ``np.frombuffer`` (which costs what the rest of an observation
     does) runs once a game.  A state given a new board object gets a new array.  Holding the array keeps the
-    last board seen alive, and (numpy holds its buffer) refuses to resize it: the engines never do.
+    last board seen alive, and (numpy holds its buffer) refuses to resize it: the engines never do.  The board
+    and its array are kept as one tuple, read and replaced whole, so threads sharing this never mix two boards.
+    Not to be pickled (a copy of the array would no longer be the board's): the environments make theirs anew.
     """
-    seen: object = None
-    made = np.zeros(0, dtype=np.uint8)
+    last: list[tuple[object, np.ndarray]] = [(None, np.zeros(0, dtype=np.uint8))]
 
     def arrays(state: GameState) -> np.ndarray:
-        nonlocal seen, made
         board = state.board  # type: ignore[attr-defined]
-        if board is not seen:
-            seen, made = board, view(np.frombuffer(board, dtype=np.uint8))
+        seen, made = last[0]
+        if seen is not board:
+            made = view(np.frombuffer(board, dtype=np.uint8))
+            last[0] = (board, made)
         return made
 
     return arrays

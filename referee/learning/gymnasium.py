@@ -106,6 +106,18 @@ class SingleAgentEnv(gymnasium.Env):
         self._observe = observer(self.encoding)
         self._make_mask = masker(self.encoding)
 
+    # Pickled (a vector environment's worker, Ray, cloudpickle): the arrays' makers are left out and made anew,
+    # as they hold a view of the live board, which a copy would freeze (and closures do not pickle).
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_observe"], state["_make_mask"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._observe = observer(self.encoding)
+        self._make_mask = masker(self.encoding)
+
     def _referee_kwargs(self, seed: int) -> dict[str, Any]:
         """The keyword arguments the referee gives an agent in every call (``referee.match.call_kwargs``): here
         no clock and no space limit, so those are None."""

@@ -12,6 +12,7 @@ as the game's name, options and the actions played, replayed when read back.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -39,15 +40,15 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
 _LONG_NAMES = {"infexion": "Infexion", "cachex": "Cachex", "infinitron": "Infinitron Skirmish"}
 
 _encodings: dict[str, Encoding] = {}
-#: Each encoding's fastest list of legal indices (:func:`.arrays.lister`), by the encoding's id: encodings
-#: are made once per process and kept (``_encodings``).
-_listers: dict[int, Lister] = {}
+#: Each encoding's fastest list of legal indices (:func:`.arrays.lister`), while the encoding lives (a
+#: :class:`Position` may be made on an encoding of its own, not one of ``_encodings``).
+_listers: weakref.WeakKeyDictionary[Encoding, Lister] = weakref.WeakKeyDictionary()
 
 
 def _legal_lister(enc: Encoding) -> Lister:
-    found = _listers.get(id(enc))
+    found = _listers.get(enc)
     if found is None:
-        found = _listers[id(enc)] = lister(enc)
+        found = _listers[enc] = lister(enc)
     return found
 
 

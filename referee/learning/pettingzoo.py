@@ -118,6 +118,18 @@ class GameEnv(AECEnv):
         self._decoded = self.encoding.decoded
         self._new_game()  # usable at once (a render "human" waits for reset)
 
+    # Pickled (a vector environment's worker, Ray, cloudpickle): the arrays' makers are left out and made anew,
+    # as they hold a view of the live board, which a copy would freeze (and closures do not pickle).
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_observe"], state["_make_mask"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._observe = observer(self.encoding)
+        self._make_mask = masker(self.encoding)
+
     # The spaces are the same objects on every call: seeding one seeds what later calls return.
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]

@@ -2,8 +2,10 @@
 an agent folder, a class; its moves, its illegal ones, the mask, the rewards and the action limit."""
 from __future__ import annotations
 
+import pickle
 import random
 
+import cloudpickle
 import pytest
 
 import numpy as np
@@ -158,3 +160,25 @@ def test_bad_settings_are_refused():
         SingleAgentEnv("cachex", render_mode="rgb_array", n=3)
     with pytest.raises(ModuleNotFoundError):
         SingleAgentEnv("cachex", opponent="no_such_agent_here", workdir=FOLDERS, n=3)
+
+
+@pytest.mark.parametrize("pickler", [pickle, cloudpickle], ids=["pickle", "cloudpickle"])
+@pytest.mark.parametrize(("game", "options"), [("infexion", {}), ("cachex", {"n": 5})])
+def test_a_pickled_environment_observes_the_game_it_goes_on_playing(pickler, game, options):
+    # As a vector environment's worker or Ray gets it: the copy's planes and masks follow its own game (they
+    # are views of the live board, which a copy would have frozen).
+    env = SingleAgentEnv(game, **options)
+    observation, _ = env.reset(seed=3)
+    env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    clone = pickler.loads(pickler.dumps(env))
+    coding = clone.encoding
+    for _ in range(4):
+        observation, _, terminated, truncated, info = clone.step(int(np.flatnonzero(clone.action_masks())[-1]))
+        state = clone.game_state
+        planes = np.array(coding.observation(state, clone.me), dtype=np.float32).reshape(coding.observation_shape)
+        assert np.array_equal(observation["observation"], planes)
+        legal = [] if terminated or truncated else coding.legal_indices(state)
+        assert np.flatnonzero(observation["action_mask"]).tolist() == legal
+        assert np.flatnonzero(info["action_mask"]).tolist() == legal
+        if terminated or truncated:
+            break

@@ -63,6 +63,19 @@ def test_the_states_python_shortcuts_answer_as_openspiels_own_methods(game, opti
     assert kinds >= {"terminal", "player"} and ("chance" in kinds) == options.get("chaos", False)
 
 
+def test_positions_on_encodings_of_their_own_list_their_own_games_legal_actions():
+    # A Position (public) made on an encoding that is then dropped: another encoding made after it, maybe at
+    # the same address, must not be given the first one's way of listing legal actions.
+    from referee.learning.openspiel import Position
+
+    for _ in range(50):
+        infexion = Position(encoding("infexion"))
+        assert len(infexion.legal(infexion.state)) == 49
+        del infexion
+        cachex = Position(encoding("cachex", n=4))
+        assert cachex.legal(cachex.state) == list(range(16))
+
+
 def test_each_games_type_and_sizes():
     chance = pyspiel.GameType.ChanceMode
     for game, options, actions, outcomes, shape, length in [

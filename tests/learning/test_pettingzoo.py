@@ -4,10 +4,12 @@ truncation, an illegal index loses, chance follows the seed, the observations ar
 from __future__ import annotations
 
 import functools
+import pickle
 import random
 
 import pytest
 
+import cloudpickle
 import numpy as np
 from pettingzoo import test as pettingzoo_test
 
@@ -143,6 +145,23 @@ def test_infexion_masks_no_spawn_once_the_board_holds_49_power():
     assert not mask[:49].any()
     assert np.flatnonzero(mask).tolist() == coding.legal_indices(state) == lister(coding)(state)
     assert mask.sum() == 4 * 6  # Red's four stacks, six directions each
+
+
+@pytest.mark.parametrize("pickler", [pickle, cloudpickle], ids=["pickle", "cloudpickle"])
+def test_a_pickled_environment_observes_the_game_it_goes_on_playing(pickler):
+    game_env = cachex_env(n=5)
+    game_env.reset(seed=2)
+    for _ in range(3):
+        game_env.observe(game_env.agent_selection)  # its arrays made, then the environment copied
+        game_env.step(game_env.legal_indices()[0])
+    clone = pickler.loads(pickler.dumps(game_env))
+    for _ in range(4):
+        agent = clone.agent_selection
+        observed, state = clone.observe(agent), clone.game_state
+        planes = np.array(clone.encoding.observation(state, AGENTS.index(agent)), dtype=np.float32)
+        assert np.array_equal(observed["observation"], planes.reshape(clone.encoding.observation_shape))
+        assert np.flatnonzero(observed["action_mask"]).tolist() == clone.encoding.legal_indices(state)
+        clone.step(clone.legal_indices()[-1])
 
 
 def test_an_observation_follows_a_board_replaced_by_a_new_one():
