@@ -204,12 +204,14 @@ class Cgroup:
         self.fds[key] = os.open(path, flags | os.O_CLOEXEC)
 
     def close_fds(self) -> None:
-        for fd in self.fds.values():
+        # Each taken out before it is closed: cut short (an abandoned game's exception), a second call must
+        # not close a number another thread has opened since.
+        while self.fds:
+            _, fd = self.fds.popitem()
             try:
                 os.close(fd)
             except OSError:
                 pass
-        self.fds.clear()
 
 
 class CgroupV1(Cgroup):

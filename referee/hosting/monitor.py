@@ -117,7 +117,10 @@ class ProcessMonitor:
         self._child_cpu = 0.0  # CPU of running descendants at the last full look
 
     def close(self) -> None:
-        for fd in (self._statm, self._status, self._schedstat):
+        # Each cleared before it is closed: a second close (after one cut short) closes nothing twice.
+        for name in ("_statm", "_status", "_schedstat"):
+            fd = getattr(self, name)
+            setattr(self, name, None)
             if fd is None:
                 continue
             try:

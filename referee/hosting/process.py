@@ -224,6 +224,7 @@ class HostedAgent:
         self.proc: subprocess.Popen[bytes] | None = None
         # The referee's ends of the pipes (-1: none open): made by start(), closed once by _close_pipes().
         self._cmd_w = self._reply_r = self._out_r = self._stack_r = -1
+        self._session_killed = False  # close() has killed the process's session (unsealed)
         self.monitor: ProcessMonitor | None = None
         self.cpu_base = 0.0
         self.mem_base = 0
@@ -257,33 +258,42 @@ class HostedAgent:
     # -- life cycle -----------------------------------------------------------
 
     def start(self) -> None:
-        """Start the process (returns at once; :meth:`wait_ready` waits)."""
-        cmd_r, self._cmd_w = os.pipe()
-        self._reply_r, reply_w = os.pipe()
-        self._out_r, out_w = os.pipe()
+        """Start the process (returns at once; :meth:`wait_ready` waits).
+
+        Whatever fails on the way (no agent uid free, a sandbox that cannot be set up, ``Popen``), the child's
+        ends of the pipes are closed here and the referee's by :meth:`close`: a long-lived referee (the
+        battleground, a Dask worker) must not lose file descriptors to agents that never started.
+        """
+        passed: list[int] = []  # the child's ends (and the system-call filter's): closed here once it has them
+        out_w = -1
         try:
-            fcntl.fcntl(out_w, fcntl.F_SETPIPE_SZ, OUTPUT_READ)
-        except OSError:
-            pass  # the default size
-        # Where the agent host writes the agent's stack when asked (SIGUSR1), just before a verdict stops it.
-        self._stack_r, stack_w = os.pipe()
-        cpu_hard = BACKSTOP_FACTOR * (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
-        env = agent_environment(self.sandbox.namespaces) if self.env is None else dict(self.env)
-        env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
-        # The host puts the libraries on the agent's import path itself, once
-        # its own imports are done (they cannot be shadowed by a library's).
-        libraries = library_path(env)
-        env.pop("PYTHONPATH", None)
-        self.user = self.sandbox.agent_user()
-        settings = {
-            "cmd_fd": cmd_r, "reply_fd": reply_w, "game": self.game, "options": self.game_options,
-            "cpu_hard": cpu_hard, "uid": self.user and self.user.uid, "gid": self.user and self.user.gid,
-            "libraries": libraries, "stack_fd": stack_w,
-        }
-        command = [sys.executable, "-c", HOST_BOOT, "referee.hosting.agent_host", str(REFEREE_ROOT.parent),
-                   json.dumps(settings)]
-        passed = [cmd_r, reply_w, stack_w]
-        try:
+            cmd_r, self._cmd_w = os.pipe()
+            passed.append(cmd_r)
+            self._reply_r, reply_w = os.pipe()
+            passed.append(reply_w)
+            self._out_r, out_w = os.pipe()
+            try:
+                fcntl.fcntl(out_w, fcntl.F_SETPIPE_SZ, OUTPUT_READ)
+            except OSError:
+                pass  # the default size
+            # Where the agent host writes the agent's stack when asked (SIGUSR1), just before a verdict stops it.
+            self._stack_r, stack_w = os.pipe()
+            passed.append(stack_w)
+            cpu_hard = BACKSTOP_FACTOR * (self.limits.cpu + self.limits.wall_grace) if self.limits.cpu else 0
+            env = agent_environment(self.sandbox.namespaces) if self.env is None else dict(self.env)
+            env["PYTHONUNBUFFERED"] = "1"  # so output is not lost when the process is killed
+            # The host puts the libraries on the agent's import path itself, once
+            # its own imports are done (they cannot be shadowed by a library's).
+            libraries = library_path(env)
+            env.pop("PYTHONPATH", None)
+            self.user = self.sandbox.agent_user()
+            settings = {
+                "cmd_fd": cmd_r, "reply_fd": reply_w, "game": self.game, "options": self.game_options,
+                "cpu_hard": cpu_hard, "uid": self.user and self.user.uid, "gid": self.user and self.user.gid,
+                "libraries": libraries, "stack_fd": stack_w,
+            }
+            command = [sys.executable, "-c", HOST_BOOT, "referee.hosting.agent_host", str(REFEREE_ROOT.parent),
+                       json.dumps(settings)]
             command = self._sealed(command, libraries, passed)
             self.proc = subprocess.Popen(
                 command,
@@ -297,7 +307,8 @@ class HostedAgent:
             )
         finally:
             for fd in (*passed, out_w):
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
         for fd in (self._reply_r, self._out_r, self._stack_r):
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
         self._poller = select.poll()
@@ -373,11 +384,11 @@ class HostedAgent:
             inits = children_of(self.proc.pid)
             self._sandbox_init = inits[0] if inits else None
         if self.proc is None:
-            if self.cgroup is not None and self.cgroup.pids():
-                # start() was interrupted (an abandoned game's exception) after the
-                # process was forked into its cgroup but before it was known here.
+            if self.cgroup is not None:
+                # start() failed (or was interrupted by an abandoned game's exception) once the cgroup was
+                # made: the process may have been forked into it before it was known here.
                 self.cgroup.kill_all()
-                self.cgroup.remove()
+                self.cgroup.remove()  # its files and folders, whether a process got there or not
             self._close_pipes()  # start() made them, then failed: a server's start failures must not leak fds
             self._release_user()
             return
@@ -391,20 +402,25 @@ class HostedAgent:
         if self.monitor is not None and self.proc.poll() is None:
             self._update_peak(self.monitor.peak_rss())
         sid = self.proc.pid
-        try:
-            os.killpg(sid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        # Children that moved to another process group still carry the session;
-        # inside namespaces, everything is a descendant of bwrap.
-        members = set(session_members(sid))
-        if self.sandbox.namespaces:
-            members.update(descendants_of(sid))
-        for pid in members:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        if not self._session_killed:
+            # Once only: a close cut short in _release (an abandoned game's exception) and done again comes
+            # here with the process reaped, when its number may be another process's.
+            if self.proc.returncode is None:
+                try:
+                    os.killpg(sid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            # Children that moved to another process group still carry the session;
+            # inside namespaces, everything is a descendant of bwrap.
+            members = set(session_members(sid))
+            if self.sandbox.namespaces:
+                members.update(descendants_of(sid))
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self._session_killed = True
         self._wake()  # a stopped process takes its SIGKILL only once continued
         self._release()
 
@@ -456,14 +472,18 @@ class HostedAgent:
         self._release_user()
 
     def _close_pipes(self) -> None:
-        """Close the referee's ends of the pipes, once: a number closed twice may be another file's by then."""
-        for fd in (self._cmd_w, self._reply_r, self._out_r, self._stack_r):
+        """Close the referee's ends of the pipes, once: a number closed twice may be another file's by then.
+
+        Each is forgotten before it is closed, so that a close cut short (an abandoned game's exception lands
+        anywhere) and done again leaks at worst one, and never closes another thread's file."""
+        for name in ("_cmd_w", "_reply_r", "_out_r", "_stack_r"):
+            fd = getattr(self, name)
+            setattr(self, name, -1)
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._cmd_w = self._reply_r = self._out_r = self._stack_r = -1
 
     def _release_user(self) -> None:
         if self.user is not None:

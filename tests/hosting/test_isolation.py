@@ -347,24 +347,72 @@ def test_referee_survives_being_run_inside_a_daemonic_pool_worker(tmp_path):
     assert "turn_limit" in proc.stdout or "elimination" in proc.stdout
 
 
-def test_an_agent_that_cannot_be_started_leaves_no_file_descriptor_open(tmp_path):
+@pytest.mark.parametrize("failure", ["popen", "user"])
+def test_an_agent_that_cannot_be_started_leaves_no_file_descriptor_open(tmp_path, monkeypatch, sandbox_mode, failure):
     # A long-lived referee (the battleground, a Dask worker) closes each agent whatever happened: one whose
-    # process could not even start (here its folder is gone) must not keep the pipes made for it.
+    # process could not even start must not keep the pipes made for it, nor (sealed) its cgroup's files and
+    # folders.  Popen fails on a folder that is gone; before it, no agent uid may be free to run it as.
+    from referee.hosting import users
     from referee.hosting.process import HostedAgent
+    from referee.hosting.sandbox import Sandbox, resolve
     from referee.limits import Limits
+
+    if failure == "user":
+        def no_user_free(self):
+            raise users.NoUserFree("every agent uid is taken")
+
+        monkeypatch.setattr(Sandbox, "agent_user", no_user_free)
 
     def open_fds() -> set[str]:
         return set(os.listdir("/proc/self/fd"))
 
+    sandbox = resolve("off" if sandbox_mode == "off" else "required")
     before = open_fds()
     for _ in range(3):
         agent = HostedAgent("RED", "agents.random_agent", "Agent", "infexion", {}, Limits(),
-                            cwd=str(tmp_path / "gone"))
-        with pytest.raises(OSError):
+                            cwd=str(tmp_path / "gone"), sandbox=sandbox)
+        with pytest.raises((OSError, users.NoUserFree)):
             agent.start()
         agent.close()
         agent.close()  # again: nothing closed twice
+        if agent.cgroup is not None:
+            assert [folder for folder in agent.cgroup.folders() if os.path.exists(folder)] == []
     assert open_fds() - before == set()
+
+
+def test_a_close_cut_short_and_done_again_closes_no_other_file(monkeypatch, sandbox_mode):
+    # An abandoned game's exception can land inside close(); the task then closes the agent again.  A number
+    # the first close freed may by then be another file's: the second close must leave it alone.
+    from referee.hosting import process
+    from referee.hosting.sandbox import resolve
+    from referee.limits import Limits
+
+    class CutShort(BaseException):
+        pass
+
+    agent = process.HostedAgent("RED", "agents.random_agent", "Agent", "infexion", {}, Limits(),
+                                sandbox=resolve("off" if sandbox_mode == "off" else "required"))
+    agent.start()
+    agent.wait_ready()
+    real_close, closed = os.close, []
+
+    def close_once_then_cut(fd):
+        real_close(fd)
+        closed.append(fd)
+        if len(closed) == 1:
+            raise CutShort
+
+    monkeypatch.setattr(process.os, "close", close_once_then_cut)
+    with pytest.raises(CutShort):
+        agent.close()
+    monkeypatch.setattr(process.os, "close", real_close)
+    other = os.open(os.devnull, os.O_RDONLY)  # the lowest free number: most likely the one just closed
+    try:
+        agent.close()
+        os.fstat(other)  # still open
+        assert agent.proc is None
+    finally:
+        os.close(other)
 
 
 def test_usage_errors_exit_2_with_a_message(tmp_path):
