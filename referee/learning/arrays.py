@@ -14,7 +14,7 @@ Other games (Infinitron) take the encoding's lists as they are.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -224,3 +224,29 @@ def _infexion_masker() -> Masker:
         return table.take(cells_of(state), 0).ravel().take(order)
 
     return mask
+
+
+class ArrayMakers:
+    """For an environment over ``encoding``: ``_observe`` and ``_make_mask`` (this module's makers), made by
+    :meth:`_make_arrays` and left out of its pickled state, then made anew.
+
+    Pickled (a vector environment's worker, Ray, cloudpickle), a maker would carry a copy of its view of the live
+    board, which would then no longer follow the game (and closures do not pickle at all).
+    """
+
+    encoding: Encoding
+    _observe: Observer
+    _make_mask: Masker
+
+    def _make_arrays(self) -> None:
+        self._observe = observer(self.encoding)
+        self._make_mask = masker(self.encoding)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_observe"], state["_make_mask"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._make_arrays()

@@ -37,7 +37,7 @@ from referee.games import load_game, registration
 from referee.games.agent_kwargs import REFEREE_KWARGS
 from referee.games.base import CHANCE, whole_number
 
-from .arrays import masker, observer
+from .arrays import ArrayMakers
 from .encoding import encoding
 from .pettingzoo import AGENTS, ILLEGAL, LIMIT_REASON, draw_chance, observation_space, rendered
 
@@ -68,7 +68,7 @@ def agent_class(opponent: str | type, workdir: str | Path | None = None) -> type
     return cls
 
 
-class SingleAgentEnv(gymnasium.Env):
+class SingleAgentEnv(ArrayMakers, gymnasium.Env):
     """``play_as``'s side of one game with its options, the other played in-process by ``opponent``."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -103,20 +103,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._chance = random.Random()
         self.game_state = self.encoding.new_state()
         self._done = True
-        self._observe = observer(self.encoding)
-        self._make_mask = masker(self.encoding)
-
-    # Pickled (a vector environment's worker, Ray, cloudpickle): the arrays' makers are left out and made anew,
-    # as they hold a view of the live board, which a copy would freeze (and closures do not pickle).
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_observe"], state["_make_mask"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._observe = observer(self.encoding)
-        self._make_mask = masker(self.encoding)
+        self._make_arrays()
 
     def _referee_kwargs(self, seed: int) -> dict[str, Any]:
         """The keyword arguments the referee gives an agent in every call (``referee.match.call_kwargs``): here

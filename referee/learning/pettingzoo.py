@@ -35,7 +35,7 @@ from pettingzoo import AECEnv
 
 from referee.games.base import CHANCE, GameState, whole_number
 
-from .arrays import bounds, masker, observer
+from .arrays import ArrayMakers, bounds
 from .encoding import Encoding, encoding
 
 #: The agents' names, by the engine's player number (0 Red, 1 Blue).
@@ -89,7 +89,7 @@ def draw_chance(coding: Encoding, state: GameState, rng: random.Random) -> Any:
         drawn.append(index)
 
 
-class GameEnv(AECEnv):
+class GameEnv(ArrayMakers, AECEnv):
     """One game with its options as a two-agent AEC environment over the referee's engine."""
 
     possible_agents = list(AGENTS)
@@ -111,24 +111,11 @@ class GameEnv(AECEnv):
         self._legal: list[int] | None = None
         self._legal_mask: np.ndarray | None = None
         self._no_mask = np.zeros(self.encoding.num_actions, dtype=np.int8)
-        self._observe = observer(self.encoding)
-        self._make_mask = masker(self.encoding)
+        self._make_arrays()
         self._has_chance = self.encoding.num_chance_outcomes > 0
         self._num_actions = self.encoding.num_actions
         self._decoded = self.encoding.decoded
         self._new_game()  # usable at once (a render "human" waits for reset)
-
-    # Pickled (a vector environment's worker, Ray, cloudpickle): the arrays' makers are left out and made anew,
-    # as they hold a view of the live board, which a copy would freeze (and closures do not pickle).
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_observe"], state["_make_mask"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._observe = observer(self.encoding)
-        self._make_mask = masker(self.encoding)
 
     # The spaces are the same objects on every call: seeding one seeds what later calls return.
     def observation_space(self, agent: str) -> spaces.Space:

@@ -493,13 +493,19 @@ def test_a_conflicting_game_or_option_is_refused_in_one_line_and_the_database_le
         assert files_of(tmp_path) == before, conflict
 
 
-def test_bad_input_is_said_in_one_line_and_changes_no_file(tmp_path, roster, capsys):
-    text = tmp_path / "notes.sqlite"
+def not_a_battleground_database(folder: Path) -> tuple[Path, Path]:
+    """Two files a --db may name by mistake: someone's notes, and another program's SQLite database."""
+    text = folder / "notes.sqlite"
     text.write_text("not a database, but someone's notes\n" * 200)
-    foreign = tmp_path / "other.sqlite"
+    foreign = folder / "other.sqlite"
     with sqlite3.connect(foreign) as other:
         other.execute("CREATE TABLE marks (student TEXT, mark REAL)")
     other.close()
+    return text, foreign
+
+
+def test_bad_input_is_said_in_one_line_and_changes_no_file(tmp_path, roster, capsys):
+    text, foreign = not_a_battleground_database(tmp_path)
     db = tmp_path / "bg.sqlite"
     served_store(db, "--game", "cachex", "-n", "5").close()
     before = files_of(tmp_path)
@@ -522,12 +528,7 @@ def test_bad_input_is_said_in_one_line_and_changes_no_file(tmp_path, roster, cap
 
 def test_serve_refuses_a_file_that_is_not_its_database_as_it_found_it(tmp_path):
     # What serve opens (Store): someone's other SQLite file or notes named by --db are not made the server's.
-    text = tmp_path / "notes.sqlite"
-    text.write_text("not a database, but someone's notes\n" * 200)
-    foreign = tmp_path / "other.sqlite"
-    with sqlite3.connect(foreign) as other:
-        other.execute("CREATE TABLE marks (student TEXT, mark REAL)")
-    other.close()
+    text, foreign = not_a_battleground_database(tmp_path)
     before = files_of(tmp_path)
     for path, said in [(text, "not a battleground database"), (foreign, "its tables: marks"),
                        (tmp_path / "no-such-folder" / "bg.sqlite", "does not exist")]:
