@@ -145,9 +145,9 @@ def _cachex_observer(n: int) -> Observer:
 
 def masker(coding: Encoding) -> Masker:
     """The fastest way to the mask of the legal indices of ``coding``'s game."""
-    listed = _listed_masker(coding)
     if isinstance(coding, InfexionEncoding):
         return _infexion_masker()
+    listed = _listed_masker(coding)
     if isinstance(coding, CachexEncoding):
         return _cachex_masker(coding.n, listed)
     return listed
